@@ -1,0 +1,138 @@
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { ClientNotFoundError, createClient, rollApiKey } from './clients/client.service.js';
+import { ConfigError, loadConfig, readDotenv, type Config } from './platform/config/config.js';
+import { migrateToLatest } from './platform/db/migrate.js';
+import { openDatabase } from './platform/db/database.js';
+import { openRuntime } from './platform/runtime.js';
+import { startServer } from './platform/server.js';
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream;
+}
+
+/** A failure to report as one line on stderr, with exit code 1. */
+class CliFailure extends Error {}
+
+/**
+ * `ownproof` — every command reads the same environment (DATABASE_URL, DATA_DIR, ...) as the server.
+ * Resolves to the process exit code; `serve` resolves once listening and keeps the process alive.
+ */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const print = (text: string) => io.stdout.write(`${text}\n`);
+  const config = (): Config => loadConfig(io.env);
+
+  const program = new Command('ownproof')
+    .description('Account connection and Bitcoin ownership verification service')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+
+  program
+    .command('serve')
+    .description('Run the HTTP server (API, hosted connect pages, portal)')
+    .action(async () => {
+      const server = await startServer(config(), io.stdout);
+      const shutdown = (signal: string) => {
+        server.app.log.info({ signal }, 'shutting down');
+        void server.stop().then(() => process.exit(0));
+      };
+      process.once('SIGTERM', () => shutdown('SIGTERM'));
+      process.once('SIGINT', () => shutdown('SIGINT'));
+    });
+
+  program
+    .command('migrate')
+    .description('Apply pending database migrations and exit')
+    .action(async () => {
+      const database = openDatabase(config().database);
+      try {
+        const { applied } = await migrateToLatest(database);
+        print(applied.length === 0 ? 'Database schema is up to date.' : `Applied ${applied.length} migration(s): ${applied.join(', ')}`);
+      } finally {
+        await database.destroy();
+      }
+    });
+
+  const client = program.command('client').description('Manage API clients');
+  client
+    .command('create')
+    .description('Create a client with one test key and one live key (shown once)')
+    .requiredOption('--name <name>', 'display name shown to account holders')
+    .option('--json', 'print one JSON object {client_id, test_key, live_key}')
+    .action(async (options: { name: string; json?: boolean }) => {
+      if (options.name.trim() === '' || options.name.length > 200) throw new CliFailure('--name must be 1 to 200 characters');
+      const runtime = await openRuntime(config());
+      try {
+        const created = await createClient(runtime.ctx, { name: options.name });
+        if (options.json) {
+          print(JSON.stringify({ client_id: created.clientId, test_key: created.testKey, live_key: created.liveKey }));
+        } else {
+          print(`Created client "${created.name}" (${created.clientId}).`);
+          print(`  test key: ${created.testKey}`);
+          print(`  live key: ${created.liveKey}`);
+          print('The keys are shown only now and stored as hashes.');
+        }
+      } finally {
+        await runtime.close();
+      }
+    });
+
+  const key = program.command('key').description('Manage API keys');
+  key
+    .command('roll')
+    .description('Issue a new key for a client and mode; the old keys stop working after the grace period')
+    .requiredOption('--client <id>', 'client id (cli_...)')
+    .addOption(new Option('--mode <mode>', 'which key to roll').choices(['test', 'live']).makeOptionMandatory())
+    .option('--grace <seconds>', 'keep the old keys working this many seconds', parseSeconds, 0)
+    .option('--json', 'print one JSON object {client_id, mode, key, old_keys_expire_at}')
+    .action(async (options: { client: string; mode: 'test' | 'live'; grace: number; json?: boolean }) => {
+      const runtime = await openRuntime(config());
+      try {
+        const rolled = await rollApiKey(runtime.ctx, { clientId: options.client, mode: options.mode, graceSeconds: options.grace });
+        if (options.json) {
+          print(JSON.stringify({ client_id: options.client, mode: options.mode, key: rolled.key, old_keys_expire_at: rolled.oldKeysExpireAt }));
+        } else {
+          print(`New ${options.mode} key for ${options.client}: ${rolled.key}`);
+          const when = options.grace === 0 ? 'now' : `at ${new Date(rolled.oldKeysExpireAt * 1000).toISOString()}`;
+          if (rolled.expiringKeyHints.length > 0) print(`Old key(s) ${rolled.expiringKeyHints.join(', ')} stop working ${when}.`);
+        }
+      } catch (error) {
+        if (error instanceof ClientNotFoundError) throw new CliFailure(`no client with id ${options.client}`);
+        throw error;
+      } finally {
+        await runtime.close();
+      }
+    });
+
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode;
+    if (error instanceof ConfigError || error instanceof CliFailure) {
+      io.stderr.write(`ownproof: ${error.message}\n`);
+      return 1;
+    }
+    io.stderr.write(`ownproof: ${describeFailure(error)}\n`);
+    return 1;
+  }
+}
+
+function parseSeconds(value: string): number {
+  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number of seconds');
+  return Number(value);
+}
+
+/** One line for an unexpected failure: the cause a person can act on, never a stack trace. */
+function describeFailure(error: unknown): string {
+  const e = error as { code?: string; message?: string };
+  if (e?.code === 'ECONNREFUSED') return `cannot reach the database (${e.message ?? 'connection refused'})`;
+  return e?.message ?? String(error);
+}
+
+const isMain = process.argv[1] !== undefined && /(?:^|[\\/])(?:cli\.ts|ownproof(?:\.js)?)$/.test(process.argv[1]);
+if (isMain) {
+  const code = await runCli(process.argv.slice(2), { env: { ...readDotenv(), ...process.env }, stdout: process.stdout, stderr: process.stderr });
+  if (code !== 0) process.exit(code);
+}

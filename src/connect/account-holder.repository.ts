@@ -1,0 +1,34 @@
+import type { Db } from '../platform/db/database.js';
+import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
+import type { Scope } from '../platform/scope.js';
+import type { AccountHolderRow, AccountHolderUpdate, NewAccountHolderRow } from './account-holder.table.js';
+
+function scoped(db: Db, scope: Scope) {
+  return db
+    .selectFrom('account_holders')
+    .selectAll()
+    .where('client_id', '=', scope.clientId)
+    .where('mode', '=', scope.mode);
+}
+
+export async function insertAccountHolder(db: Db, row: NewAccountHolderRow): Promise<void> {
+  await db.insertInto('account_holders').values(row).execute();
+}
+
+export async function findAccountHolder(db: Db, scope: Scope, id: string): Promise<AccountHolderRow | undefined> {
+  return scoped(db, scope).where('id', '=', id).executeTakeFirst();
+}
+
+export async function listAccountHolderRows(db: Db, scope: Scope, page: PageRequest) {
+  return fetchPage(scoped(db, scope), page);
+}
+
+export async function updateAccountHolderRow(db: Db, scope: Scope, id: string, changes: AccountHolderUpdate): Promise<void> {
+  await db
+    .updateTable('account_holders')
+    .set(changes)
+    .where('id', '=', id)
+    .where('client_id', '=', scope.clientId)
+    .where('mode', '=', scope.mode)
+    .execute();
+}

@@ -1,0 +1,155 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { parse as parseDotenv } from 'dotenv';
+
+/** Raised for a bad environment variable; the CLI prints its message as one line and exits. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    problem: string,
+  ) {
+    super(`Invalid configuration: ${variable} ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export type Environment = 'development' | 'production' | 'test';
+export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+export type DatabaseConfig =
+  | { engine: 'sqlite'; file: string }
+  | { engine: 'postgres'; url: string };
+/** Fastify's trustProxy: a boolean, a hop count, or a list of addresses/CIDRs. */
+export type TrustProxy = boolean | number | string[];
+
+export interface Config {
+  env: Environment;
+  host: string;
+  port: number;
+  publicBaseUrl: string;
+  connectBaseUrl: string;
+  dataDir: string;
+  database: DatabaseConfig;
+  logLevel: LogLevel;
+  /** 32-byte key for secrets at rest, or undefined when it is to be read from/generated in dataDir. */
+  masterKey: Buffer | undefined;
+  trustProxy: TrustProxy;
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS: readonly LogLevel[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const ENVIRONMENTS: readonly Environment[] = ['development', 'production', 'test'];
+
+/**
+ * Reads the optional `.env` file of the working directory. Variables already set in the process win,
+ * as with every dotenv loader, so an operator can always override the file.
+ */
+export function readDotenv(cwd: string = process.cwd()): Env {
+  const file = path.join(cwd, '.env');
+  if (!existsSync(file)) return {};
+  return parseDotenv(readFileSync(file));
+}
+
+/**
+ * Builds the configuration from environment variables (the only source of configuration).
+ * Throws ConfigError naming the first variable that is wrong.
+ */
+export function loadConfig(env: Env = { ...readDotenv(), ...process.env }): Config {
+  const get = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+
+  const nodeEnv = oneOf('NODE_ENV', get('NODE_ENV') ?? 'development', ENVIRONMENTS);
+  const host = get('HOST') ?? '127.0.0.1';
+  const port = integer('PORT', get('PORT') ?? '8080', 0, 65535);
+  const defaultBase = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const publicBaseUrl = baseUrl('PUBLIC_BASE_URL', get('PUBLIC_BASE_URL') ?? defaultBase);
+  const connectBaseUrl = baseUrl('CONNECT_BASE_URL', get('CONNECT_BASE_URL') ?? `${publicBaseUrl}/connect`);
+  const dataDir = path.resolve(get('DATA_DIR') ?? './data');
+  const database = databaseConfig(get('DATABASE_URL'), dataDir);
+  const logLevel = oneOf('LOG_LEVEL', (get('LOG_LEVEL') ?? 'info').toLowerCase(), LOG_LEVELS);
+  const masterKey = masterKeyValue(get('MASTER_KEY'));
+  if (masterKey === undefined && nodeEnv === 'production') {
+    throw new ConfigError('MASTER_KEY', 'is required when NODE_ENV=production (32 bytes as 64 hex characters or base64)');
+  }
+  return {
+    env: nodeEnv,
+    host,
+    port,
+    publicBaseUrl,
+    connectBaseUrl,
+    dataDir,
+    database,
+    logLevel,
+    masterKey,
+    trustProxy: trustProxyValue(get('TRUST_PROXY')),
+  };
+}
+
+function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  throw new ConfigError(name, `must be one of ${allowed.join(', ')} (got "${value}")`);
+}
+
+function integer(name: string, value: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${value}")`);
+  }
+  return Number(value);
+}
+
+function baseUrl(name: string, value: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(name, `must be an absolute http(s) URL (got "${value}")`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError(name, `must use http or https (got "${url.protocol}")`);
+  }
+  if (url.search || url.hash) throw new ConfigError(name, 'must not have a query string or fragment');
+  return url.toString().replace(/\/+$/, '');
+}
+
+function databaseConfig(value: string | undefined, dataDir: string): DatabaseConfig {
+  if (value === undefined) return { engine: 'sqlite', file: path.join(dataDir, 'ownproof.sqlite') };
+  if (/^postgres(ql)?:\/\//i.test(value)) {
+    try {
+      new URL(value);
+    } catch {
+      throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
+    }
+    return { engine: 'postgres', url: value };
+  }
+  const sqlite = /^sqlite:(?:\/\/)?(.+)$/i.exec(value);
+  if (sqlite?.[1]) return { engine: 'sqlite', file: path.resolve(sqlite[1]) };
+  throw new ConfigError('DATABASE_URL', 'must start with postgres://, postgresql:// or sqlite: (the value is not shown because it may hold a password)');
+}
+
+function masterKeyValue(value: string | undefined): Buffer | undefined {
+  if (value === undefined) return undefined;
+  const key = parseMasterKey(value);
+  if (!key) throw new ConfigError('MASTER_KEY', 'must be 32 bytes written as 64 hex characters or as base64');
+  return key;
+}
+
+/** Parses a 32-byte key written as hex or base64; undefined when it is neither. */
+export function parseMasterKey(value: string): Buffer | undefined {
+  if (/^[0-9a-fA-F]{64}$/.test(value)) return Buffer.from(value, 'hex');
+  if (/^[A-Za-z0-9+/_-]{43}=?$/.test(value)) {
+    const key = Buffer.from(value, 'base64');
+    if (key.length === 32) return key;
+  }
+  return undefined;
+}
+
+function trustProxyValue(value: string | undefined): TrustProxy {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((entry) => entry.trim());
+  if (entries.every((entry) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry))) return entries;
+  throw new ConfigError('TRUST_PROXY', `must be true, false, a hop count, or a comma-separated list of IP addresses/CIDRs (got "${value}")`);
+}

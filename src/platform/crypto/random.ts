@@ -1,0 +1,42 @@
+import { createHash, randomBytes } from 'node:crypto';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * Uniformly random base62 text. Bytes ≥ 248 are dropped (rejection sampling) so every character is
+ * equally likely; each character carries log2(62) ≈ 5.95 bits.
+ */
+export function randomBase62(length: number): string {
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length + 8)) {
+      if (byte < 248) out += BASE62[byte % 62];
+      if (out.length === length) break;
+    }
+  }
+  return out;
+}
+
+/** Object ids: `prefix_` + 22 base62 characters (≈ 131 random bits). Opaque to clients. */
+export function newId(prefix: string): string {
+  return `${prefix}_${randomBase62(22)}`;
+}
+
+/** Secrets handed to clients (API keys, session secrets): ≥ 190 random bits. */
+export function newSecret(prefix: string): string {
+  return `${prefix}_${randomBase62(32)}`;
+}
+
+/**
+ * Hash for looking secrets up. The secrets carry ≥ 128 random bits, so a fast hash is enough: there
+ * is nothing to brute-force, unlike a human-chosen password.
+ */
+export function hashSecret(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/** `sk_test_…a1B2`: the prefix and the last four characters, for people to tell keys apart. */
+export function secretHint(secret: string): string {
+  const cut = secret.lastIndexOf('_') + 1;
+  return `${secret.slice(0, cut)}…${secret.slice(-4)}`;
+}

@@ -1,0 +1,79 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config/config.js';
+import type { Database } from './schema.js';
+
+/**
+ * What the storage engine can do, for the few places where SQLite and PostgreSQL differ.
+ * Code branches on these flags, never on the engine's name.
+ */
+export interface DbCapabilities {
+  /** `SELECT ... FOR UPDATE SKIP LOCKED` for claiming rows under concurrency (job queue). */
+  supportsSkipLocked: boolean;
+  /** Session advisory locks shared across processes. */
+  supportsAdvisoryLocks: boolean;
+  /** The whole database lives in one process's file; concurrency inside it is serialised. */
+  singleWriter: boolean;
+  /** How an auto-numbered primary key is declared: SQLite AUTOINCREMENT or SQL-standard identity. */
+  identityColumn: 'autoincrement' | 'generated-identity';
+}
+
+export interface DatabaseHandle {
+  db: Kysely<Database>;
+  capabilities: DbCapabilities;
+  /** Human description for start-up logs, without credentials. */
+  description: string;
+  destroy(): Promise<void>;
+}
+
+export type Db = Kysely<Database>;
+
+/** Opens the configured database: an SQLite file (created on demand) or a PostgreSQL pool. */
+export function openDatabase(config: DatabaseConfig, options: { poolSize?: number } = {}): DatabaseHandle {
+  if (config.engine === 'sqlite') return openSqlite(config.file);
+  return openPostgres(config.url, options.poolSize ?? 10);
+}
+
+function openSqlite(file: string): DatabaseHandle {
+  if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new SQLite(file);
+  // WAL lets readers proceed during a write; FULL makes a committed transaction survive power loss.
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = FULL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return {
+    db,
+    capabilities: { supportsSkipLocked: false, supportsAdvisoryLocks: false, singleWriter: true, identityColumn: 'autoincrement' },
+    description: `SQLite ${file}`,
+    destroy: () => db.destroy(),
+  };
+}
+
+const INT8_OID = 20;
+
+function openPostgres(url: string, max: number): DatabaseHandle {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    // bigint columns hold Unix timestamps and sequence numbers, all far below 2^53.
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const parsed = new URL(url);
+  return {
+    db,
+    capabilities: { supportsSkipLocked: true, supportsAdvisoryLocks: true, singleWriter: false, identityColumn: 'generated-identity' },
+    description: `PostgreSQL ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
+    destroy: () => db.destroy(),
+  };
+}

@@ -1,0 +1,15 @@
+import type { Migration } from 'kysely';
+import type { DbCapabilities } from '../database.js';
+import { clientsMigration } from './0001_clients.js';
+import { accountHoldersMigration } from './0002_account_holders.js';
+
+/**
+ * The ordered list of schema versions. Names sort in the order they must run; a migration, once
+ * released, is never edited — a change is a new entry.
+ */
+export function allMigrations(capabilities: DbCapabilities): Record<string, Migration> {
+  return {
+    '0001_clients': clientsMigration(capabilities),
+    '0002_account_holders': accountHoldersMigration(capabilities),
+  };
+}

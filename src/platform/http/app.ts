@@ -1,0 +1,101 @@
+import type { ValidatorFactory } from '@fastify/ajv-compiler';
+import helmet from '@fastify/helmet';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { randomBase62 } from '../crypto/random.js';
+import { accountHolderRoutes } from '../../connect/account-holder.routes.js';
+import { bearerAuth } from './auth.js';
+import type { AppContext } from './context.js';
+import { handleError } from './error-handler.js';
+import { ApiError, errorBody } from './errors.js';
+import { healthRoutes } from './health.routes.js';
+import { acceptJsonBodiesOnly } from './json-body.js';
+import { loggerOptions } from './logging.js';
+import { registerOpenApi } from './openapi.js';
+import { ErrorResponse } from './schemas.js';
+import { buildValidatorCompiler } from './validation.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface BuildAppOptions {
+  /** false silences request logs (tests); otherwise logs go to stdout as JSON lines. */
+  logger?: boolean | { stream: NodeJS.WritableStream };
+}
+
+/**
+ * Assembles the HTTP application: third-party plugins, then our platform pieces, then the domain
+ * routes. Returns it not yet listening, so tests can inject requests or add routes before `ready()`.
+ */
+export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const logger: FastifyServerOptions['logger'] =
+    options.logger === false
+      ? false
+      : ({
+          ...loggerOptions(ctx.config.logLevel),
+          ...(typeof options.logger === 'object' ? { stream: options.logger.stream } : {}),
+        } as FastifyServerOptions['logger']);
+  const app = Fastify({
+    logger,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // A hop count is valid at run time though Fastify's typings only list the other forms.
+    trustProxy: ctx.config.trustProxy as boolean | string[],
+    genReqId: () => `req_${randomBase62(22)}`,
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'request_id' }),
+    // Fastify's typing of validator factories is tied to its own Ajv wrapper; ours has the same runtime contract.
+    schemaController: { compilersFactory: { buildValidator: buildValidatorCompiler as unknown as ValidatorFactory } },
+    routerOptions: { ignoreTrailingSlash: true },
+    // `/api/v1/...` is an alias of `/v1/...` (some spec examples carry the /api prefix).
+    rewriteUrl: (request) => {
+      const url = request.url ?? '/';
+      return url === '/api/v1' || url.startsWith('/api/v1/') || url.startsWith('/api/v1?') ? url.slice(4) : url;
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.decorate('ctx', ctx);
+  const knownRoutes: { method: string; pattern: RegExp }[] = [];
+  app.addHook('onRoute', (route) => {
+    const pattern = new RegExp(`^${route.url.replace(/\/+$/, '').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}/?$`);
+    for (const method of [route.method].flat()) knownRoutes.push({ method, pattern });
+  });
+  app.setErrorHandler(handleError);
+  app.addSchema(ErrorResponse);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('Request-Id', request.id);
+  });
+
+  await app.register(helmet, {
+    // The API serves JSON and the docs page; nothing may frame either.
+    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+    crossOriginResourcePolicy: { policy: 'same-origin' },
+  });
+  await registerOpenApi(app);
+  await app.register(healthRoutes);
+
+  await app.register(
+    async (api) => {
+      acceptJsonBodiesOnly(api);
+      api.addHook('onRequest', bearerAuth(ctx));
+      // A bare POST (no body at all) is validated as an empty object, so a missing field is named.
+      api.addHook('preValidation', async (request) => {
+        if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
+      });
+      await api.register(accountHolderRoutes);
+    },
+    { prefix: '/v1' },
+  );
+
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = [...new Set(knownRoutes.filter((r) => r.pattern.test(path)).map((r) => r.method))].filter(
+      (method) => method !== 'HEAD',
+    );
+    const error = allowed.length > 0 ? new ApiError('method_not_allowed') : new ApiError('route_not_found', {
+      message: `Unrecognised request URL (${request.method} ${path}).`,
+    });
+    if (allowed.length > 0) reply.header('Allow', allowed.join(', '));
+    return reply.status(error.status).send(errorBody(error, request.id));
+  });
+
+  return app;
+}

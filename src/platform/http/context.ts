@@ -1,0 +1,22 @@
+import type { Config } from '../config/config.js';
+import type { Clock } from '../clock.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import type { Db, DbCapabilities } from '../db/database.js';
+
+/**
+ * What request handlers need from the outside world, decorated onto the Fastify instance as `ctx`.
+ * Services take the parts they use as plain arguments, so jobs and the CLI call them the same way.
+ */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  capabilities: DbCapabilities;
+  clock: Clock;
+  secretBox: SecretBox;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    ctx: AppContext;
+  }
+}

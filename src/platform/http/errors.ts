@@ -1,0 +1,106 @@
+/**
+ * Every error the API can return, one row each: HTTP status, type and message. Services throw
+ * ApiError with a code from this table; the one error handler serialises it. docs/errors.md lists
+ * the same codes, and a test keeps the two in step.
+ */
+export type ErrorType =
+  | 'invalid_request_error'
+  | 'authentication_error'
+  | 'permission_error'
+  | 'rate_limit_error'
+  | 'api_error';
+
+interface ErrorDefinition {
+  status: number;
+  type: ErrorType;
+  /** Default message; `{param}` is replaced by the offending parameter's name. */
+  message: string;
+}
+
+export const ERROR_TABLE = {
+  api_key_missing: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'No API key provided. Send it as "Authorization: Bearer sk_test_...".',
+  },
+  api_key_malformed: {
+    status: 401,
+    type: 'authentication_error',
+    message: 'The Authorization header must be "Bearer " followed by an sk_test_ or sk_live_ key.',
+  },
+  api_key_invalid: { status: 401, type: 'authentication_error', message: 'The API key is not recognised.' },
+  api_key_revoked: { status: 401, type: 'authentication_error', message: 'The API key has been revoked or has expired.' },
+  invalid_json: { status: 400, type: 'invalid_request_error', message: 'The request body is not valid JSON.' },
+  body_invalid: { status: 400, type: 'invalid_request_error', message: 'The request body must be a JSON object.' },
+  unsupported_media_type: {
+    status: 415,
+    type: 'invalid_request_error',
+    message: 'Request bodies must be sent with Content-Type: application/json.',
+  },
+  body_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is larger than 1 MiB.' },
+  parameter_unknown: { status: 400, type: 'invalid_request_error', message: 'Received unknown parameter: {param}.' },
+  parameter_missing: { status: 400, type: 'invalid_request_error', message: 'Missing required parameter: {param}.' },
+  parameter_invalid: { status: 400, type: 'invalid_request_error', message: 'Invalid value for {param}.' },
+  resource_missing: { status: 404, type: 'invalid_request_error', message: 'No such object: {param}.' },
+  route_not_found: { status: 404, type: 'invalid_request_error', message: 'Unrecognised request URL.' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error', message: 'This URL does not accept that method.' },
+  external_ref_taken: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'Another account holder of this client already has this external_ref.',
+  },
+  api_error: {
+    status: 500,
+    type: 'api_error',
+    message: 'Something went wrong on our side. Try again; if it persists, contact support and quote the request id.',
+  },
+  service_unavailable: {
+    status: 503,
+    type: 'api_error',
+    message: 'The service is not ready to take requests. Try again shortly.',
+  },
+} as const satisfies Record<string, ErrorDefinition>;
+
+export type ErrorCode = keyof typeof ERROR_TABLE;
+
+/** An error meant for the API caller: a code from ERROR_TABLE, the parameter at fault, a message. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly param: string | undefined;
+  readonly status: number;
+  readonly type: ErrorType;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, options: { param?: string; message?: string; headers?: Record<string, string> } = {}) {
+    const definition: ErrorDefinition = ERROR_TABLE[code];
+    super(options.message ?? definition.message.replace('{param}', options.param ?? 'the request'));
+    this.name = 'ApiError';
+    this.code = code;
+    this.param = options.param;
+    this.status = definition.status;
+    this.type = definition.type;
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** Shorthand for the 404 that both a missing and another tenant's object get. */
+export function notFound(objectName: string, id: string, param = 'id'): ApiError {
+  return new ApiError('resource_missing', { param, message: `No such ${objectName}: '${id}'.` });
+}
+
+/** The JSON body of every error response. */
+export interface ErrorBody {
+  error: { type: ErrorType; code: ErrorCode; message: string; param?: string; request_id: string };
+}
+
+export function errorBody(error: ApiError, requestId: string): ErrorBody {
+  return {
+    error: {
+      type: error.type,
+      code: error.code,
+      message: error.message,
+      ...(error.param === undefined ? {} : { param: error.param }),
+      request_id: requestId,
+    },
+  };
+}

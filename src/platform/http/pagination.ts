@@ -1,0 +1,81 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { sql, type SelectQueryBuilder } from 'kysely';
+import { ApiError } from './errors.js';
+
+/** Query parameters every list endpoint takes. */
+export const PageQueryFields = {
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'How many objects to return, 1 to 100.' }),
+  starting_after: Type.Optional(
+    Type.String({ maxLength: 255, description: 'Cursor: an object id; returns the objects that come after it (older ones).' }),
+  ),
+  ending_before: Type.Optional(
+    Type.String({ maxLength: 255, description: 'Cursor: an object id; returns the objects that come before it (newer ones).' }),
+  ),
+};
+export const PageQuery = Type.Object(PageQueryFields, { additionalProperties: false });
+export type PageQueryInput = Static<typeof PageQuery>;
+
+/** `{object: "list", data, has_more, url}` around an item schema. */
+export function ListOf<T extends TSchema>(item: T, url: string) {
+  return Type.Object({
+    object: Type.Literal('list'),
+    data: Type.Array(item),
+    has_more: Type.Boolean({ description: 'Whether more objects lie beyond this page in the direction of travel.' }),
+    url: Type.Literal(url),
+  });
+}
+
+/** A page request with cursors already resolved to the internal sequence numbers. */
+export interface PageRequest {
+  limit: number;
+  afterSeq?: number;
+  beforeSeq?: number;
+}
+
+/**
+ * Resolves the cursor ids of a list query. A cursor must name an object the caller can see: an id
+ * from another client reads as unknown, exactly like one that never existed.
+ */
+export async function resolvePage(
+  query: PageQueryInput,
+  findSeq: (id: string) => Promise<number | undefined>,
+): Promise<PageRequest> {
+  if (query.starting_after !== undefined && query.ending_before !== undefined) {
+    throw new ApiError('parameter_invalid', {
+      param: 'ending_before',
+      message: 'Send starting_after or ending_before, not both.',
+    });
+  }
+  const page: PageRequest = { limit: query.limit };
+  for (const param of ['starting_after', 'ending_before'] as const) {
+    const id = query[param];
+    if (id === undefined) continue;
+    const seq = await findSeq(id);
+    if (seq === undefined) {
+      throw new ApiError('parameter_invalid', { param, message: `Invalid value for ${param}: no such object '${id}'.` });
+    }
+    if (param === 'starting_after') page.afterSeq = seq;
+    else page.beforeSeq = seq;
+  }
+  return page;
+}
+
+/**
+ * Runs a list query newest first, keyed on the ever-growing `seq` column. Keyset pagination keeps
+ * pages stable when rows are inserted meanwhile: new rows only ever appear before the first page.
+ */
+export async function fetchPage<DB, TB extends keyof DB, O extends { seq: number }>(
+  query: SelectQueryBuilder<DB, TB, O>,
+  page: PageRequest,
+): Promise<{ rows: O[]; hasMore: boolean }> {
+  const seq = sql.ref<number>('seq');
+  if (page.beforeSeq !== undefined) {
+    // Walk towards newer rows, then flip so the page still reads newest first.
+    const rows = await query.where(seq, '>', page.beforeSeq).orderBy(seq, 'asc').limit(page.limit + 1).execute();
+    const hasMore = rows.length > page.limit;
+    return { rows: rows.slice(0, page.limit).reverse(), hasMore };
+  }
+  const scoped = page.afterSeq === undefined ? query : query.where(seq, '<', page.afterSeq);
+  const rows = await scoped.orderBy(seq, 'desc').limit(page.limit + 1).execute();
+  return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
+}

@@ -1,0 +1,118 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { FastifySchemaValidationError } from 'fastify';
+import { ApiError } from './errors.js';
+
+/**
+ * Schema keyword for a human explanation of a field's rule, shown in the error message when a value
+ * breaks it (e.g. what a pattern means). It is an OpenAPI-legal `x-` extension.
+ */
+export const MESSAGE_KEYWORD = 'x-error-message';
+
+function makeAjv(coerce: boolean): Ajv {
+  const ajv = new Ajv({
+    // Bodies are JSON and must carry the right types; query strings are text and get coerced.
+    coerceTypes: coerce ? 'array' : false,
+    // Unknown fields are an error (parameter_unknown), never silently dropped.
+    removeAdditional: false,
+    useDefaults: true,
+    allErrors: false,
+    verbose: true,
+    strict: false,
+  });
+  addFormats.default(ajv);
+  ajv.addKeyword({ keyword: MESSAGE_KEYWORD, schemaType: 'string' });
+  return ajv;
+}
+
+/**
+ * Fastify's validator builder (schemaController.compilersFactory.buildValidator): strict JSON bodies,
+ * coerced query strings and path parameters. Fastify calls it once per plugin context with the
+ * shared schemas visible there, so `$ref`s to them resolve.
+ */
+export function buildValidatorCompiler(externalSchemas: Record<string, unknown> = {}) {
+  const bodyAjv = makeAjv(false);
+  const queryAjv = makeAjv(true);
+  for (const schema of Object.values(externalSchemas)) {
+    bodyAjv.addSchema(schema as object);
+    queryAjv.addSchema(schema as object);
+  }
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction =>
+    (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema);
+}
+
+/** `/metadata/plan` → `metadata[plan]`, `/permissions/0` → `permissions[0]` (the form clients send). */
+export function paramName(instancePath: string, child?: string): string | undefined {
+  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (child !== undefined) parts.push(child);
+  if (parts.length === 0) return undefined;
+  return parts[0] + parts.slice(1).map((p) => `[${p}]`).join('');
+}
+
+/** Turns the first schema violation into the API error a client can act on. */
+export function validationError(errors: FastifySchemaValidationError[], context: string): ApiError {
+  const error = errors[0] as ErrorObject | undefined;
+  if (!error) return new ApiError('parameter_invalid');
+  const params = error.params as Record<string, unknown>;
+  if (error.keyword === 'additionalProperties') {
+    const param = paramName(error.instancePath, String(params.additionalProperty));
+    return new ApiError('parameter_unknown', { param });
+  }
+  if (error.keyword === 'required') {
+    const param = paramName(error.instancePath, String(params.missingProperty));
+    return new ApiError('parameter_missing', { param });
+  }
+  const param = paramName(error.instancePath);
+  if (param === undefined && context === 'body') return new ApiError('body_invalid');
+  const name = param ?? context;
+  return new ApiError('parameter_invalid', { param: name, message: `Invalid value for ${name}: ${describe(error)}.` });
+}
+
+function describe(error: ErrorObject): string {
+  const custom = (error.parentSchema as Record<string, unknown> | undefined)?.[MESSAGE_KEYWORD];
+  if (typeof custom === 'string') return custom;
+  const p = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'type':
+      return `expected ${article(String(p.type))}`;
+    case 'format':
+      return p.format === 'email' ? 'must be a valid e-mail address' : `must be a valid ${String(p.format)}`;
+    case 'minLength':
+      return Number(p.limit) === 1 ? 'must not be empty' : `must be at least ${String(p.limit)} characters long`;
+    case 'maxLength':
+      return `must be at most ${String(p.limit)} characters long`;
+    case 'minimum':
+      return `must be at least ${String(p.limit)}`;
+    case 'maximum':
+      return `must be at most ${String(p.limit)}`;
+    case 'enum':
+      return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return `must be ${JSON.stringify(p.allowedValue)}`;
+    case 'minItems':
+      return Number(p.limit) === 1 ? 'must not be empty' : `must have at least ${String(p.limit)} items`;
+    case 'maxItems':
+      return `must have at most ${String(p.limit)} items`;
+    case 'uniqueItems':
+      return 'must not repeat a value';
+    case 'maxProperties':
+      return `must have at most ${String(p.limit)} keys`;
+    case 'pattern':
+      return 'has an invalid format';
+    default:
+      return error.message ?? 'is not valid';
+  }
+}
+
+function article(type: string): string {
+  const names: Record<string, string> = {
+    string: 'a string',
+    integer: 'a whole number',
+    number: 'a number',
+    boolean: 'true or false',
+    object: 'an object',
+    array: 'an array',
+    null: 'null',
+  };
+  return type.split(',').map((t) => names[t] ?? t).join(' or ');
+}

@@ -1,0 +1,65 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { inject } from 'vitest';
+import type { DatabaseConfig } from '../../src/platform/config/config.js';
+import { openDatabase, type DatabaseHandle } from '../../src/platform/db/database.js';
+import { migrateToLatest } from '../../src/platform/db/migrate.js';
+import { randomBase62 } from '../../src/platform/crypto/random.js';
+import { createDatabaseFromTemplate, databaseUrl, dropDatabase, testDatabaseUrl } from './postgres.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+/**
+ * The engines every storage and API test runs on. PostgreSQL joins when TEST_DATABASE_URL is set
+ * (global setup prints a line when it is not). `DIALECTS=sqlite` or `DIALECTS=postgres` narrows it.
+ */
+export function engines(): Engine[] {
+  const wanted = (process.env.DIALECTS ?? 'sqlite,postgres').split(',').map((s) => s.trim());
+  const available: Engine[] = ['sqlite'];
+  if (testDatabaseUrl()) available.push('postgres');
+  return available.filter((engine) => wanted.includes(engine));
+}
+
+export interface TestDatabase {
+  engine: Engine;
+  config: DatabaseConfig;
+  handle: DatabaseHandle;
+  /** Closes the connection and deletes the database. */
+  destroy(): Promise<void>;
+}
+
+/** A new, empty, migrated database on the engine, for one test file or one test. */
+export async function createTestDatabase(engine: Engine): Promise<TestDatabase> {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ownproof-test-'));
+    const config: DatabaseConfig = { engine: 'sqlite', file: path.join(dir, 'test.sqlite') };
+    const handle = openDatabase(config);
+    await migrateToLatest(handle);
+    return {
+      engine,
+      config,
+      handle,
+      destroy: async () => {
+        await handle.destroy();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+  const serverUrl = testDatabaseUrl();
+  const template = inject('pgTemplate');
+  if (!serverUrl || !template) throw new Error('PostgreSQL tests need TEST_DATABASE_URL');
+  const name = `${template}_${randomBase62(8).toLowerCase()}`;
+  await createDatabaseFromTemplate(serverUrl, name, template);
+  const config: DatabaseConfig = { engine: 'postgres', url: databaseUrl(serverUrl, name) };
+  const handle = openDatabase(config, { poolSize: 5 });
+  return {
+    engine,
+    config,
+    handle,
+    destroy: async () => {
+      await handle.destroy();
+      await dropDatabase(serverUrl, name);
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { createClient } from '../../src/clients/client.service.js';
+import { loadConfig, type Config } from '../../src/platform/config/config.js';
+import { createSecretBox } from '../../src/platform/crypto/secret-box.js';
+import { buildApp } from '../../src/platform/http/app.js';
+import type { AppContext } from '../../src/platform/http/context.js';
+import { TestClock } from './clock.js';
+import { createTestDatabase, type Engine, type TestDatabase } from './database.js';
+
+export interface TestClient {
+  clientId: string;
+  testKey: string;
+  liveKey: string;
+}
+
+export interface TestApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  clock: TestClock;
+  database: TestDatabase;
+  /** A new client with both keys: each test makes its own tenant, so tests never see each other's data. */
+  newClient(name?: string): Promise<TestClient>;
+  /** `app.inject` with `Authorization: Bearer key` and JSON body handling. */
+  call(key: string | undefined, options: InjectOptions & { json?: unknown }): Promise<LightMyRequestResponse>;
+  close(): Promise<void>;
+}
+
+/** Configuration for tests: the same loader as production, fed a fixed environment. */
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent-ownproof-test', ...overrides });
+}
+
+/**
+ * The real application on a fresh database of the given engine, driven through Fastify's inject
+ * (full routing, hooks, validation and serialisation; no socket).
+ */
+export async function startTestApp(engine: Engine, options: { config?: Record<string, string> } = {}): Promise<TestApp> {
+  const database = await createTestDatabase(engine);
+  const clock = new TestClock();
+  const config = testConfig(options.config);
+  const ctx: AppContext = {
+    config: { ...config, database: database.config },
+    db: database.handle.db,
+    capabilities: database.handle.capabilities,
+    clock,
+    secretBox: createSecretBox(Buffer.alloc(32, 7)),
+  };
+  const app = await buildApp(ctx, { logger: false });
+  return {
+    app,
+    ctx,
+    clock,
+    database,
+    async newClient(name = 'Test client') {
+      const created = await createClient(ctx, { name });
+      return { clientId: created.clientId, testKey: created.testKey, liveKey: created.liveKey as string };
+    },
+    call(key, { json, headers, ...rest }) {
+      return app.inject({
+        ...rest,
+        headers: {
+          ...(key === undefined ? {} : { authorization: `Bearer ${key}` }),
+          ...(json === undefined ? {} : { 'content-type': 'application/json' }),
+          ...headers,
+        },
+        ...(json === undefined ? {} : { payload: JSON.stringify(json) }),
+      });
+    },
+    async close() {
+      await app.close();
+      await database.destroy();
+    },
+  };
+}
