@@ -127,9 +127,13 @@ function parseSeconds(value: string): number {
 /** One line for an unexpected failure: the cause a person can act on, never a stack trace. */
 function describeFailure(error: unknown): string {
   const e = error as { code?: string; message?: string };
-  if (e?.code === 'ECONNREFUSED') return `cannot reach the database (${e.message ?? 'connection refused'})`;
-  return e?.message ?? String(error);
+  const message = (e?.message || String(error)).split('\n')[0];
+  if (e?.code && DATABASE_UNREACHABLE.has(e.code)) return `cannot reach the database (${message})`;
+  return message ?? 'unknown error';
 }
+
+/** Socket errors and PostgreSQL's "wrong password" / "no such database" / "too many clients". */
+const DATABASE_UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET', '28P01', '28000', '3D000', '53300']);
 
 const isMain = process.argv[1] !== undefined && /(?:^|[\\/])(?:cli\.ts|ownproof(?:\.js)?)$/.test(process.argv[1]);
 if (isMain) {

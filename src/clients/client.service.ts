@@ -79,7 +79,7 @@ export class ClientNotFoundError extends Error {
 }
 
 export type KeyCheck =
-  | { ok: true; scope: Scope; keyId: string }
+  | { ok: true; scope: Scope; keyId: string; /** Unix seconds when a rolled key stops working. */ expiresAt: number | null }
   | { ok: false; code: 'api_key_malformed' | 'api_key_invalid' | 'api_key_revoked' };
 
 /** Resolves a presented API key to the (client, mode) it acts for. */
@@ -91,7 +91,7 @@ export async function authenticateApiKey(deps: ClientDeps, presented: string): P
   if (key.revoked_at !== null || (key.expires_at !== null && key.expires_at <= now)) {
     return { ok: false, code: 'api_key_revoked' };
   }
-  return { ok: true, scope: { clientId: key.client_id, mode: key.mode }, keyId: key.id };
+  return { ok: true, scope: { clientId: key.client_id, mode: key.mode }, keyId: key.id, expiresAt: key.expires_at };
 }
 
 /**

@@ -29,13 +29,17 @@ export interface TestDatabase {
   destroy(): Promise<void>;
 }
 
-/** A new, empty, migrated database on the engine, for one test file or one test. */
-export async function createTestDatabase(engine: Engine): Promise<TestDatabase> {
+/**
+ * A new database on the engine, for one test file or one test: migrated to the latest schema, or
+ * with `migrated: false` completely empty.
+ */
+export async function createTestDatabase(engine: Engine, options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  const migrated = options.migrated ?? true;
   if (engine === 'sqlite') {
     const dir = mkdtempSync(path.join(tmpdir(), 'ownproof-test-'));
     const config: DatabaseConfig = { engine: 'sqlite', file: path.join(dir, 'test.sqlite') };
     const handle = openDatabase(config);
-    await migrateToLatest(handle);
+    if (migrated) await migrateToLatest(handle);
     return {
       engine,
       config,
@@ -50,7 +54,7 @@ export async function createTestDatabase(engine: Engine): Promise<TestDatabase> 
   const template = inject('pgTemplate');
   if (!serverUrl || !template) throw new Error('PostgreSQL tests need TEST_DATABASE_URL');
   const name = `${template}_${randomBase62(8).toLowerCase()}`;
-  await createDatabaseFromTemplate(serverUrl, name, template);
+  await createDatabaseFromTemplate(serverUrl, name, migrated ? template : 'template1');
   const config: DatabaseConfig = { engine: 'postgres', url: databaseUrl(serverUrl, name) };
   const handle = openDatabase(config, { poolSize: 5 });
   return {

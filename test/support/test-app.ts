@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createClient } from '../../src/clients/client.service.js';
 import { loadConfig, type Config } from '../../src/platform/config/config.js';
@@ -34,7 +35,10 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
  * The real application on a fresh database of the given engine, driven through Fastify's inject
  * (full routing, hooks, validation and serialisation; no socket).
  */
-export async function startTestApp(engine: Engine, options: { config?: Record<string, string> } = {}): Promise<TestApp> {
+export async function startTestApp(
+  engine: Engine,
+  options: { config?: Record<string, string>; logStream?: NodeJS.WritableStream } = {},
+): Promise<TestApp> {
   const database = await createTestDatabase(engine);
   const clock = new TestClock();
   const config = testConfig(options.config);
@@ -45,7 +49,7 @@ export async function startTestApp(engine: Engine, options: { config?: Record<st
     clock,
     secretBox: createSecretBox(Buffer.alloc(32, 7)),
   };
-  const app = await buildApp(ctx, { logger: false });
+  const app = await buildApp(ctx, { logger: options.logStream ? { stream: options.logStream } : false });
   return {
     app,
     ctx,
@@ -71,4 +75,16 @@ export async function startTestApp(engine: Engine, options: { config?: Record<st
       await database.destroy();
     },
   };
+}
+
+/** A writable stream that keeps what is written, one entry per write (pino writes a line each). */
+export function captureStream(): { stream: Writable; lines: string[] } {
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _encoding, done) {
+      lines.push(String(chunk));
+      done();
+    },
+  });
+  return { stream, lines };
 }

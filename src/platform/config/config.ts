@@ -33,6 +33,8 @@ export interface Config {
   /** 32-byte key for secrets at rest, or undefined when it is to be read from/generated in dataDir. */
   masterKey: Buffer | undefined;
   trustProxy: TrustProxy;
+  /** How long a successful API key lookup is reused; revocation elsewhere takes effect within it. */
+  apiKeyCache: { ttlMs: number; maxEntries: number };
 }
 
 type Env = Record<string, string | undefined>;
@@ -84,6 +86,7 @@ export function loadConfig(env: Env = { ...readDotenv(), ...process.env }): Conf
     logLevel,
     masterKey,
     trustProxy: trustProxyValue(get('TRUST_PROXY')),
+    apiKeyCache: { ttlMs: integer('API_KEY_CACHE_SECONDS', get('API_KEY_CACHE_SECONDS') ?? '2', 0, 300) * 1000, maxEntries: 10_000 },
   };
 }
 

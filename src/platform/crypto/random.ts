@@ -40,3 +40,13 @@ export function secretHint(secret: string): string {
   const cut = secret.lastIndexOf('_') + 1;
   return `${secret.slice(0, cut)}…${secret.slice(-4)}`;
 }
+
+/**
+ * Request ids: unique, not secret. A random per-process prefix plus a counter is unique across
+ * processes and restarts for all practical purposes, and costs nothing per request.
+ */
+export function requestIdGenerator(): () => string {
+  const prefix = randomBase62(12);
+  let counter = 0;
+  return () => `req_${prefix}${(counter++).toString(36).padStart(10, '0')}`;
+}

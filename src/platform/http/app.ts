@@ -1,8 +1,7 @@
 import type { ValidatorFactory } from '@fastify/ajv-compiler';
-import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
-import { randomBase62 } from '../crypto/random.js';
+import { requestIdGenerator } from '../crypto/random.js';
 import { accountHolderRoutes } from '../../connect/account-holder.routes.js';
 import { bearerAuth } from './auth.js';
 import type { AppContext } from './context.js';
@@ -13,6 +12,7 @@ import { acceptJsonBodiesOnly } from './json-body.js';
 import { loggerOptions } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { ErrorResponse } from './schemas.js';
+import { API_SECURITY_HEADERS } from './security-headers.js';
 import { buildValidatorCompiler } from './validation.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -39,7 +39,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     bodyLimit: BODY_LIMIT_BYTES,
     // A hop count is valid at run time though Fastify's typings only list the other forms.
     trustProxy: ctx.config.trustProxy as boolean | string[],
-    genReqId: () => `req_${randomBase62(22)}`,
+    genReqId: requestIdGenerator(),
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'request_id' }),
     // Fastify's typing of validator factories is tied to its own Ajv wrapper; ours has the same runtime contract.
@@ -60,15 +60,12 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
   });
   app.setErrorHandler(handleError);
   app.addSchema(ErrorResponse);
-  app.addHook('onRequest', async (request, reply) => {
-    reply.header('Request-Id', request.id);
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.headers(API_SECURITY_HEADERS);
+    reply.header('request-id', request.id);
+    done();
   });
 
-  await app.register(helmet, {
-    // The API serves JSON and the docs page; nothing may frame either.
-    contentSecurityPolicy: { directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
-    crossOriginResourcePolicy: { policy: 'same-origin' },
-  });
   await registerOpenApi(app);
   await app.register(healthRoutes);
 

@@ -1,0 +1,37 @@
+/**
+ * A server for the HTTP benchmark, run as its own process so the load generator does not share its
+ * event loop. `bare`: Fastify with one constant route, nothing else. `ownproof`: the real service
+ * (startServer, default plugins, logging as configured) on a fresh SQLite file, with a client and an
+ * account holder to fetch. Prints one line `BENCH_TARGET {json}` with what the load generator needs (log lines may come before it).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Fastify from 'fastify';
+import { createClient } from '../src/clients/client.service.js';
+import { createAccountHolder } from '../src/connect/account-holder.service.js';
+import { loadConfig } from '../src/platform/config/config.js';
+import { startServer } from '../src/platform/server.js';
+
+const kind = process.argv[2];
+
+if (kind === 'bare') {
+  const app = Fastify({ logger: false });
+  app.get('/constant', async () => ({ ok: true }));
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  process.stdout.write(`BENCH_TARGET ${JSON.stringify({ url: `http://127.0.0.1:${port}/constant`, headers: {} })}\n`);
+} else if (kind === 'ownproof') {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'ownproof-bench-'));
+  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' });
+  const server = await startServer(config, { write: () => true } as unknown as NodeJS.WritableStream);
+  const client = await createClient(server.runtime.ctx, { name: 'Bench' });
+  const scope = { clientId: client.clientId, mode: 'test' as const };
+  const holder = await createAccountHolder(server.runtime.ctx, scope, { email: 'bench@example.com', name: 'Bench', metadata: { tier: 'gold' } });
+  process.stdout.write(
+    `BENCH_TARGET ${JSON.stringify({ url: `${server.url}/v1/connect/account_holders/${holder.id}`, headers: { authorization: `Bearer ${client.testKey}` } })}\n`,
+  );
+} else {
+  throw new Error(`unknown target ${kind}`);
+}

@@ -1,0 +1,21 @@
+/**
+ * `npm run bench [-- section ...]`: every benchmark of the repository, each measuring the things it
+ * compares side by side in this one run, so the ratios it prints do not depend on the machine.
+ */
+import { formatHttpBench, runHttpBench } from './http.js';
+
+const sections: Record<string, () => Promise<string>> = {
+  http: async () => formatHttpBench(await runHttpBench()),
+};
+
+const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+const chosen = wanted.length > 0 ? wanted : Object.keys(sections);
+for (const name of chosen) {
+  const section = sections[name];
+  if (!section) {
+    console.error(`unknown bench section "${name}"; choose from ${Object.keys(sections).join(', ')}`);
+    process.exit(2);
+  }
+  console.log(`\n## ${name}\n`);
+  console.log(await section());
+}

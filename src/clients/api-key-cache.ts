@@ -1,0 +1,39 @@
+import { authenticateApiKey, type ClientDeps, type KeyCheck } from './client.service.js';
+
+export interface ApiKeyCacheOptions {
+  /** How long a successful lookup is trusted. A key revoked elsewhere stops working within this. */
+  ttlMs: number;
+  /** Most keys remembered at once (the oldest entries go first). */
+  maxEntries: number;
+}
+
+interface Entry {
+  check: Extract<KeyCheck, { ok: true }>;
+  validUntil: number;
+}
+
+/**
+ * Authenticates API keys, remembering successful lookups for a moment. Clients send the same key
+ * on every request, and the database lookup costs as much as the request it guards. Only keys that
+ * worked are remembered, never past their own grace expiry, so an unknown or revoked key always
+ * reaches the database.
+ */
+export function createApiKeyAuthenticator(
+  deps: ClientDeps,
+  options: ApiKeyCacheOptions,
+): (presented: string) => Promise<KeyCheck> {
+  const cache = new Map<string, Entry>();
+  return async (presented) => {
+    const now = deps.clock.now();
+    const hit = cache.get(presented);
+    if (hit && hit.validUntil > now) return hit.check;
+    cache.delete(presented);
+    const check = await authenticateApiKey(deps, presented);
+    if (check.ok && options.ttlMs > 0) {
+      const keyExpiry = check.expiresAt === null ? Infinity : check.expiresAt * 1000;
+      cache.set(presented, { check, validUntil: Math.min(now + options.ttlMs, keyExpiry) });
+      if (cache.size > options.maxEntries) cache.delete(cache.keys().next().value as string);
+    }
+    return check;
+  };
+}

@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from './config.js';
+
+describe('configuration from the environment', () => {
+  it('defaults to SQLite under ./data on 127.0.0.1:8080', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      env: 'development',
+      host: '127.0.0.1',
+      port: 8080,
+      publicBaseUrl: 'http://127.0.0.1:8080',
+      connectBaseUrl: 'http://127.0.0.1:8080/connect',
+      logLevel: 'info',
+      trustProxy: false,
+      masterKey: undefined,
+    });
+    expect(config.database).toEqual({ engine: 'sqlite', file: expect.stringMatching(/\/data\/ownproof\.sqlite$/) });
+  });
+
+  it('switches to PostgreSQL for a postgres:// DATABASE_URL', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@db:5432/own' }).database).toEqual({ engine: 'postgres', url: 'postgres://u:p@db:5432/own' });
+    expect(loadConfig({ DATABASE_URL: 'postgresql://db/own' }).database.engine).toBe('postgres');
+  });
+
+  it('takes PUBLIC_BASE_URL and CONNECT_BASE_URL without trailing slashes', () => {
+    const config = loadConfig({ PUBLIC_BASE_URL: 'https://api.example.com/', CONNECT_BASE_URL: 'https://connect.example.com/' });
+    expect(config.publicBaseUrl).toBe('https://api.example.com');
+    expect(config.connectBaseUrl).toBe('https://connect.example.com');
+  });
+
+  it('reads TRUST_PROXY as a boolean, a hop count or a list of addresses', () => {
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1']);
+  });
+
+  it('accepts a MASTER_KEY as hex or base64 and requires one in production', () => {
+    const hex = 'ab'.repeat(32);
+    expect(loadConfig({ MASTER_KEY: hex }).masterKey?.toString('hex')).toBe(hex);
+    expect(loadConfig({ MASTER_KEY: Buffer.alloc(32, 1).toString('base64') }).masterKey).toEqual(Buffer.alloc(32, 1));
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/MASTER_KEY is required when NODE_ENV=production/);
+  });
+
+  it.each([
+    ['PORT', 'eighty', /^Invalid configuration: PORT must be a whole number from 0 to 65535 \(got "eighty"\)$/],
+    ['PORT', '70000', /PORT must be a whole number/],
+    ['LOG_LEVEL', 'loud', /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/],
+    ['NODE_ENV', 'staging', /NODE_ENV must be one of/],
+    ['PUBLIC_BASE_URL', 'example.com', /PUBLIC_BASE_URL must be an absolute http\(s\) URL/],
+    ['CONNECT_BASE_URL', 'ftp://example.com', /CONNECT_BASE_URL must use http or https/],
+    ['DATABASE_URL', 'mysql://root:hunter2@db/x', /DATABASE_URL must start with postgres:\/\//],
+    ['MASTER_KEY', 'short', /MASTER_KEY must be 32 bytes/],
+    ['TRUST_PROXY', 'sometimes', /TRUST_PROXY must be true, false/],
+  ])('refuses %s=%s with one line naming it', (name, value, message) => {
+    let error: unknown;
+    try {
+      loadConfig({ [name]: value });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).message).toMatch(message);
+    expect((error as ConfigError).message).not.toContain('\n');
+    expect((error as ConfigError).message).not.toContain('hunter2');
+  });
+});

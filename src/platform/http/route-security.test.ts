@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../../test/support/test-app.js';
+
+/**
+ * Runs over every operation in the generated OpenAPI document, so a route added later is covered
+ * without anyone remembering to add it here.
+ */
+describe('every authenticated route', () => {
+  let t: TestApp;
+  let operations: { method: string; url: string; name: string }[];
+
+  beforeAll(async () => {
+    t = await startTestApp('sqlite');
+    const spec = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    operations = Object.entries(spec.paths as Record<string, Record<string, { security?: unknown[] }>>).flatMap(([path, methods]) =>
+      Object.entries(methods)
+        .filter(([, op]) => op.security === undefined || op.security.length > 0)
+        .map(([method]) => ({
+          method: method.toUpperCase(),
+          url: path.replace(/\{[^}]+\}/g, 'obj_doesnotexist000000000000'),
+          name: `${method.toUpperCase()} ${path}`,
+        })),
+    );
+  });
+  afterAll(() => t.close());
+
+  it('includes the account holder routes (the list is read from the OpenAPI document)', () => {
+    expect(operations.map((o) => o.name)).toContain('POST /v1/connect/account_holders/{id}');
+  });
+
+  it('answers 401 without a key, with a malformed key and with an unknown key, before touching anything', async () => {
+    for (const op of operations) {
+      for (const [authorization, code] of [
+        [undefined, 'api_key_missing'],
+        ['Bearer nope', 'api_key_malformed'],
+        [`Bearer sk_live_${'0'.repeat(32)}`, 'api_key_invalid'],
+      ] as const) {
+        const res = await t.app.inject({
+          method: op.method as 'GET',
+          url: op.url,
+          headers: { ...(authorization ? { authorization } : {}), 'content-type': 'application/json' },
+          payload: op.method === 'GET' ? undefined : '{}',
+        });
+        expect(res.statusCode, `${op.name} ${code}`).toBe(401);
+        expect(res.json().error.code, op.name).toBe(code);
+      }
+    }
+  });
+
+  it('answers 404, not an error, for an id that does not exist', async () => {
+    const { testKey } = await t.newClient();
+    for (const op of operations.filter((o) => o.url.includes('obj_doesnotexist'))) {
+      const res = await t.app.inject({
+        method: op.method as 'GET',
+        url: op.url,
+        headers: { authorization: `Bearer ${testKey}`, 'content-type': 'application/json' },
+        payload: op.method === 'GET' ? undefined : '{}',
+      });
+      expect(res.statusCode, op.name).toBe(404);
+      expect(res.json().error.code, op.name).toBe('resource_missing');
+    }
+  });
+});
