@@ -4,6 +4,8 @@ import { ConfigError, loadConfig, readDotenv, type Config } from './platform/con
 import { migrateToLatest } from './platform/db/migrate.js';
 import { openDatabase } from './platform/db/database.js';
 import { openRuntime } from './platform/runtime.js';
+import { jobCatalog } from './job-catalog.js';
+import { Worker } from './platform/jobs/worker.js';
 import { startServer } from './platform/server.js';
 
 export interface CliIo {
@@ -30,15 +32,36 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   program
     .command('serve')
-    .description('Run the HTTP server (API, hosted connect pages, portal)')
-    .action(async () => {
-      const server = await startServer(config(), io.stdout);
+    .description('Run the HTTP server (API, hosted connect pages, portal) and, by default, a job worker')
+    .option('--no-worker', 'do not run background jobs in this process (run `ownproof worker` elsewhere)')
+    .action(async (options: { worker: boolean }) => {
+      const server = await startServer(config(), io.stdout, { worker: options.worker });
       const shutdown = (signal: string) => {
         server.app.log.info({ signal }, 'shutting down');
         void server.stop().then(() => process.exit(0));
       };
       process.once('SIGTERM', () => shutdown('SIGTERM'));
       process.once('SIGINT', () => shutdown('SIGINT'));
+    });
+
+  program
+    .command('worker')
+    .description('Run background jobs (any number of workers may share one database)')
+    .action(async () => {
+      const settings = config();
+      const runtime = await openRuntime(settings);
+      const worker = new Worker(runtime.ctx, jobCatalog(), { concurrency: settings.workerConcurrency });
+      worker.start();
+      print(`ownproof worker ${worker.id} is running (${runtime.database.description}, concurrency ${settings.workerConcurrency})`);
+      const shutdown = () => {
+        // Finish what is running (or hand it back to the queue), then exit.
+        void worker.stop().then(async () => {
+          await runtime.close();
+          process.exit(0);
+        });
+      };
+      process.once('SIGTERM', shutdown);
+      process.once('SIGINT', shutdown);
     });
 
   program

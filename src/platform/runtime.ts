@@ -4,7 +4,7 @@ import { resolveMasterKey } from './crypto/master-key.js';
 import { createSecretBox } from './crypto/secret-box.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
-import type { AppContext } from './http/context.js';
+import type { AppContext } from './context.js';
 
 export interface Runtime {
   ctx: AppContext;

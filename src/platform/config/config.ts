@@ -35,6 +35,8 @@ export interface Config {
   trustProxy: TrustProxy;
   /** How long a successful API key lookup is reused; revocation elsewhere takes effect within it. */
   apiKeyCache: { ttlMs: number; maxEntries: number };
+  /** Jobs one worker process runs at the same time. */
+  workerConcurrency: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -86,6 +88,7 @@ export function loadConfig(env: Env = { ...readDotenv(), ...process.env }): Conf
     logLevel,
     masterKey,
     trustProxy: trustProxyValue(get('TRUST_PROXY')),
+    workerConcurrency: integer('WORKER_CONCURRENCY', get('WORKER_CONCURRENCY') ?? '16', 1, 1000),
     apiKeyCache: { ttlMs: integer('API_KEY_CACHE_SECONDS', get('API_KEY_CACHE_SECONDS') ?? '2', 0, 300) * 1000, maxEntries: 10_000 },
   };
 }

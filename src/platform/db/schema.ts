@@ -1,5 +1,7 @@
 import type { ClientsTables } from '../../clients/client.table.js';
 import type { AccountHoldersTables } from '../../connect/account-holder.table.js';
+import type { EventsTables } from '../events/event.table.js';
+import type { JobsTables } from '../jobs/job.table.js';
 
 /** Every table of the service: each domain declares its own and they meet here for Kysely. */
-export interface Database extends ClientsTables, AccountHoldersTables {}
+export interface Database extends ClientsTables, AccountHoldersTables, JobsTables, EventsTables {}

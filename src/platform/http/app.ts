@@ -3,8 +3,9 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { requestIdGenerator } from '../crypto/random.js';
 import { accountHolderRoutes } from '../../connect/account-holder.routes.js';
+import { eventRoutes } from '../events/event.routes.js';
 import { bearerAuth } from './auth.js';
-import type { AppContext } from './context.js';
+import type { AppContext } from '../context.js';
 import { handleError } from './error-handler.js';
 import { ApiError, errorBody } from './errors.js';
 import { healthRoutes } from './health.routes.js';
@@ -77,7 +78,9 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       api.addHook('preValidation', async (request) => {
         if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
       });
+      // Domain routes.
       await api.register(accountHolderRoutes);
+      await api.register(eventRoutes);
     },
     { prefix: '/v1' },
   );

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { createApiKeyAuthenticator } from '../../clients/api-key-cache.js';
 import type { Scope } from '../scope.js';
-import type { AppContext } from './context.js';
+import type { AppContext } from '../context.js';
 import { ApiError } from './errors.js';
 
 declare module 'fastify' {

@@ -49,6 +49,21 @@ export const ERROR_TABLE = {
     type: 'invalid_request_error',
     message: 'Another account holder of this client already has this external_ref.',
   },
+  idempotency_key_reused: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'This Idempotency-Key was already used with a different request body or endpoint.',
+  },
+  idempotency_request_in_progress: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'A request with this Idempotency-Key is still being processed. Retry after it finishes.',
+  },
+  rate_limit_exceeded: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'Too many requests. Retry after the number of seconds in the Retry-After header.',
+  },
   api_error: {
     status: 500,
     type: 'api_error',

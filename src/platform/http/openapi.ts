@@ -39,6 +39,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       security: [{ apiKey: [] }],
       tags: [
         { name: 'Account holders', description: 'The people who connect accounts and share claims.' },
+        { name: 'Events', description: 'What happened, newest first; the same events are delivered to webhook endpoints.' },
         { name: 'Health', description: 'Liveness and readiness probes (no authentication).' },
       ],
     },

@@ -2,6 +2,8 @@ import type { Migration } from 'kysely';
 import type { DbCapabilities } from '../database.js';
 import { clientsMigration } from './0001_clients.js';
 import { accountHoldersMigration } from './0002_account_holders.js';
+import { jobsMigration } from './0003_jobs.js';
+import { eventsMigration } from './0004_events.js';
 
 /**
  * The ordered list of schema versions. Names sort in the order they must run; a migration, once
@@ -11,5 +13,7 @@ export function allMigrations(capabilities: DbCapabilities): Record<string, Migr
   return {
     '0001_clients': clientsMigration(capabilities),
     '0002_account_holders': accountHoldersMigration(capabilities),
+    '0003_jobs': jobsMigration(capabilities),
+    '0004_events': eventsMigration(capabilities),
   };
 }

@@ -1,10 +1,10 @@
-import type { Config } from '../config/config.js';
-import type { Clock } from '../clock.js';
-import type { SecretBox } from '../crypto/secret-box.js';
-import type { Db, DbCapabilities } from '../db/database.js';
+import type { Config } from './config/config.js';
+import type { Clock } from './clock.js';
+import type { SecretBox } from './crypto/secret-box.js';
+import type { Db, DbCapabilities } from './db/database.js';
 
 /**
- * What request handlers need from the outside world, decorated onto the Fastify instance as `ctx`.
+ * What services, request handlers and jobs need from the outside world (decorated onto Fastify as `ctx`).
  * Services take the parts they use as plain arguments, so jobs and the CLI call them the same way.
  */
 export interface AppContext {

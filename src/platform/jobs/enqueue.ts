@@ -1,0 +1,53 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { newId } from '../crypto/random.js';
+import type { Clock } from '../clock.js';
+import type { Db } from '../db/database.js';
+import type { JobDefinition } from './catalog.js';
+import { insertJob, insertJobOnce } from './job.repository.js';
+
+export interface EnqueueOptions {
+  /** Milliseconds since the epoch; default now. */
+  runAt?: number;
+  /** At most one job is ever created with this key; a second enqueue is a no-op. */
+  dedupeKey?: string;
+}
+
+/**
+ * Adds a job. Pass the transaction of the change that needs the job, so both commit or neither does.
+ * Returns the job id, or undefined when the dedupe key was already used.
+ */
+export async function enqueueJob<S extends TSchema>(
+  db: Db,
+  clock: Clock,
+  definition: JobDefinition<S>,
+  payload: Static<S>,
+  options: EnqueueOptions = {},
+): Promise<string | undefined> {
+  if (!Value.Check(definition.payload, payload)) {
+    const first = [...Value.Errors(definition.payload, payload)][0];
+    throw new TypeError(`invalid payload for job ${definition.type}: ${first?.path ?? ''} ${first?.message ?? ''}`);
+  }
+  const now = clock.now();
+  const row = {
+    id: newId('job'),
+    type: definition.type,
+    payload: JSON.stringify(payload),
+    status: 'pending' as const,
+    run_at: options.runAt ?? now,
+    attempts: 0,
+    max_attempts: definition.maxAttempts,
+    locked_by: null,
+    locked_until: null,
+    last_error: null,
+    dedupe_key: options.dedupeKey ?? null,
+    created_at: now,
+    updated_at: now,
+    finished_at: null,
+  };
+  if (options.dedupeKey === undefined) {
+    await insertJob(db, row);
+    return row.id;
+  }
+  return (await insertJobOnce(db, row)) ? row.id : undefined;
+}

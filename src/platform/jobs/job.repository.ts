@@ -1,0 +1,121 @@
+import { sql } from 'kysely';
+import type { Db, DbCapabilities } from '../db/database.js';
+import type { JobRow, JobStatus, NewJobRow } from './job.table.js';
+
+export async function insertJob(db: Db, row: NewJobRow): Promise<void> {
+  await db.insertInto('jobs').values(row).execute();
+}
+
+/** Inserts unless a job with the same dedupe key exists; true when inserted. */
+export async function insertJobOnce(db: Db, row: NewJobRow): Promise<boolean> {
+  const result = await db
+    .insertInto('jobs')
+    .values(row)
+    .onConflict((oc) => oc.column('dedupe_key').doNothing())
+    .executeTakeFirst();
+  return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+/**
+ * Atomically takes up to `limit` jobs that are due (pending with run_at ≤ now) or abandoned (running
+ * with an expired lease — their worker died), giving them a lease owned by `workerId`.
+ * PostgreSQL: the candidate rows are locked with SKIP LOCKED, so concurrent workers never take the
+ * same job and never wait on each other. SQLite: one writer at a time, so the UPDATE is atomic.
+ */
+export async function claimJobs(
+  db: Db,
+  capabilities: DbCapabilities,
+  input: { workerId: string; now: number; leaseMs: number; limit: number; types: string[] },
+): Promise<JobRow[]> {
+  const { workerId, now, leaseMs, limit, types } = input;
+  if (limit <= 0 || types.length === 0) return [];
+  let candidates = db
+    .selectFrom('jobs')
+    .select('seq')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', now)]),
+        eb.and([eb('status', '=', 'running'), eb('locked_until', '<', now)]),
+      ]),
+    )
+    .where('type', 'in', types)
+    .orderBy('run_at')
+    .limit(limit);
+  if (capabilities.supportsSkipLocked) candidates = candidates.forUpdate().skipLocked();
+  return db
+    .updateTable('jobs')
+    .set({
+      status: 'running',
+      locked_by: workerId,
+      locked_until: now + leaseMs,
+      attempts: sql<number>`attempts + 1`,
+      updated_at: now,
+    })
+    .where('seq', 'in', candidates)
+    .returningAll()
+    .execute();
+}
+
+/** Extends the lease of a job this worker still holds; false when it was lost to another worker. */
+export async function renewLease(db: Db, input: { id: string; workerId: string; lockedUntil: number }): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ locked_until: input.lockedUntil })
+    .where('id', '=', input.id)
+    .where('locked_by', '=', input.workerId)
+    .where('status', '=', 'running')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Marks a held job finished (succeeded or dead) or schedules its next attempt (pending). */
+export async function settleJob(
+  db: Db,
+  input: { id: string; workerId: string; status: JobStatus; now: number; runAt?: number; error?: string | null; attemptsDelta?: number },
+): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({
+      status: input.status,
+      locked_by: null,
+      locked_until: null,
+      updated_at: input.now,
+      ...(input.runAt === undefined ? {} : { run_at: input.runAt }),
+      ...(input.error === undefined ? {} : { last_error: input.error }),
+      ...(input.status === 'succeeded' || input.status === 'dead' ? { finished_at: input.now } : {}),
+      ...(input.attemptsDelta ? { attempts: sql<number>`attempts + ${input.attemptsDelta}` } : {}),
+    })
+    .where('id', '=', input.id)
+    .where('locked_by', '=', input.workerId)
+    .where('status', '=', 'running')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+export async function findJob(db: Db, id: string): Promise<JobRow | undefined> {
+  return db.selectFrom('jobs').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listJobs(db: Db, filter: { status?: JobStatus; type?: string; limit: number }): Promise<JobRow[]> {
+  let query = db.selectFrom('jobs').selectAll().orderBy('seq', 'desc').limit(filter.limit);
+  if (filter.status) query = query.where('status', '=', filter.status);
+  if (filter.type) query = query.where('type', '=', filter.type);
+  return query.execute();
+}
+
+/** Puts a dead job back in the queue for a fresh set of attempts. */
+export async function retryDeadJob(db: Db, id: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ status: 'pending', attempts: 0, run_at: now, updated_at: now, finished_at: null })
+    .where('id', '=', id)
+    .where('status', '=', 'dead')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Deletes succeeded jobs finished before `before`; dead jobs are kept for people to look at. */
+export async function purgeSucceededJobs(db: Db, before: number): Promise<number> {
+  const result = await db.deleteFrom('jobs').where('status', '=', 'succeeded').where('finished_at', '<', before).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

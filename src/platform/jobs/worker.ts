@@ -1,0 +1,205 @@
+import { hostname } from 'node:os';
+import type { FastifyBaseLogger } from 'fastify';
+import pino from 'pino';
+import type { AppContext } from '../context.js';
+import { randomBase62 } from '../crypto/random.js';
+import { redactSecrets } from '../http/logging.js';
+import { exponentialBackoff, type CompiledJobDefinition, type JobCatalog } from './catalog.js';
+import { claimJobs, purgeSucceededJobs, renewLease, settleJob } from './job.repository.js';
+import type { JobRow } from './job.table.js';
+
+export interface WorkerOptions {
+  /** Jobs run at the same time by this worker. */
+  concurrency?: number;
+  /** How long a claimed job stays reserved without a heartbeat; heartbeats renew it every third. */
+  leaseMs?: number;
+  /** Idle wait between looks for new work (enqueues in this process wake the worker at once). */
+  pollIntervalMs?: number;
+  /** Succeeded jobs older than this are deleted (dead ones are kept). */
+  retainSucceededMs?: number;
+  log?: FastifyBaseLogger;
+  id?: string;
+}
+
+const DEFAULTS = { concurrency: 16, leaseMs: 30_000, pollIntervalMs: 500, retainSucceededMs: 7 * 24 * 3600_000 };
+const PURGE_EVERY_MS = 10 * 60_000;
+
+/**
+ * Runs jobs from the jobs table: claims due work atomically under a lease, runs handlers with a
+ * timeout, renews leases while they run, and settles each job as succeeded, retried later (with the
+ * job type's backoff) or dead. Any number of workers, in any number of processes, can share a
+ * database: a job whose worker died is taken again when its lease expires.
+ */
+export class Worker {
+  readonly id: string;
+  private readonly options: Required<Omit<WorkerOptions, 'log' | 'id'>>;
+  private readonly log: FastifyBaseLogger;
+  private readonly inflight = new Map<string, { promise: Promise<void>; abort: AbortController }>();
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private wake: (() => void) | undefined;
+  private lastPurge = 0;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly catalog: JobCatalog,
+    options: WorkerOptions = {},
+  ) {
+    this.options = {
+      concurrency: options.concurrency ?? DEFAULTS.concurrency,
+      leaseMs: options.leaseMs ?? DEFAULTS.leaseMs,
+      pollIntervalMs: options.pollIntervalMs ?? DEFAULTS.pollIntervalMs,
+      retainSucceededMs: options.retainSucceededMs ?? DEFAULTS.retainSucceededMs,
+    };
+    this.id = options.id ?? `${hostname()}:${process.pid}:${randomBase62(6)}`;
+    this.log = (options.log ?? pino({ level: ctx.config.logLevel })).child({ worker: this.id });
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** Looks for work now instead of at the next poll (call after enqueueing in this process). */
+  notify(): void {
+    this.wake?.();
+  }
+
+  get activeJobs(): number {
+    return this.inflight.size;
+  }
+
+  /**
+   * Stops taking work and waits up to `graceMs` for running jobs to finish. Jobs still running then
+   * are aborted and handed back to the queue (their attempt is not counted), so another worker
+   * picks them up at once instead of after their lease expires.
+   */
+  async stop(graceMs = 10_000): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.wake?.();
+    await this.loop;
+    const finished = Promise.all([...this.inflight.values()].map((job) => job.promise));
+    const timedOut = await Promise.race([finished.then(() => false), sleep(graceMs).then(() => true)]);
+    if (timedOut) {
+      const now = this.ctx.clock.now();
+      for (const [id, job] of this.inflight) {
+        job.abort.abort(new Error('worker shutting down'));
+        await settleJob(this.ctx.db, { id, workerId: this.id, status: 'pending', now, runAt: now, attemptsDelta: -1 });
+      }
+      await Promise.allSettled([...this.inflight.values()].map((job) => job.promise));
+    }
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      try {
+        const free = this.options.concurrency - this.inflight.size;
+        const claimed = free > 0 ? await this.claim(free) : [];
+        for (const job of claimed) this.execute(job);
+        await this.maybePurge();
+        if (claimed.length === free && free > 0) continue; // more may be waiting
+        await this.idle(claimed.length === 0);
+      } catch (error) {
+        this.log.error({ err: error }, 'job worker loop failed; retrying');
+        await sleep(this.options.pollIntervalMs);
+      }
+    }
+  }
+
+  private claim(limit: number): Promise<JobRow[]> {
+    return claimJobs(this.ctx.db, this.ctx.capabilities, {
+      workerId: this.id,
+      now: this.ctx.clock.now(),
+      leaseMs: this.options.leaseMs,
+      limit,
+      types: this.catalog.types(),
+    });
+  }
+
+  /** Waits for a wake-up, a finished job (a free slot) or, when there was nothing to do, the poll interval. */
+  private async idle(nothingClaimed: boolean): Promise<void> {
+    if (!this.running) return;
+    const waits: Promise<unknown>[] = [new Promise<void>((resolve) => (this.wake = resolve))];
+    if (nothingClaimed || this.inflight.size === 0) waits.push(sleep(this.options.pollIntervalMs));
+    if (this.inflight.size > 0) waits.push(Promise.race([...this.inflight.values()].map((job) => job.promise)));
+    await Promise.race(waits);
+    this.wake = undefined;
+  }
+
+  private execute(job: JobRow): void {
+    const abort = new AbortController();
+    const promise = this.runJob(job, abort).finally(() => this.inflight.delete(job.id));
+    this.inflight.set(job.id, { promise, abort });
+  }
+
+  private async runJob(job: JobRow, abort: AbortController): Promise<void> {
+    const log = this.log.child({ job_id: job.id, job_type: job.type, attempt: job.attempts });
+    const definition = this.catalog.get(job.type);
+    const heartbeat = setInterval(() => void this.heartbeat(job, abort, log), Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      if (!definition) throw new Error(`no handler for job type ${job.type}`);
+      const payload = JSON.parse(job.payload) as unknown;
+      if (!definition.check.Check(payload)) throw new Error(`payload does not match the schema of ${job.type}`);
+      const timeout = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const error = new Error(`timed out after ${definition.timeoutMs} ms`);
+          abort.abort(error);
+          reject(error);
+        }, definition.timeoutMs);
+      });
+      await Promise.race([definition.run(payload, { ctx: this.ctx, jobId: job.id, attempt: job.attempts, signal: abort.signal, log }), timeout]);
+      clearTimeout(timer);
+      await settleJob(this.ctx.db, { id: job.id, workerId: this.id, status: 'succeeded', now: this.ctx.clock.now(), error: null });
+    } catch (error) {
+      clearTimeout(timer);
+      if (!this.running && abort.signal.aborted) return; // handed back by stop()
+      await this.fail(job, definition, error, log);
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private async fail(job: JobRow, definition: CompiledJobDefinition | undefined, error: unknown, log: FastifyBaseLogger): Promise<void> {
+    const now = this.ctx.clock.now();
+    const message = redactSecrets(error instanceof Error ? error.message : String(error)).slice(0, 1000);
+    const dead = job.attempts >= job.max_attempts || definition === undefined;
+    const delay = dead ? 0 : definition.retryDelayMs ? definition.retryDelayMs(job.attempts, error) : exponentialBackoff(job.attempts);
+    await settleJob(this.ctx.db, {
+      id: job.id,
+      workerId: this.id,
+      status: dead ? 'dead' : 'pending',
+      now,
+      runAt: now + delay,
+      error: message,
+    });
+    if (dead) log.error({ err: error }, 'job failed for the last time; it is dead');
+    else log.warn({ err: error, retry_in_ms: delay }, 'job failed; will retry');
+  }
+
+  private async heartbeat(job: JobRow, abort: AbortController, log: FastifyBaseLogger): Promise<void> {
+    try {
+      const held = await renewLease(this.ctx.db, { id: job.id, workerId: this.id, lockedUntil: this.ctx.clock.now() + this.options.leaseMs });
+      if (!held && !abort.signal.aborted) {
+        log.warn('lost the lease on a running job; aborting it');
+        abort.abort(new Error('lease lost'));
+      }
+    } catch (error) {
+      log.warn({ err: error }, 'could not renew a job lease');
+    }
+  }
+
+  private async maybePurge(): Promise<void> {
+    const now = this.ctx.clock.now();
+    if (now - this.lastPurge < PURGE_EVERY_MS) return;
+    this.lastPurge = now;
+    const purged = await purgeSucceededJobs(this.ctx.db, now - this.options.retainSucceededMs);
+    if (purged > 0) this.log.info({ purged }, 'deleted old succeeded jobs');
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
