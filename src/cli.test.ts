@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, databaseEnv, runOwnproof } from '../test/support/cli-process.js';
+import { BIN, databaseEnv, runOwnproof, startNodeProcess } from '../test/support/cli-process.js';
 import { createTestDatabase, engines, type TestDatabase } from '../test/support/database.js';
 
 describe.each(engines())('ownproof CLI on %s', (engine) => {
@@ -91,6 +91,24 @@ describe('ownproof CLI configuration', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^ownproof: cannot reach the database/);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('ownproof worker', () => {
+  it('runs until SIGTERM, then stops cleanly', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'ownproof-worker-cli-'));
+    const worker = startNodeProcess([BIN, 'worker'], { DATA_DIR: dataDir });
+    try {
+      const banner = await worker.waitForLine(/ownproof worker .* is running/);
+      expect(banner).toMatch(/SQLite .*ownproof\.sqlite, concurrency 16/);
+      // Still running a moment later: the worker itself keeps the process alive.
+      await new Promise((resolve) => setTimeout(resolve, 700));
+      expect(worker.child.exitCode).toBeNull();
+      expect(await worker.stop('SIGTERM')).toBe(0);
+    } finally {
+      await worker.stop('SIGKILL');
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

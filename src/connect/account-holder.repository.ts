@@ -1,4 +1,4 @@
-import type { Db } from '../platform/db/database.js';
+import type { Db, DbCapabilities } from '../platform/db/database.js';
 import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
 import type { AccountHolderRow, AccountHolderUpdate, NewAccountHolderRow } from './account-holder.table.js';
@@ -17,6 +17,17 @@ export async function insertAccountHolder(db: Db, row: NewAccountHolderRow): Pro
 
 export async function findAccountHolder(db: Db, scope: Scope, id: string): Promise<AccountHolderRow | undefined> {
   return scoped(db, scope).where('id', '=', id).executeTakeFirst();
+}
+
+/** The row, locked until the transaction ends where the engine has row locks. */
+export async function findAccountHolderForUpdate(
+  trx: Db,
+  capabilities: DbCapabilities,
+  scope: Scope,
+  id: string,
+): Promise<AccountHolderRow | undefined> {
+  const query = scoped(trx, scope).where('id', '=', id);
+  return (capabilities.supportsRowLocks ? query.forUpdate() : query).executeTakeFirst();
 }
 
 export async function listAccountHolderRows(db: Db, scope: Scope, page: PageRequest) {

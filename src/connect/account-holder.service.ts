@@ -1,12 +1,14 @@
 import { unixSeconds, type Clock } from '../platform/clock.js';
 import { newId } from '../platform/crypto/random.js';
-import type { Db } from '../platform/db/database.js';
+import type { Db, DbCapabilities } from '../platform/db/database.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
 import { ApiError, notFound } from '../platform/http/errors.js';
 import { resolvePage, type PageQueryInput } from '../platform/http/pagination.js';
+import { recordEvent } from '../platform/events/event.service.js';
 import type { Scope } from '../platform/scope.js';
 import {
   findAccountHolder,
+  findAccountHolderForUpdate,
   insertAccountHolder,
   listAccountHolderRows,
   updateAccountHolderRow,
@@ -21,6 +23,7 @@ import type { AccountHolderRow } from './account-holder.table.js';
 export interface AccountHolderDeps {
   db: Db;
   clock: Clock;
+  capabilities: DbCapabilities;
 }
 
 const MAX_METADATA_KEYS = 50;
@@ -58,13 +61,17 @@ export async function createAccountHolder(
     updated_at: now,
   };
   const { seq: _seq, ...values } = row;
+  const holder = toAccountHolder(row);
   try {
-    await insertAccountHolder(deps.db, values);
+    await deps.db.transaction().execute(async (trx) => {
+      await insertAccountHolder(trx, values);
+      await recordEvent({ db: trx, clock: deps.clock }, scope, 'account_holder.created', holder);
+    });
   } catch (error) {
     if (isUniqueViolation(error)) throw new ApiError('external_ref_taken', { param: 'external_ref' });
     throw error;
   }
-  return toAccountHolder(row);
+  return holder;
 }
 
 /** The account holder with this id in this scope; 404 otherwise (also for another client's id). */
@@ -90,38 +97,44 @@ export async function updateAccountHolder(
   id: string,
   input: UpdateAccountHolderInput,
 ): Promise<AccountHolder> {
-  const row = await findAccountHolder(deps.db, scope, id);
-  if (!row) throw notFound('account_holder', id);
-  const metadata = JSON.parse(row.metadata) as Record<string, string>;
-  for (const [key, value] of Object.entries(input.metadata ?? {})) {
-    if (value === '') delete metadata[key];
-    else metadata[key] = value;
-  }
-  if (Object.keys(metadata).length > MAX_METADATA_KEYS) {
-    throw new ApiError('parameter_invalid', {
-      param: 'metadata',
-      message: `Invalid value for metadata: an account holder can have at most ${MAX_METADATA_KEYS} keys.`,
-    });
-  }
-  const updated: AccountHolderRow = {
-    ...row,
-    email: input.email ?? row.email,
-    name: input.name === undefined ? row.name : input.name,
-    external_ref: input.external_ref === undefined ? row.external_ref : input.external_ref,
-    metadata: JSON.stringify(metadata),
-    updated_at: unixSeconds(deps.clock),
-  };
   try {
-    await updateAccountHolderRow(deps.db, scope, id, {
-      email: updated.email,
-      name: updated.name,
-      external_ref: updated.external_ref,
-      metadata: updated.metadata,
-      updated_at: updated.updated_at,
+    // Read, merge and write in one transaction with the row locked: concurrent metadata updates
+    // must not overwrite each other's keys.
+    return await deps.db.transaction().execute(async (trx) => {
+      const row = await findAccountHolderForUpdate(trx, deps.capabilities, scope, id);
+      if (!row) throw notFound('account_holder', id);
+      const metadata = JSON.parse(row.metadata) as Record<string, string>;
+      for (const [key, value] of Object.entries(input.metadata ?? {})) {
+        if (value === '') delete metadata[key];
+        else metadata[key] = value;
+      }
+      if (Object.keys(metadata).length > MAX_METADATA_KEYS) {
+        throw new ApiError('parameter_invalid', {
+          param: 'metadata',
+          message: `Invalid value for metadata: an account holder can have at most ${MAX_METADATA_KEYS} keys.`,
+        });
+      }
+      const updated: AccountHolderRow = {
+        ...row,
+        email: input.email ?? row.email,
+        name: input.name === undefined ? row.name : input.name,
+        external_ref: input.external_ref === undefined ? row.external_ref : input.external_ref,
+        metadata: JSON.stringify(metadata),
+        updated_at: unixSeconds(deps.clock),
+      };
+      await updateAccountHolderRow(trx, scope, id, {
+        email: updated.email,
+        name: updated.name,
+        external_ref: updated.external_ref,
+        metadata: updated.metadata,
+        updated_at: updated.updated_at,
+      });
+      const holder = toAccountHolder(updated);
+      await recordEvent({ db: trx, clock: deps.clock }, scope, 'account_holder.updated', holder);
+      return holder;
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw new ApiError('external_ref_taken', { param: 'external_ref' });
     throw error;
   }
-  return toAccountHolder(updated);
 }

@@ -273,3 +273,22 @@ describe.each(engines())('account holders API on %s', (engine) => {
     return Number(row.n);
   }
 });
+
+describe.each(engines())('account holder updates racing on %s', (engine) => {
+  it('keeps every metadata key when updates run concurrently', async () => {
+    const t = await startTestApp(engine);
+    try {
+      const { testKey } = await t.newClient();
+      const holder = (await t.call(testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'race@example.com' } })).json();
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) =>
+          t.call(testKey, { method: 'POST', url: `/v1/connect/account_holders/${holder.id}`, json: { metadata: { [`k${i}`]: String(i) } } }),
+        ),
+      );
+      const final = (await t.call(testKey, { method: 'GET', url: `/v1/connect/account_holders/${holder.id}` })).json();
+      expect(Object.keys(final.metadata).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `k${i}`).sort());
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { DatabaseConfig } from '../../src/platform/config/config.js';
 
@@ -30,4 +30,62 @@ export function runOwnproof(args: string[], env: Record<string, string> = {}, st
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(stdin ?? '');
   });
+}
+
+export interface LongRunningProcess {
+  child: ChildProcess;
+  /** Everything written to stdout so far. */
+  output(): string;
+  /** Resolves with the first stdout line matching `pattern`. */
+  waitForLine(pattern: RegExp, timeoutMs?: number): Promise<string>;
+  /** Sends a signal and resolves with the exit code (null when killed by the signal). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/** Starts a long-running Node process (a TypeScript entry run through tsx). */
+export function startNodeProcess(args: string[], env: Record<string, string>): LongRunningProcess {
+  const child = spawn(process.execPath, args, {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    child,
+    output: () => stdout,
+    waitForLine(pattern, timeoutMs = 20_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const line = stdout.split('\n').find((l) => pattern.test(l));
+          if (line !== undefined) {
+            cleanup();
+            resolve(line);
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`no line matching ${pattern} within ${timeoutMs} ms; stderr: ${stderr.slice(-2000)}`));
+        }, timeoutMs);
+        const onExit = (code: number | null) => {
+          cleanup();
+          reject(new Error(`process exited (${code}) before printing ${pattern}; stderr: ${stderr.slice(-2000)}`));
+        };
+        const cleanup = () => {
+          clearTimeout(timer);
+          child.stdout!.off('data', check);
+          child.off('exit', onExit);
+        };
+        child.stdout!.on('data', check);
+        child.once('exit', onExit);
+        check();
+      });
+    },
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
 }

@@ -4,7 +4,7 @@ import { createClient } from '../../src/clients/client.service.js';
 import { loadConfig, type Config } from '../../src/platform/config/config.js';
 import { createSecretBox } from '../../src/platform/crypto/secret-box.js';
 import { buildApp } from '../../src/platform/http/app.js';
-import type { AppContext } from '../../src/platform/http/context.js';
+import type { AppContext } from '../../src/platform/context.js';
 import { TestClock } from './clock.js';
 import { createTestDatabase, type Engine, type TestDatabase } from './database.js';
 

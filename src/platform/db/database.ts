@@ -14,6 +14,11 @@ import { withStatementCache } from './sqlite-statement-cache.js';
 export interface DbCapabilities {
   /** `SELECT ... FOR UPDATE SKIP LOCKED` for claiming rows under concurrency (job queue). */
   supportsSkipLocked: boolean;
+  /**
+   * `SELECT ... FOR UPDATE` row locks for read-modify-write in a transaction. Without them (SQLite)
+   * a write transaction already excludes every other writer, so the read-then-write is safe as is.
+   */
+  supportsRowLocks: boolean;
   /** Session advisory locks shared across processes. */
   supportsAdvisoryLocks: boolean;
   /** The whole database lives in one process's file; concurrency inside it is serialised. */
@@ -49,7 +54,7 @@ function openSqlite(file: string): DatabaseHandle {
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
-    capabilities: { supportsSkipLocked: false, supportsAdvisoryLocks: false, singleWriter: true, identityColumn: 'autoincrement' },
+    capabilities: { supportsSkipLocked: false, supportsRowLocks: false, supportsAdvisoryLocks: false, singleWriter: true, identityColumn: 'autoincrement' },
     description: `SQLite ${file}`,
     destroy: () => db.destroy(),
   };
@@ -73,7 +78,7 @@ function openPostgres(url: string, max: number): DatabaseHandle {
   const parsed = new URL(url);
   return {
     db,
-    capabilities: { supportsSkipLocked: true, supportsAdvisoryLocks: true, singleWriter: false, identityColumn: 'generated-identity' },
+    capabilities: { supportsSkipLocked: true, supportsRowLocks: true, supportsAdvisoryLocks: true, singleWriter: false, identityColumn: 'generated-identity' },
     description: `PostgreSQL ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
     destroy: () => db.destroy(),
   };

@@ -150,7 +150,9 @@ export class Worker {
           reject(error);
         }, definition.timeoutMs);
       });
-      await Promise.race([definition.run(payload, { ctx: this.ctx, jobId: job.id, attempt: job.attempts, signal: abort.signal, log }), timeout]);
+      // An aborted job settles at once, even if its handler ignores the signal and runs on.
+      const aborted = new Promise<never>((_, reject) => abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true }));
+      await Promise.race([definition.run(payload, { ctx: this.ctx, jobId: job.id, attempt: job.attempts, signal: abort.signal, log }), timeout, aborted]);
       clearTimeout(timer);
       await settleJob(this.ctx.db, { id: job.id, workerId: this.id, status: 'succeeded', now: this.ctx.clock.now(), error: null });
     } catch (error) {
@@ -200,6 +202,7 @@ export class Worker {
   }
 }
 
+/** A plain (ref'd) timer: a running worker is what keeps a worker process alive on SQLite. */
 function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
