@@ -1,4 +1,5 @@
-import { NETWORK, TEST_NETWORK, type BTC_NETWORK } from '@scure/btc-signer';
+import { NETWORK, TEST_NETWORK } from '@scure/btc-signer';
+import type { BTC_NETWORK } from '@scure/btc-signer/utils.js';
 
 /** The Bitcoin networks ownproof understands. Live mode uses mainnet; test mode the other three. */
 export const NETWORK_NAMES = ['mainnet', 'testnet', 'signet', 'regtest'] as const;
