@@ -2,10 +2,14 @@
  * `npm run bench [-- section ...]`: every benchmark of the repository, each measuring the things it
  * compares side by side in this one run, so the ratios it prints do not depend on the machine.
  */
+import { formatDeriveRows, runDeriveBench } from './bitcoin-derive.js';
+import { formatRows as formatVerifyRows, runVerifyBench } from './bitcoin-verify.js';
 import { formatHttpBench, runHttpBench } from './http.js';
 
 const sections: Record<string, () => Promise<string>> = {
   http: async () => formatHttpBench(await runHttpBench()),
+  'bitcoin-verify': async () => formatVerifyRows(await runVerifyBench()),
+  'bitcoin-derive': async () => formatDeriveRows(await runDeriveBench()),
 };
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));

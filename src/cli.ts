@@ -1,4 +1,6 @@
+import type { Readable, Writable } from 'node:stream';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { registerVerifyMessageCommand } from './bitcoin/message/cli.js';
 import { ClientNotFoundError, createClient, rollApiKey } from './clients/client.service.js';
 import { ConfigError, loadConfig, readDotenv, type Config } from './platform/config/config.js';
 import { migrateToLatest } from './platform/db/migrate.js';
@@ -10,8 +12,9 @@ import { startServer } from './platform/server.js';
 
 export interface CliIo {
   env: Record<string, string | undefined>;
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream;
+  stdin?: Readable;
+  stdout: Writable;
+  stderr: Writable;
 }
 
 /** A failure to report as one line on stderr, with exit code 1. */
@@ -77,6 +80,16 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
       }
     });
 
+  let exitCode = 0;
+  registerVerifyMessageCommand(program, {
+    stdin: io.stdin ?? process.stdin,
+    stdout: io.stdout,
+    stderr: io.stderr,
+    setExitCode: (code) => {
+      exitCode = code;
+    },
+  });
+
   const client = program.command('client').description('Manage API clients');
   client
     .command('create')
@@ -130,7 +143,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return 0;
+    return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode;
     if (error instanceof ConfigError || error instanceof CliFailure) {
