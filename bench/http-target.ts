@@ -24,7 +24,8 @@ if (kind === 'bare') {
   process.stdout.write(`BENCH_TARGET ${JSON.stringify({ url: `http://127.0.0.1:${port}/constant`, headers: {} })}\n`);
 } else if (kind === 'ownproof') {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'ownproof-bench-'));
-  const config = loadConfig({ ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' });
+  // One client drives all the load here, so the per-client rate limit is lifted; its check still runs.
+  const config = loadConfig({ RATE_LIMIT_PER_SECOND: '1000000', ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1' });
   const server = await startServer(config, { write: () => true } as unknown as NodeJS.WritableStream);
   const client = await createClient(server.runtime.ctx, { name: 'Bench' });
   const scope = { clientId: client.clientId, mode: 'test' as const };

@@ -5,9 +5,11 @@
 import { formatDeriveRows, runDeriveBench } from './bitcoin-derive.js';
 import { formatRows as formatVerifyRows, runVerifyBench } from './bitcoin-verify.js';
 import { formatHttpBench, runHttpBench } from './http.js';
+import { formatWebhookBench, runWebhookBench } from './webhooks.js';
 
 const sections: Record<string, () => Promise<string>> = {
   http: async () => formatHttpBench(await runHttpBench()),
+  webhooks: async () => formatWebhookBench(await runWebhookBench()),
   'bitcoin-verify': async () => formatVerifyRows(await runVerifyBench()),
   'bitcoin-derive': async () => formatDeriveRows(await runDeriveBench()),
 };

@@ -1,3 +1,5 @@
+import type { ChainSources } from '../bitcoin/chain-for-mode.js';
+import type { ProviderRegistry } from '../connect/providers/registry.js';
 import type { Config } from './config/config.js';
 import type { Clock } from './clock.js';
 import type { SecretBox } from './crypto/secret-box.js';
@@ -13,6 +15,10 @@ export interface AppContext {
   capabilities: DbCapabilities;
   clock: Clock;
   secretBox: SecretBox;
+  /** Bitcoin chain data per mode (sandbox chain in test mode, Esplora in live mode). */
+  chains: ChainSources;
+  /** Exchanges and wallets an account holder can connect, per mode. */
+  providers: ProviderRegistry;
 }
 
 declare module 'fastify' {

@@ -1,7 +1,9 @@
 import type { Config } from './config/config.js';
 import { systemClock, type Clock } from './clock.js';
 import { resolveMasterKey } from './crypto/master-key.js';
-import { createSecretBox } from './crypto/secret-box.js';
+import { createSecretBox, type SecretBox } from './crypto/secret-box.js';
+import { createChainSources, type ChainSources } from '../bitcoin/chain-for-mode.js';
+import { createProviderRegistry } from '../connect/providers/registry.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { AppContext } from './context.js';
@@ -24,12 +26,27 @@ export async function openRuntime(config: Config, options: { clock?: Clock } = {
     await database.destroy();
     throw error;
   }
-  const ctx: AppContext = {
-    config,
-    db: database.db,
-    capabilities: database.capabilities,
-    clock: options.clock ?? systemClock,
-    secretBox: createSecretBox(resolveMasterKey(config)),
-  };
+  const ctx = createAppContext({ config, database, clock: options.clock ?? systemClock, secretBox: createSecretBox(resolveMasterKey(config)) });
   return { ctx, database, close: () => database.destroy() };
+}
+
+/** Assembles the context from its parts; chain sources and providers follow from the config. */
+export function createAppContext(parts: {
+  config: Config;
+  database: Pick<DatabaseHandle, 'db' | 'capabilities'>;
+  clock: Clock;
+  secretBox: SecretBox;
+  chains?: ChainSources;
+  extraProviders?: Parameters<typeof createProviderRegistry>[0]['extra'];
+}): AppContext {
+  const chains = parts.chains ?? createChainSources({ esploraUrl: parts.config.esploraUrl });
+  return {
+    config: parts.config,
+    db: parts.database.db,
+    capabilities: parts.database.capabilities,
+    clock: parts.clock,
+    secretBox: parts.secretBox,
+    chains,
+    providers: createProviderRegistry({ chains, ...(parts.extraProviders ? { extra: parts.extraProviders } : {}) }),
+  };
 }

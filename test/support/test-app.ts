@@ -4,6 +4,8 @@ import { createClient } from '../../src/clients/client.service.js';
 import { loadConfig, type Config } from '../../src/platform/config/config.js';
 import { createSecretBox } from '../../src/platform/crypto/secret-box.js';
 import { buildApp } from '../../src/platform/http/app.js';
+import { createAppContext } from '../../src/platform/runtime.js';
+import type { ChainSources } from '../../src/bitcoin/chain-for-mode.js';
 import type { AppContext } from '../../src/platform/context.js';
 import { TestClock } from './clock.js';
 import { createTestDatabase, type Engine, type TestDatabase } from './database.js';
@@ -28,7 +30,8 @@ export interface TestApp {
 
 /** Configuration for tests: the same loader as production, fed a fixed environment. */
 export function testConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent-ownproof-test', ...overrides });
+  // Tests fire requests far faster than a real client; the rate-limit tests set their own limits.
+  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent-ownproof-test', RATE_LIMIT_PER_SECOND: '100000', ...overrides });
 }
 
 /**
@@ -37,18 +40,24 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
  */
 export async function startTestApp(
   engine: Engine,
-  options: { config?: Record<string, string>; logStream?: NodeJS.WritableStream } = {},
+  options: {
+    config?: Record<string, string>;
+    logStream?: NodeJS.WritableStream;
+    chains?: ChainSources;
+    extraProviders?: Parameters<typeof createAppContext>[0]['extraProviders'];
+  } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase(engine);
   const clock = new TestClock();
   const config = testConfig(options.config);
-  const ctx: AppContext = {
+  const ctx: AppContext = createAppContext({
     config: { ...config, database: database.config },
-    db: database.handle.db,
-    capabilities: database.handle.capabilities,
+    database: database.handle,
     clock,
     secretBox: createSecretBox(Buffer.alloc(32, 7)),
-  };
+    ...(options.chains ? { chains: options.chains } : {}),
+    ...(options.extraProviders ? { extraProviders: options.extraProviders } : {}),
+  });
   const app = await buildApp(ctx, { logger: options.logStream ? { stream: options.logStream } : false });
   return {
     app,

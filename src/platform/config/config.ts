@@ -37,6 +37,15 @@ export interface Config {
   apiKeyCache: { ttlMs: number; maxEntries: number };
   /** Jobs one worker process runs at the same time. */
   workerConcurrency: number;
+  /** How long an open connect session lasts before it is abandoned. */
+  sessionTtlSeconds: number;
+  /** Esplora-compatible API (electrs, mempool) for mainnet chain data in live mode; unset: no live wallets. */
+  esploraUrl: string | undefined;
+  /**
+   * API rate limit per client and mode: `perSecond` requests in each one-second window, and up to
+   * `burst` more per ten-second window once a second's allowance is used (docs/architecture.md, "Rate limits").
+   */
+  rateLimit: { perSecond: number; burst: number };
 }
 
 type Env = Record<string, string | undefined>;
@@ -74,6 +83,7 @@ export function loadConfig(env: Env = { ...readDotenv(), ...process.env }): Conf
   const database = databaseConfig(get('DATABASE_URL'), dataDir);
   const logLevel = oneOf('LOG_LEVEL', (get('LOG_LEVEL') ?? 'info').toLowerCase(), LOG_LEVELS);
   const masterKey = masterKeyValue(get('MASTER_KEY'));
+  const rateLimitPerSecond = integer('RATE_LIMIT_PER_SECOND', get('RATE_LIMIT_PER_SECOND') ?? '100', 1, 1_000_000);
   if (masterKey === undefined && nodeEnv === 'production') {
     throw new ConfigError('MASTER_KEY', 'is required when NODE_ENV=production (32 bytes as 64 hex characters or base64)');
   }
@@ -89,6 +99,13 @@ export function loadConfig(env: Env = { ...readDotenv(), ...process.env }): Conf
     masterKey,
     trustProxy: trustProxyValue(get('TRUST_PROXY')),
     workerConcurrency: integer('WORKER_CONCURRENCY', get('WORKER_CONCURRENCY') ?? '16', 1, 1000),
+    sessionTtlSeconds: integer('SESSION_TTL_SECONDS', get('SESSION_TTL_SECONDS') ?? '3600', 60, 7 * 24 * 3600),
+    esploraUrl: get('ESPLORA_URL') === undefined ? undefined : baseUrl('ESPLORA_URL', get('ESPLORA_URL') as string),
+    rateLimit: {
+      perSecond: rateLimitPerSecond,
+      // The burst defaults to the per-second rate, so lowering the rate lowers the burst with it.
+      burst: integer('RATE_LIMIT_BURST', get('RATE_LIMIT_BURST') ?? String(rateLimitPerSecond), 0, 1_000_000),
+    },
     apiKeyCache: { ttlMs: integer('API_KEY_CACHE_SECONDS', get('API_KEY_CACHE_SECONDS') ?? '2', 0, 300) * 1000, maxEntries: 10_000 },
   };
 }

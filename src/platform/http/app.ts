@@ -1,17 +1,23 @@
 import type { ValidatorFactory } from '@fastify/ajv-compiler';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyPluginAsync, type FastifyServerOptions } from 'fastify';
 import { requestIdGenerator } from '../crypto/random.js';
 import { accountHolderRoutes } from '../../connect/account-holder.routes.js';
+import { accountRoutes } from '../../connect/account.routes.js';
+import { sessionRoutes } from '../../connect/session.routes.js';
 import { eventRoutes } from '../events/event.routes.js';
+import { webhookRoutes } from '../webhooks/webhook.routes.js';
+import { webPages, webPagesPrefix } from '../../web/web.plugin.js';
 import { bearerAuth } from './auth.js';
 import type { AppContext } from '../context.js';
 import { handleError } from './error-handler.js';
 import { ApiError, errorBody } from './errors.js';
 import { healthRoutes } from './health.routes.js';
+import { addIdempotencyHooks } from './idempotency.js';
 import { acceptJsonBodiesOnly } from './json-body.js';
 import { loggerOptions } from './logging.js';
 import { registerOpenApi } from './openapi.js';
+import { addRateLimitHooks } from './rate-limit.js';
 import { ErrorResponse } from './schemas.js';
 import { API_SECURITY_HEADERS } from './security-headers.js';
 import { buildValidatorCompiler } from './validation.js';
@@ -21,6 +27,8 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 export interface BuildAppOptions {
   /** false silences request logs (tests); otherwise logs go to stdout as JSON lines. */
   logger?: boolean | { stream: NodeJS.WritableStream };
+  /** Extra plugins registered inside `/v1` after the domain routes, under the API's hooks (tests add probe routes). */
+  apiPlugins?: FastifyPluginAsync[];
 }
 
 /**
@@ -69,18 +77,27 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
 
   await registerOpenApi(app);
   await app.register(healthRoutes);
+  // Hosted connect pages (HTML, forms, CSRF) under the path of CONNECT_BASE_URL, outside the JSON API.
+  await app.register(webPages, { prefix: webPagesPrefix(ctx.config.connectBaseUrl) });
 
   await app.register(
     async (api) => {
       acceptJsonBodiesOnly(api);
       api.addHook('onRequest', bearerAuth(ctx));
+      // Both are per API key (client and mode), so they come after authentication.
+      addRateLimitHooks(api, ctx);
+      addIdempotencyHooks(api, ctx);
       // A bare POST (no body at all) is validated as an empty object, so a missing field is named.
       api.addHook('preValidation', async (request) => {
         if (request.body === undefined && request.routeOptions.schema?.body) request.body = {};
       });
       // Domain routes.
       await api.register(accountHolderRoutes);
+      await api.register(sessionRoutes);
+      await api.register(accountRoutes);
       await api.register(eventRoutes);
+      await api.register(webhookRoutes);
+      for (const plugin of options.apiPlugins ?? []) await api.register(plugin);
     },
     { prefix: '/v1' },
   );

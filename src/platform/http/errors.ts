@@ -64,6 +64,26 @@ export const ERROR_TABLE = {
     type: 'rate_limit_error',
     message: 'Too many requests. Retry after the number of seconds in the Retry-After header.',
   },
+  permission_missing: {
+    status: 403,
+    type: 'permission_error',
+    message: 'The account holder did not grant this permission for this account.',
+  },
+  account_disconnected: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'The account is disconnected; its data can no longer be refreshed.',
+  },
+  account_requires_reauth: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'The provider login expired; the account holder must connect the account again in a new session.',
+  },
+  refresh_throttled: {
+    status: 429,
+    type: 'rate_limit_error',
+    message: 'The provider does not allow another refresh yet; see next_refresh_available_at and Retry-After.',
+  },
   api_error: {
     status: 500,
     type: 'api_error',

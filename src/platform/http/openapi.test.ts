@@ -50,6 +50,17 @@ describe('OpenAPI document', () => {
     expect(Object.keys(spec.components.schemas)).toEqual(expect.arrayContaining(['Error', 'AccountHolder']));
   });
 
+  it('documents Idempotency-Key on every API POST and the rate-limit headers on every API response', () => {
+    for (const [path, methods] of Object.entries(spec.paths).filter(([p]) => p.startsWith('/v1/'))) {
+      for (const [method, op] of Object.entries(methods) as [string, Operation & { parameters?: { name: string; in: string }[] }][]) {
+        if (method === 'post') expect(op.parameters?.some((p) => p.name === 'Idempotency-Key' && p.in === 'header'), path).toBe(true);
+        for (const response of Object.values(op.responses) as { headers?: Record<string, unknown> }[]) {
+          expect(Object.keys(response.headers ?? {}), path).toEqual(expect.arrayContaining(['Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']));
+        }
+      }
+    }
+  });
+
   it('is served from /api/v1 as well', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/api/v1/openapi.json' });
     expect(res.json()).toEqual(spec);

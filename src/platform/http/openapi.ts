@@ -39,10 +39,16 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       security: [{ apiKey: [] }],
       tags: [
         { name: 'Account holders', description: 'The people who connect accounts and share claims.' },
+        { name: 'Sessions', description: 'Hosted connection flows: send an account holder to connect exchange accounts and wallets.' },
+        { name: 'Accounts', description: 'Connected exchange accounts and wallets, their data and on-demand refresh.' },
         { name: 'Events', description: 'What happened, newest first; the same events are delivered to webhook endpoints.' },
+        { name: 'Webhook endpoints', description: 'URLs that receive signed events (Standard Webhooks), their secrets and delivery attempts.' },
         { name: 'Health', description: 'Liveness and readiness probes (no authentication).' },
       ],
     },
+    // Headers every API operation shares are added to the generated document here rather than to
+    // each route schema, where Fastify would also start validating them.
+    transformObject: (documents) => addCommonHeaders((documents as { openapiObject: OpenApiDocument }).openapiObject) as never,
     refResolver: {
       // Shared schemas keep their own names ($id) in components.schemas.
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
@@ -60,4 +66,46 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
     },
   });
+}
+
+type Operation = { parameters?: unknown[]; responses?: Record<string, { headers?: Record<string, unknown> }>; security?: unknown[] };
+type OpenApiDocument = { paths?: Record<string, Record<string, Operation>>; components?: Record<string, unknown> };
+
+const header = (description: string, schema: object) => ({ description, schema });
+const RESPONSE_HEADERS = {
+  'Request-Id': header('Identifier of this request; quote it when asking for support.', { type: 'string' }),
+  'RateLimit-Limit': header('Requests allowed per window for this client and mode (for session polling: per session).', { type: 'integer' }),
+  'RateLimit-Remaining': header('Requests left in the current window.', { type: 'integer' }),
+  'RateLimit-Reset': header('Seconds until the current window ends.', { type: 'integer' }),
+};
+
+/** Documents Idempotency-Key on every authenticated POST and the shared response headers. */
+function addCommonHeaders(document: OpenApiDocument): OpenApiDocument {
+  for (const [path, operations] of Object.entries(document.paths ?? {})) {
+    if (!path.startsWith('/v1/')) continue;
+    for (const [method, operation] of Object.entries(operations)) {
+      if (method === 'post') {
+        operation.parameters = [
+          ...(operation.parameters ?? []),
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            required: false,
+            description:
+              'Makes a retry safe: the same key with the same request within 24 h replays the first response (header ' +
+              '`Idempotent-Replayed: true`); with a different request it is 409 `idempotency_key_reused`. 1–255 printable characters.',
+            schema: { type: 'string', minLength: 1, maxLength: 255 },
+          },
+        ];
+      }
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        response.headers = {
+          ...RESPONSE_HEADERS,
+          ...(status === '429' ? { 'Retry-After': header('Seconds to wait before retrying.', { type: 'integer' }) } : {}),
+          ...response.headers,
+        };
+      }
+    }
+  }
+  return document;
 }

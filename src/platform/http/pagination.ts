@@ -67,8 +67,10 @@ export async function resolvePage(
 export async function fetchPage<DB, TB extends keyof DB, O extends { seq: number }>(
   query: SelectQueryBuilder<DB, TB, O>,
   page: PageRequest,
+  /** The sequence column, qualified when the query joins tables. */
+  column = 'seq',
 ): Promise<{ rows: O[]; hasMore: boolean }> {
-  const seq = sql.ref<number>('seq');
+  const seq = sql.ref<number>(column);
   if (page.beforeSeq !== undefined) {
     // Walk towards newer rows, then flip so the page still reads newest first.
     const rows = await query.where(seq, '>', page.beforeSeq).orderBy(seq, 'asc').limit(page.limit + 1).execute();

@@ -17,30 +17,25 @@ export async function insertJobOnce(db: Db, row: NewJobRow): Promise<boolean> {
 }
 
 /**
- * Atomically takes up to `limit` jobs that are due (pending with run_at ≤ now) or abandoned (running
- * with an expired lease — their worker died), giving them a lease owned by `workerId`.
- * PostgreSQL: the candidate rows are locked with SKIP LOCKED, so concurrent workers never take the
- * same job and never wait on each other. SQLite: one writer at a time, so the UPDATE is atomic.
+ * Atomically takes up to `limit` jobs of the given types, giving them a lease owned by `workerId`:
+ * `due` — pending jobs whose run_at has come, oldest first; `abandoned` — running jobs whose lease
+ * expired (their worker died). Each kind is its own statement so that each walks its index in order
+ * instead of sorting every pending job on every claim.
+ * PostgreSQL locks the candidate rows with SKIP LOCKED, so concurrent workers never take the same
+ * job and never wait on each other. SQLite has one writer at a time, so the UPDATE is atomic.
  */
 export async function claimJobs(
   db: Db,
   capabilities: DbCapabilities,
-  input: { workerId: string; now: number; leaseMs: number; limit: number; types: string[] },
+  input: { workerId: string; now: number; leaseMs: number; limit: number; types: string[]; kind: 'due' | 'abandoned' },
 ): Promise<JobRow[]> {
   const { workerId, now, leaseMs, limit, types } = input;
   if (limit <= 0 || types.length === 0) return [];
-  let candidates = db
-    .selectFrom('jobs')
-    .select('seq')
-    .where((eb) =>
-      eb.or([
-        eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', now)]),
-        eb.and([eb('status', '=', 'running'), eb('locked_until', '<', now)]),
-      ]),
-    )
-    .where('type', 'in', types)
-    .orderBy('run_at')
-    .limit(limit);
+  let candidates =
+    input.kind === 'due'
+      ? db.selectFrom('jobs').select('seq').where('status', '=', 'pending').where('run_at', '<=', now).orderBy('run_at')
+      : db.selectFrom('jobs').select('seq').where('status', '=', 'running').where('locked_until', '<', now).orderBy('locked_until');
+  candidates = candidates.where('type', 'in', types).limit(limit);
   if (capabilities.supportsSkipLocked) candidates = candidates.forUpdate().skipLocked();
   return db
     .updateTable('jobs')
@@ -90,6 +85,18 @@ export async function settleJob(
     .where('status', '=', 'running')
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** Marks jobs this worker holds as succeeded, in one statement; returns how many it still held. */
+export async function settleSucceededJobs(db: Db, input: { ids: string[]; workerId: string; now: number }): Promise<number> {
+  const result = await db
+    .updateTable('jobs')
+    .set({ status: 'succeeded', locked_by: null, locked_until: null, updated_at: input.now, finished_at: input.now, last_error: null })
+    .where('id', 'in', input.ids)
+    .where('locked_by', '=', input.workerId)
+    .where('status', '=', 'running')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows);
 }
 
 export async function findJob(db: Db, id: string): Promise<JobRow | undefined> {

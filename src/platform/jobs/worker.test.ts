@@ -8,6 +8,7 @@ import { testConfig } from '../../../test/support/test-app.js';
 import { createEffectsTable, effects, flakyJob, hangingJob, recordJob, slowRecordJob, TEST_JOBS } from '../../../test/support/test-jobs.js';
 import type { AppContext } from '../context.js';
 import { createSecretBox } from '../crypto/secret-box.js';
+import { createAppContext } from '../runtime.js';
 import { testDatabaseUrl } from '../../../test/support/postgres.js';
 import { JobCatalog } from './catalog.js';
 import { enqueueJob } from './enqueue.js';
@@ -43,7 +44,7 @@ describe.each(engines())('job queue on %s', (engine) => {
   beforeAll(async () => {
     database = await createTestDatabase(engine);
     await createEffectsTable(database.handle.db);
-    ctx = { config: testConfig(), db: database.handle.db, capabilities: database.handle.capabilities, clock, secretBox: createSecretBox(Buffer.alloc(32)) };
+    ctx = createAppContext({ config: testConfig(), database: database.handle, clock, secretBox: createSecretBox(Buffer.alloc(32)) });
   });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.stop(100)));
@@ -113,7 +114,7 @@ describe.each(engines())('job queue on %s', (engine) => {
 
   it('takes over a job whose worker vanished, once its lease has expired', async () => {
     const id = await enqueueJob(ctx.db, clock, recordJob, { label: 'orphan' });
-    const taken = await claimJobs(ctx.db, ctx.capabilities, { workerId: 'ghost', now: clock.now(), leaseMs: 60_000, limit: 100, types: ['test.record'] });
+    const taken = await claimJobs(ctx.db, ctx.capabilities, { workerId: 'ghost', now: clock.now(), leaseMs: 60_000, limit: 100, types: ['test.record'], kind: 'due' });
     expect(taken.map((j) => j.id)).toContain(id);
     const worker = startWorker();
     await new Promise((resolve) => setTimeout(resolve, 150));

@@ -5,7 +5,7 @@ import type { AppContext } from '../context.js';
 import { randomBase62 } from '../crypto/random.js';
 import { redactSecrets } from '../http/logging.js';
 import { exponentialBackoff, type CompiledJobDefinition, type JobCatalog } from './catalog.js';
-import { claimJobs, purgeSucceededJobs, renewLease, settleJob } from './job.repository.js';
+import { claimJobs, purgeSucceededJobs, renewLease, settleJob, settleSucceededJobs } from './job.repository.js';
 import type { JobRow } from './job.table.js';
 
 export interface WorkerOptions {
@@ -39,6 +39,9 @@ export class Worker {
   private loop: Promise<void> | undefined;
   private wake: (() => void) | undefined;
   private lastPurge = 0;
+  private lastAbandonedCheck = 0;
+  /** Succeeded jobs waiting to be marked so in one statement (see settleSucceeded). */
+  private succeeded: { id: string; settled: () => void; failed: (error: unknown) => void }[] = [];
 
   constructor(
     private readonly ctx: AppContext,
@@ -108,14 +111,24 @@ export class Worker {
     }
   }
 
-  private claim(limit: number): Promise<JobRow[]> {
-    return claimJobs(this.ctx.db, this.ctx.capabilities, {
-      workerId: this.id,
-      now: this.ctx.clock.now(),
-      leaseMs: this.options.leaseMs,
-      limit,
-      types: this.catalog.types(),
-    });
+  /**
+   * Takes abandoned jobs (expired leases) at least once a second and whenever due work does not
+   * fill the free slots, so crashed work is picked up even while the queue is saturated.
+   */
+  private async claim(limit: number): Promise<JobRow[]> {
+    const now = this.ctx.clock.now();
+    const base = { workerId: this.id, now, leaseMs: this.options.leaseMs, types: this.catalog.types() };
+    const claimed: JobRow[] = [];
+    if (now - this.lastAbandonedCheck >= 1000) {
+      this.lastAbandonedCheck = now;
+      claimed.push(...(await claimJobs(this.ctx.db, this.ctx.capabilities, { ...base, limit, kind: 'abandoned' })));
+    }
+    claimed.push(...(await claimJobs(this.ctx.db, this.ctx.capabilities, { ...base, limit: limit - claimed.length, kind: 'due' })));
+    if (claimed.length < limit && now - this.lastAbandonedCheck > 0) {
+      this.lastAbandonedCheck = now;
+      claimed.push(...(await claimJobs(this.ctx.db, this.ctx.capabilities, { ...base, limit: limit - claimed.length, kind: 'abandoned' })));
+    }
+    return claimed;
   }
 
   /** Waits for a wake-up, a finished job (a free slot) or, when there was nothing to do, the poll interval. */
@@ -154,13 +167,35 @@ export class Worker {
       const aborted = new Promise<never>((_, reject) => abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true }));
       await Promise.race([definition.run(payload, { ctx: this.ctx, jobId: job.id, attempt: job.attempts, signal: abort.signal, log }), timeout, aborted]);
       clearTimeout(timer);
-      await settleJob(this.ctx.db, { id: job.id, workerId: this.id, status: 'succeeded', now: this.ctx.clock.now(), error: null });
+      await this.settleSucceeded(job.id);
     } catch (error) {
       clearTimeout(timer);
       if (!this.running && abort.signal.aborted) return; // handed back by stop()
       await this.fail(job, definition, error, log);
     } finally {
       clearInterval(heartbeat);
+    }
+  }
+
+  /**
+   * Marks a succeeded job done together with the others that finish within the same 2 ms: one
+   * UPDATE for many jobs instead of one each (settling was a third of the SQL a short job costs).
+   * The job's slot frees only once its batch is written, so stop() and crash semantics are unchanged:
+   * a crash before the write runs the job again, as it would have before.
+   */
+  private settleSucceeded(id: string): Promise<void> {
+    return new Promise<void>((settled, failed) => {
+      if (this.succeeded.push({ id, settled, failed }) === 1) setTimeout(() => void this.flushSucceeded(), 2);
+    });
+  }
+
+  private async flushSucceeded(): Promise<void> {
+    const batch = this.succeeded.splice(0);
+    try {
+      await settleSucceededJobs(this.ctx.db, { ids: batch.map((b) => b.id), workerId: this.id, now: this.ctx.clock.now() });
+      for (const b of batch) b.settled();
+    } catch (error) {
+      for (const b of batch) b.failed(error);
     }
   }
 

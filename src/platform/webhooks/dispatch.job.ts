@@ -1,5 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import { defineJob } from '../jobs/catalog.js';
+import type * as DispatchModule from './dispatch.js';
+
+// Loaded on the first run, then kept: each `import()` call costs a trip through the loader's hooks.
+let dispatchModule: Promise<typeof DispatchModule> | undefined;
 
 /**
  * Fans one event out to the webhook endpoints subscribed to its type: one delivery (with its own
@@ -11,7 +15,7 @@ export const webhookDispatchJob = defineJob({
   maxAttempts: 10,
   timeoutMs: 30_000,
   async run(payload, run) {
-    const { dispatchEvent } = await import('./dispatch.js');
+    const { dispatchEvent } = await (dispatchModule ??= import('./dispatch.js'));
     await dispatchEvent(run.ctx, payload.event_id, run.log);
   },
 });

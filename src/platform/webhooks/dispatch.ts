@@ -1,15 +1,18 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { AppContext } from '../context.js';
-import { findEventById } from '../events/event.repository.js';
+import { findEventWithEnabledEndpoints } from './webhook-delivery.repository.js';
+import { queueDeliveries, takesEvent } from './webhook-delivery.service.js';
 
 /**
- * Creates one delivery per webhook endpoint subscribed to the event's type.
- * (Endpoints and deliveries arrive with the webhooks module; until then there is nobody to tell.)
+ * Queues one delivery (its own job and retry schedule) per enabled webhook endpoint subscribed to
+ * the event's type. Safe to run again: each delivery job is keyed by (event, endpoint).
  */
 export async function dispatchEvent(ctx: AppContext, eventId: string, log: FastifyBaseLogger): Promise<void> {
-  const event = await findEventById(ctx.db, eventId);
-  if (!event) {
-    log.warn({ event_id: eventId }, 'event to dispatch no longer exists');
+  const found = await findEventWithEnabledEndpoints(ctx.db, eventId);
+  if (!found) {
+    log.debug({ event_id: eventId }, 'no webhook endpoint for this event');
     return;
   }
+  const endpoints = found.endpoints.filter((endpoint) => takesEvent(endpoint, found.event.type));
+  await queueDeliveries(ctx.db, ctx.clock, found.event, endpoints, { fanOut: true });
 }

@@ -4,6 +4,9 @@ import { clientsMigration } from './0001_clients.js';
 import { accountHoldersMigration } from './0002_account_holders.js';
 import { jobsMigration } from './0003_jobs.js';
 import { eventsMigration } from './0004_events.js';
+import { webhooksMigration } from './0005_webhooks.js';
+import { idempotencyMigration } from './0006_idempotency.js';
+import { connectMigration } from './0007_connect.js';
 
 /**
  * The ordered list of schema versions. Names sort in the order they must run; a migration, once
@@ -15,5 +18,8 @@ export function allMigrations(capabilities: DbCapabilities): Record<string, Migr
     '0002_account_holders': accountHoldersMigration(capabilities),
     '0003_jobs': jobsMigration(capabilities),
     '0004_events': eventsMigration(capabilities),
+    '0005_webhooks': webhooksMigration(capabilities),
+    '0006_idempotency': idempotencyMigration(capabilities),
+    '0007_connect': connectMigration(capabilities),
   };
 }

@@ -1,0 +1,229 @@
+import { unixSeconds } from '../platform/clock.js';
+import type { AppContext } from '../platform/context.js';
+import { newId } from '../platform/crypto/random.js';
+import { recordEvent } from '../platform/events/event.service.js';
+import { ApiError, notFound } from '../platform/http/errors.js';
+import { resolvePage, type PageQueryInput } from '../platform/http/pagination.js';
+import { enqueueJob } from '../platform/jobs/enqueue.js';
+import type { Scope } from '../platform/scope.js';
+import {
+  addressRows,
+  balanceRows,
+  findAccount,
+  findTransaction,
+  insertAccount,
+  listAccountRows,
+  transactionPage,
+  updateAccount,
+} from './account.repository.js';
+import type { Account, AccountAddress, AccountListQuery, Balance, RefreshFeature, RefreshState, Transaction } from './account.schemas.js';
+import type { AccountRow, AccountTransactionRow, SessionRow } from './connect.table.js';
+import type { ConnectedAccount, Provider } from './providers/provider.js';
+import { refreshAccountJob } from './refresh-account.job.js';
+import type { SessionPermission } from './session.schemas.js';
+
+export type AccountDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'capabilities' | 'providers'>;
+
+export const CONNECTION_PURPOSE = 'connect_account.connection';
+
+export function toAccount(row: AccountRow): Account {
+  return {
+    id: row.id,
+    object: 'account',
+    account_holder: row.account_holder_id,
+    session: row.session_id,
+    provider: { type: row.provider_type, id: row.provider_id, name: row.provider_name },
+    display_name: row.display_name,
+    permissions: JSON.parse(row.permissions) as SessionPermission[],
+    status: row.status,
+    balance_refresh: row.balance_refresh === null ? null : (JSON.parse(row.balance_refresh) as RefreshState),
+    transaction_refresh: row.transaction_refresh === null ? null : (JSON.parse(row.transaction_refresh) as RefreshState),
+    created_at: row.created_at,
+    livemode: row.mode === 'live',
+  };
+}
+
+/** Stores the accounts a provider login produced in a session (hosted flow). */
+export async function saveConnectedAccounts(
+  deps: AccountDeps,
+  session: SessionRow,
+  provider: Provider,
+  connected: ConnectedAccount[],
+): Promise<Account[]> {
+  const now = unixSeconds(deps.clock);
+  const rows: AccountRow[] = connected.map((account) => {
+    const id = newId('acct');
+    return {
+      seq: 0,
+      id,
+      client_id: session.client_id,
+      mode: session.mode,
+      account_holder_id: session.account_holder_id,
+      session_id: session.id,
+      provider_type: provider.type,
+      provider_id: provider.id,
+      provider_name: provider.name,
+      display_name: account.displayName,
+      permissions: session.permissions,
+      status: 'active',
+      connection_sealed: deps.secretBox.seal(JSON.stringify(account.connection), `${CONNECTION_PURPOSE}:${id}`),
+      balance_refresh: null,
+      transaction_refresh: null,
+      created_at: now,
+      updated_at: now,
+    };
+  });
+  await deps.db.transaction().execute(async (trx) => {
+    for (const { seq: _seq, ...row } of rows) await insertAccount(trx, row);
+  });
+  return rows.map(toAccount);
+}
+
+async function scopedAccount(deps: AccountDeps, scope: Scope, id: string): Promise<AccountRow> {
+  const row = await findAccount(deps.db, scope, id);
+  if (!row) throw notFound('account', id);
+  return row;
+}
+
+export async function retrieveAccount(deps: AccountDeps, scope: Scope, id: string): Promise<Account> {
+  return toAccount(await scopedAccount(deps, scope, id));
+}
+
+export async function listAccounts(deps: AccountDeps, scope: Scope, query: AccountListQuery) {
+  const page = await resolvePage(query, async (cursor) => (await findAccount(deps.db, scope, cursor))?.seq);
+  const { rows, hasMore } = await listAccountRows(
+    deps.db,
+    scope,
+    {
+      ...(query.account_holder === undefined ? {} : { accountHolderId: query.account_holder }),
+      ...(query.session === undefined ? {} : { sessionId: query.session }),
+      ...(query.status === undefined ? {} : { status: query.status }),
+    },
+    page,
+  );
+  return { data: rows.map(toAccount), has_more: hasMore };
+}
+
+/** Ends the connection: credentials are erased and refreshes refused; stored data stays readable. */
+export async function disconnectAccount(deps: AccountDeps, scope: Scope, id: string): Promise<Account> {
+  const row = await scopedAccount(deps, scope, id);
+  if (row.status === 'disconnected') return toAccount(row);
+  const now = unixSeconds(deps.clock);
+  const updated: AccountRow = {
+    ...row,
+    status: 'disconnected',
+    connection_sealed: deps.secretBox.seal('{}', `${CONNECTION_PURPOSE}:${row.id}`),
+    updated_at: now,
+  };
+  const account = toAccount(updated);
+  await deps.db.transaction().execute(async (trx) => {
+    await updateAccount(trx, row.id, { status: updated.status, connection_sealed: updated.connection_sealed, updated_at: now });
+    await recordEvent({ db: trx, clock: deps.clock }, scope, 'account.disconnected', account);
+  });
+  return account;
+}
+
+function requirePermission(row: AccountRow, permission: SessionPermission): void {
+  const granted = JSON.parse(row.permissions) as SessionPermission[];
+  if (!granted.includes(permission)) {
+    throw new ApiError('permission_missing', {
+      param: permission,
+      message: `The session that connected this account did not ask for the "${permission}" permission.`,
+    });
+  }
+}
+
+export async function listBalances(deps: AccountDeps, scope: Scope, id: string): Promise<Balance[]> {
+  const row = await scopedAccount(deps, scope, id);
+  requirePermission(row, 'balances');
+  return (await balanceRows(deps.db, row.id)).map((b) => ({ object: 'balance', asset: b.asset, available: b.available, total: b.total, as_of: b.as_of }));
+}
+
+export async function listAddresses(deps: AccountDeps, scope: Scope, id: string): Promise<AccountAddress[]> {
+  const row = await scopedAccount(deps, scope, id);
+  requirePermission(row, 'addresses');
+  return (await addressRows(deps.db, row.id)).map((a) => ({ object: 'address', address: a.address, asset: a.asset, network: a.network, kind: a.kind, label: a.label }));
+}
+
+export function toTransaction(row: AccountTransactionRow): Transaction {
+  return {
+    id: row.id,
+    object: 'transaction',
+    account: row.account_id,
+    type: row.type,
+    asset: row.asset,
+    amount: row.amount,
+    fee: row.fee,
+    fee_asset: row.fee_asset,
+    occurred_at: row.occurred_at,
+    status: row.status,
+    tx_hash: row.tx_hash,
+    description: row.description,
+  };
+}
+
+export async function listTransactions(deps: AccountDeps, scope: Scope, id: string, query: PageQueryInput) {
+  const row = await scopedAccount(deps, scope, id);
+  requirePermission(row, 'transactions');
+  await resolvePage(query, async () => 0); // validates that at most one cursor is given
+  const cursor = async (param: 'starting_after' | 'ending_before') => {
+    const value = query[param];
+    if (value === undefined) return undefined;
+    const found = await findTransaction(deps.db, row.id, value);
+    if (!found) throw new ApiError('parameter_invalid', { param, message: `Invalid value for ${param}: no such transaction '${value}' in this account.` });
+    return found;
+  };
+  const after = await cursor('starting_after');
+  const before = await cursor('ending_before');
+  const { rows, hasMore } = await transactionPage(deps.db, row.id, {
+    limit: query.limit,
+    ...(after ? { after } : {}),
+    ...(before ? { before } : {}),
+  });
+  return { data: rows.map(toTransaction), has_more: hasMore };
+}
+
+const FEATURE_PERMISSION: Record<RefreshFeature, SessionPermission> = { balances: 'balances', transactions: 'transactions' };
+const FEATURE_COLUMN = { balances: 'balance_refresh', transactions: 'transaction_refresh' } as const;
+
+/**
+ * Starts a refresh of balances and/or transactions as a background job and returns the account
+ * with those refreshes `pending`. A feature already pending is not started twice; a feature the
+ * provider is throttling answers 429 with the time it will allow the next one.
+ */
+export async function requestRefresh(deps: AccountDeps, scope: Scope, id: string, features: RefreshFeature[]): Promise<Account> {
+  const row = await scopedAccount(deps, scope, id);
+  for (const feature of features) requirePermission(row, FEATURE_PERMISSION[feature]);
+  if (row.status === 'disconnected') throw new ApiError('account_disconnected');
+  if (row.status === 'requires_reauth') throw new ApiError('account_requires_reauth');
+  const now = unixSeconds(deps.clock);
+  for (const feature of features) {
+    const state = parseState(row[FEATURE_COLUMN[feature]]);
+    const availableAt = state?.next_refresh_available_at;
+    if (availableAt != null && availableAt > now && state?.status !== 'pending') {
+      throw new ApiError('refresh_throttled', {
+        param: 'features',
+        message: `The provider allows the next ${feature} refresh at ${new Date(availableAt * 1000).toISOString()} (next_refresh_available_at).`,
+        headers: { 'Retry-After': String(availableAt - now) },
+      });
+    }
+  }
+  return deps.db.transaction().execute(async (trx) => {
+    const current = (await findAccount(trx, scope, id)) as AccountRow;
+    const starting = features.filter((feature) => parseState(current[FEATURE_COLUMN[feature]])?.status !== 'pending');
+    if (starting.length === 0) return toAccount(current);
+    const changes: Partial<AccountRow> = { updated_at: now };
+    for (const feature of starting) {
+      const previous = parseState(current[FEATURE_COLUMN[feature]]);
+      const pending: RefreshState = { status: 'pending', last_attempted_at: now, next_refresh_available_at: previous?.next_refresh_available_at ?? null, error: null };
+      changes[FEATURE_COLUMN[feature]] = JSON.stringify(pending);
+    }
+    await updateAccount(trx, id, changes);
+    await enqueueJob(trx, deps.clock, refreshAccountJob, { account_id: id, features: starting });
+    return toAccount({ ...current, ...changes });
+  });
+}
+
+export function parseState(text: string | null): RefreshState {
+  return text === null ? null : (JSON.parse(text) as RefreshState);
+}

@@ -1,0 +1,111 @@
+import type { Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { Mode } from '../platform/scope.js';
+
+export type SessionStatus = 'open' | 'completed' | 'abandoned';
+export type AccountStatus = 'active' | 'disconnected' | 'requires_reauth';
+export type RefreshStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface SessionTable {
+  seq: Generated<number>;
+  id: string;
+  client_id: string;
+  mode: Mode;
+  account_holder_id: string;
+  /** SHA-256 of the client secret, for finding the session from the hosted URL. */
+  client_secret_hash: string;
+  /** The client secret sealed with the master key: the API shows it (and hosted_url) on every read. */
+  client_secret_sealed: string;
+  status: SessionStatus;
+  /** JSON array of permissions. */
+  permissions: string;
+  return_url: string | null;
+  /** When the account holder accepted the disclaimer (Unix seconds). */
+  consented_at: number | null;
+  expires_at: number;
+  /** Why an abandoned session ended: expired, cancelled, initialization_failed. */
+  abandon_reason: string | null;
+  /** Provider logins that failed in this session; capped so the page cannot be used to guess passwords. */
+  failed_logins: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AccountTable {
+  seq: Generated<number>;
+  id: string;
+  client_id: string;
+  mode: Mode;
+  account_holder_id: string;
+  session_id: string;
+  provider_type: 'exchange' | 'wallet';
+  provider_id: string;
+  provider_name: string;
+  display_name: string;
+  /** JSON array of the permissions the session granted. */
+  permissions: string;
+  status: AccountStatus;
+  /** Provider credentials/connection details sealed with the master key (JSON inside). */
+  connection_sealed: string;
+  /** JSON of the balance refresh state, or null before the first refresh. */
+  balance_refresh: string | null;
+  transaction_refresh: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface AccountBalanceTable {
+  seq: Generated<number>;
+  account_id: string;
+  asset: string;
+  /** Decimal strings, exactly as the provider reported them (never floats). */
+  available: string;
+  total: string;
+  as_of: number;
+}
+
+export interface AccountTransactionTable {
+  seq: Generated<number>;
+  id: string;
+  account_id: string;
+  /** The provider's identifier; one row per provider transaction, so refreshes are idempotent. */
+  provider_ref: string;
+  type: 'deposit' | 'withdrawal' | 'trade' | 'fee' | 'transfer';
+  asset: string;
+  /** Signed decimal string: positive into the account, negative out of it. */
+  amount: string;
+  fee: string | null;
+  fee_asset: string | null;
+  occurred_at: number;
+  status: 'pending' | 'completed' | 'failed';
+  tx_hash: string | null;
+  description: string | null;
+}
+
+export interface AccountAddressTable {
+  seq: Generated<number>;
+  account_id: string;
+  address: string;
+  asset: string;
+  network: string;
+  /** What the address is for: deposit (exchange), receive or change (wallet). */
+  kind: string;
+  label: string | null;
+}
+
+export type SessionRow = Selectable<SessionTable>;
+export type NewSessionRow = Insertable<SessionTable>;
+export type SessionUpdate = Updateable<SessionTable>;
+export type AccountRow = Selectable<AccountTable>;
+export type NewAccountRow = Insertable<AccountTable>;
+export type AccountBalanceRow = Selectable<AccountBalanceTable>;
+export type AccountTransactionRow = Selectable<AccountTransactionTable>;
+export type NewAccountTransactionRow = Insertable<AccountTransactionTable>;
+export type AccountAddressRow = Selectable<AccountAddressTable>;
+
+export interface ConnectTables {
+  connect_sessions: SessionTable;
+  connect_accounts: AccountTable;
+  connect_account_balances: AccountBalanceTable;
+  connect_account_transactions: AccountTransactionTable;
+  connect_account_addresses: AccountAddressTable;
+}

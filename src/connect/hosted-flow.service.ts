@@ -1,0 +1,125 @@
+import { findClient } from '../clients/client.repository.js';
+import type { AppContext } from '../platform/context.js';
+import { hashSecret } from '../platform/crypto/random.js';
+import type { Mode } from '../platform/scope.js';
+import type { Account } from './account.schemas.js';
+import { saveConnectedAccounts, toAccount } from './account.service.js';
+import { sessionAccountRows } from './account.repository.js';
+import type { SessionRow } from './connect.table.js';
+import type { Provider } from './providers/provider.js';
+import { countFailedLogin, findSessionBySecretHash } from './session.repository.js';
+import type { SessionPermission } from './session.schemas.js';
+import { abandonSession, completeSession, exitUrl, expireIfDue, recordConsent } from './session.service.js';
+
+/** What the hosted pages need to render an open session. */
+export interface HostedSession {
+  state: 'open';
+  session: SessionRow;
+  mode: Mode;
+  clientName: string;
+  permissions: SessionPermission[];
+  consented: boolean;
+  /** Accounts connected so far in this session. */
+  accounts: Account[];
+  providers: readonly Provider[];
+}
+
+export type HostedLookup =
+  | HostedSession
+  /** No session has this secret (or the secret is malformed): reveal nothing. */
+  | { state: 'not_found' }
+  /** The session ended; `expired` is an abandonment by timeout. */
+  | { state: 'ended'; status: 'completed' | 'abandoned'; expired: boolean; redirectUrl: string | null };
+
+const SECRET_SHAPE = /^cs_(test|live)_[0-9A-Za-z]{32}$/;
+
+/** Resolves the secret in a hosted URL to the session behind it, expiring it first if it is due. */
+export async function lookUpHostedSession(ctx: AppContext, secret: string): Promise<HostedLookup> {
+  if (!SECRET_SHAPE.test(secret)) return { state: 'not_found' };
+  const found = await findSessionBySecretHash(ctx.db, hashSecret(secret));
+  if (!found) return { state: 'not_found' };
+  const session = await expireIfDue(ctx, found);
+  if (session.status !== 'open') {
+    return { state: 'ended', status: session.status, expired: session.abandon_reason === 'expired', redirectUrl: exitUrl(session, session.status) };
+  }
+  const client = await findClient(ctx.db, session.client_id);
+  return {
+    state: 'open',
+    session,
+    mode: session.mode,
+    clientName: client?.name ?? 'This service',
+    permissions: JSON.parse(session.permissions) as SessionPermission[],
+    consented: session.consented_at !== null,
+    accounts: (await sessionAccountRows(ctx.db, session.id)).map(toAccount),
+    providers: ctx.providers.list(session.mode),
+  };
+}
+
+/** Step 1: the account holder read the permissions and chose Continue. */
+export async function acceptDisclaimer(ctx: AppContext, hosted: HostedSession): Promise<void> {
+  await recordConsent(ctx, hosted.session);
+}
+
+export type ConnectAttempt =
+  | { ok: true; accounts: Account[] }
+  | {
+      ok: false;
+      message: string;
+      field?: string;
+      reason: 'invalid_credentials' | 'provider_unavailable' | 'invalid_input' | 'unknown_provider' | 'too_many_attempts';
+    };
+
+/** Failed provider logins a session allows before it refuses more (the page is no password oracle). */
+export const MAX_FAILED_LOGINS = 10;
+
+/** Step 3: authenticate with a provider; on success its accounts join the session. */
+export async function connectWithProvider(
+  ctx: AppContext,
+  hosted: HostedSession,
+  providerId: string,
+  input: Record<string, string>,
+): Promise<ConnectAttempt> {
+  const provider = ctx.providers.find(hosted.mode, providerId);
+  if (!provider) return { ok: false, reason: 'unknown_provider', message: 'This provider is not available.' };
+  if (hosted.session.failed_logins >= MAX_FAILED_LOGINS) return tooManyAttempts();
+  let outcome;
+  try {
+    outcome = await provider.connect(input, { signal: AbortSignal.timeout(30_000) });
+  } catch {
+    return { ok: false, reason: 'provider_unavailable', message: `${provider.name} could not be reached. Please try again in a moment.` };
+  }
+  if (!outcome.ok) {
+    if (outcome.reason === 'invalid_credentials' && (await countFailedLogin(ctx.db, hosted.session.id)) > MAX_FAILED_LOGINS) {
+      return tooManyAttempts();
+    }
+    return { ok: false, reason: outcome.reason, message: outcome.message, ...(outcome.field ? { field: outcome.field } : {}) };
+  }
+  return { ok: true, accounts: await saveConnectedAccounts(ctx, hosted.session, provider, outcome.accounts) };
+}
+
+function tooManyAttempts(): ConnectAttempt {
+  return {
+    ok: false,
+    reason: 'too_many_attempts',
+    message: 'Too many failed sign-in attempts in this session. Go back to the app and start again.',
+  };
+}
+
+/**
+ * Step 4, Done: completes the session. Returns where to send the browser (null: show "you can close
+ * this tab"), or `{ ok: false }` when nothing was connected yet.
+ */
+export async function finishSession(ctx: AppContext, hosted: HostedSession): Promise<{ ok: true; redirectUrl: string | null } | { ok: false }> {
+  if (!(await completeSession(ctx, hosted.session))) return { ok: false };
+  return { ok: true, redirectUrl: exitUrl(hosted.session, 'completed') };
+}
+
+/** Cancel / exit, or a failure to start the flow: the session is abandoned. */
+export async function exitSession(
+  ctx: AppContext,
+  hosted: HostedSession,
+  reason: 'cancelled' | 'initialization_failed',
+): Promise<string | null> {
+  await abandonSession(ctx, hosted.session, reason);
+  return exitUrl(hosted.session, 'abandoned');
+}

@@ -1,0 +1,226 @@
+import { addressFromScript, parseAddress } from '../../bitcoin/address.js';
+import type { ChainSource, ChainTx } from '../../bitcoin/chain/index.js';
+import { parseWalletDescriptor, scanWallet, type WalletDescriptor } from '../../bitcoin/keys/index.js';
+import { sandboxWallet } from '../../bitcoin/sandbox/sandbox-wallet.js';
+import type { NetworkName } from '../../bitcoin/network.js';
+import type { Mode } from '../../platform/scope.js';
+import { formatUnits } from '../amounts.js';
+import { ProviderError, type ConnectOutcome, type Provider, type ProviderAddress, type ProviderTransaction } from './provider.js';
+
+const SATS = 8;
+const TEST_NETWORKS: readonly NetworkName[] = ['testnet', 'signet', 'regtest'];
+
+interface WalletConnection {
+  descriptor: string;
+  network: NetworkName;
+}
+
+/**
+ * A self-custody Bitcoin wallet connected watch-only: the account holder gives an address, an
+ * extended public key or a descriptor, and its data comes from the mode's chain source. Proving
+ * ownership (signing a challenge) is the verify domain's job; this provider only reads. The chain
+ * source is looked up on use, so building the test-mode chain costs nothing until a wallet is read.
+ */
+export function bitcoinWalletProvider(mode: Mode, chainSource: () => ChainSource | undefined): Provider {
+  const networks = mode === 'live' ? (['mainnet'] as const) : TEST_NETWORKS;
+  return {
+    id: 'bitcoin',
+    type: 'wallet',
+    name: 'Bitcoin wallet (self-custody)',
+    description: 'Connect watch-only with an address, an xpub/ypub/zpub or an output descriptor.',
+    modes: ['test', 'live'],
+    credentialFields: [
+      {
+        name: 'wallet',
+        label: 'Address, extended public key or descriptor',
+        type: 'textarea',
+        hint:
+          mode === 'live'
+            ? 'A mainnet address (bc1…, 1…, 3…), an xpub/ypub/zpub, or a descriptor such as wpkh([…]xpub…/<0;1>/*). Never enter a private key or seed phrase.'
+            : 'A test-network address (tb1…, bcrt1…, m…, n…, 2…), a tpub/upub/vpub, or a descriptor. Never enter a private key or seed phrase.',
+      },
+    ],
+    ...(mode === 'test'
+      ? {
+          instructions:
+            'Test mode: connect any test-network address, or the public sandbox wallet, which has a history: ' +
+            sandboxWallet().descriptor,
+        }
+      : {}),
+
+    async connect(input): Promise<ConnectOutcome> {
+      const text = (input.wallet ?? '').trim();
+      if (text === '') return { ok: false, reason: 'invalid_input', message: 'Enter an address, an extended public key or a descriptor.', field: 'wallet' };
+      if (looksLikeSecret(text)) {
+        return {
+          ok: false,
+          reason: 'invalid_input',
+          field: 'wallet',
+          message: 'This looks like a private key or seed phrase. Never share those: enter an address or an extended public key instead.',
+        };
+      }
+      const parsed = parseWalletDescriptor(text, { mode });
+      if (!parsed.ok) return { ok: false, reason: 'invalid_input', message: `That is not a wallet we can watch: ${parsed.error.reason}.`, field: 'wallet' };
+      const wallet = parsed.value;
+      if (!networks.includes(wallet.network)) {
+        return {
+          ok: false,
+          reason: 'invalid_input',
+          field: 'wallet',
+          message: mode === 'live' ? 'This is a test-network wallet; live mode needs a mainnet one.' : 'This is a mainnet wallet; test mode needs a test-network one.',
+        };
+      }
+      const connection: WalletConnection = { descriptor: wallet.descriptor, network: wallet.network };
+      return { ok: true, accounts: [{ displayName: displayName(wallet), connection: { ...connection } }] };
+    },
+
+    async fetchBalances(connection) {
+      const { source, addresses } = await scan(connection);
+      const utxos = await source.getUtxos(addresses);
+      let confirmed = 0n;
+      let unconfirmed = 0n;
+      for (const list of utxos.values()) {
+        for (const utxo of list) {
+          if (utxo.status.confirmed) confirmed += utxo.value;
+          else unconfirmed += utxo.value;
+        }
+      }
+      return [{ asset: 'BTC', available: formatUnits(confirmed, SATS), total: formatUnits(confirmed + unconfirmed, SATS) }];
+    },
+
+    async fetchTransactions(connection, options) {
+      const { source, addresses } = await scan(connection);
+      const mine = new Set(addresses);
+      const histories = await source.getAddressHistory(addresses, { includeMempool: true, ...(options.signal ? { signal: options.signal } : {}) });
+      const seen = new Map<string, ChainTx>();
+      for (const list of histories.values()) for (const tx of list) seen.set(tx.txid, tx);
+      return [...seen.values()].map((tx) => walletTransaction(tx, mine));
+    },
+
+    async fetchAddresses(connection) {
+      const { scanned, wallet } = await scan(connection);
+      const out: ProviderAddress[] = scanned.used.map((used) => ({
+        address: used.address,
+        asset: 'BTC',
+        network: networkLabel(wallet.network),
+        kind: used.chain,
+        label: wallet.isRange ? `${used.chain} #${used.index}` : null,
+      }));
+      if (wallet.isRange && !scanned.used.some((u) => u.chain === 'receive' && u.index === scanned.receive.nextIndex)) {
+        const { deriveWalletAddress } = await import('../../bitcoin/keys/index.js');
+        const next = deriveWalletAddress(wallet, 'receive', scanned.receive.nextIndex);
+        out.push({ address: next.address, asset: 'BTC', network: networkLabel(wallet.network), kind: 'receive', label: `next unused receive #${next.index}` });
+      }
+      return out;
+    },
+  };
+
+  /** The wallet's used addresses, encoded for the chain source's network. */
+  async function scan(connection: Record<string, unknown>) {
+    const chain = chainSource();
+    if (!chain) throw new ProviderError('provider_unavailable', 'No Bitcoin chain data source is configured for this mode (ESPLORA_URL).');
+    const stored = connection as unknown as WalletConnection;
+    const parsed = parseWalletDescriptor(stored.descriptor, { network: stored.network });
+    if (!parsed.ok) throw new ProviderError('provider_error', `stored wallet descriptor no longer parses: ${parsed.error.reason}`);
+    const wallet = parsed.value;
+    const source = chain;
+    try {
+      const scanned = await scanWallet(onNetwork(source, wallet.network), wallet, {});
+      return { source: onNetwork(source, wallet.network), wallet, scanned, addresses: scanned.used.map((u) => u.address) };
+    } catch (error) {
+      throw new ProviderError('provider_unavailable', `Bitcoin chain data is unavailable: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+/**
+ * The chain source as seen with another encoding of the same scripts: test networks share one
+ * simulated chain in test mode, so a regtest or signet address is looked up by its script.
+ */
+function onNetwork(source: ChainSource, network: NetworkName): ChainSource {
+  if (source.network === network) return source;
+  const toSource = (address: string) => convert(address, source.network);
+  const toWallet = (address: string) => convert(address, network);
+  const rekey = <T>(map: Map<string, T>): Map<string, T> => new Map([...map].map(([address, value]) => [toWallet(address), value]));
+  const relabel = (tx: ChainTx): ChainTx => ({
+    ...tx,
+    inputs: tx.inputs.map((input) => (input.prevout?.address ? { ...input, prevout: { ...input.prevout, address: toWallet(input.prevout.address) } } : input)),
+    outputs: tx.outputs.map((output) => (output.address ? { ...output, address: toWallet(output.address) } : output)),
+  });
+  return {
+    network,
+    getTip: () => source.getTip(),
+    getBlock: (height) => source.getBlock(height),
+    getHeightAtTime: (time) => source.getHeightAtTime(time),
+    getTransaction: async (txid) => {
+      const tx = await source.getTransaction(txid);
+      return tx && relabel(tx);
+    },
+    getAddressStats: async (addresses) => rekey(await source.getAddressStats(addresses.map(toSource))),
+    getAddressHistory: async (addresses, opts) => {
+      const map = await source.getAddressHistory(addresses.map(toSource), opts);
+      return new Map([...map].map(([address, txs]) => [toWallet(address), txs.map(relabel)]));
+    },
+    streamAddressHistory: async function* (address, opts) {
+      for await (const tx of source.streamAddressHistory(toSource(address), opts)) yield relabel(tx);
+    },
+    getUtxos: async (addresses) => {
+      const map = await source.getUtxos(addresses.map(toSource));
+      return new Map([...map].map(([address, utxos]) => [toWallet(address), utxos.map((u) => ({ ...u, address: toWallet(u.address) }))]));
+    },
+    getBalance: async (addresses, at, opts) => {
+      const balance = await source.getBalance(addresses.map(toSource), at, opts);
+      return { ...balance, byAddress: rekey(balance.byAddress) };
+    },
+  };
+}
+
+function convert(address: string, network: NetworkName): string {
+  const parsed = parseAddress(address);
+  if (!parsed.ok) return address;
+  return addressFromScript(parsed.address.scriptPubKey, network) ?? address;
+}
+
+/** Net effect of a transaction on the wallet: what it received minus what it spent. */
+function walletTransaction(tx: ChainTx, mine: Set<string>): ProviderTransaction {
+  const spent = tx.inputs.reduce((sum, input) => sum + (input.prevout?.address && mine.has(input.prevout.address) ? input.prevout.value : 0n), 0n);
+  const received = tx.outputs.reduce((sum, output) => sum + (output.address && mine.has(output.address) ? output.value : 0n), 0n);
+  const paidFee = spent > 0n;
+  // Outgoing amounts exclude the fee, which is shown separately.
+  const net = paidFee ? received - spent + tx.fee : received;
+  const allOutputsMine = tx.outputs.every((o) => o.address !== undefined && mine.has(o.address));
+  const type: ProviderTransaction['type'] = paidFee && allOutputsMine ? 'transfer' : net >= 0n && !paidFee ? 'deposit' : 'withdrawal';
+  return {
+    ref: tx.txid,
+    type,
+    asset: 'BTC',
+    amount: formatUnits(type === 'transfer' ? 0n : net, SATS),
+    fee: paidFee ? formatUnits(tx.fee, SATS) : null,
+    feeAsset: paidFee ? 'BTC' : null,
+    occurredAt: tx.status.confirmed ? tx.status.blockTime : Math.floor(Date.now() / 1000),
+    status: tx.status.confirmed ? 'completed' : 'pending',
+    txHash: tx.txid,
+    description: type === 'transfer' ? 'Between addresses of this wallet' : null,
+  };
+}
+
+function displayName(wallet: WalletDescriptor): string {
+  if (wallet.source === 'address') {
+    const address = /addr\(([^)]+)\)/.exec(wallet.descriptor)?.[1] ?? wallet.descriptor;
+    return `Bitcoin address ${address.slice(0, 8)}…${address.slice(-6)}`;
+  }
+  const kind: Record<string, string> = { p2pkh: 'legacy', p2sh: 'P2SH', p2wpkh: 'native segwit', p2wsh: 'segwit multisig', p2tr: 'taproot' };
+  return `Bitcoin wallet (${kind[wallet.addressType] ?? wallet.addressType})`;
+}
+
+function networkLabel(network: NetworkName): string {
+  return network === 'mainnet' ? 'bitcoin' : `bitcoin-${network}`;
+}
+
+/** WIF keys, xprv-style keys, hex private keys or 12/24-word phrases: things nobody should paste. */
+function looksLikeSecret(text: string): boolean {
+  if (/^[xyztuvYZUV]prv[1-9A-HJ-NP-Za-km-z]{100,}/.test(text) || /prv[1-9A-HJ-NP-Za-km-z]{100,}/.test(text)) return true;
+  if (/^[5KLc9][1-9A-HJ-NP-Za-km-z]{50,51}$/.test(text)) return true;
+  const words = text.split(/\s+/);
+  return (words.length === 12 || words.length === 24) && words.every((w) => /^[a-z]{3,8}$/.test(w));
+}

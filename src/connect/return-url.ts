@@ -1,0 +1,38 @@
+import type { Mode } from '../platform/scope.js';
+
+/** Schemes that run code or read local files when a browser follows them. */
+const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:', 'filesystem:', 'view-source:', 'ftp:', 'ws:', 'wss:']);
+export const MAX_RETURN_URL_LENGTH = 2048;
+
+/**
+ * Checks a session's return_url; returns why it is refused, or undefined when it is fine.
+ * Allowed: absolute `https` URLs, `http` in test mode only (local development), and custom app
+ * schemes such as `myapp://done` for mobile apps.
+ */
+export function returnUrlProblem(value: string, mode: Mode): string | undefined {
+  if (value.length > MAX_RETURN_URL_LENGTH) return `must be at most ${MAX_RETURN_URL_LENGTH} characters long`;
+  if ([...value].some((ch) => /\s/.test(ch) || ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) {
+    return 'must not contain spaces or control characters';
+  }
+  if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(value)) return 'must be an absolute URL with a scheme, such as https://example.com/done or myapp://done';
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not a valid URL';
+  }
+  const scheme = url.protocol.toLowerCase();
+  if (FORBIDDEN_SCHEMES.has(scheme)) return `must not use the ${scheme} scheme`;
+  if (scheme === 'http:' && mode === 'live') return 'must use https in live mode (http is allowed in test mode only)';
+  if ((scheme === 'http:' || scheme === 'https:') && url.hostname === '') return 'must name a host';
+  if (url.username || url.password) return 'must not contain credentials';
+  return undefined;
+}
+
+/** The return URL with only the session id and status added to its query. */
+export function returnUrlWith(returnUrl: string, params: { session_id: string; status: 'completed' | 'abandoned' }): string {
+  const url = new URL(returnUrl);
+  url.searchParams.set('session_id', params.session_id);
+  url.searchParams.set('status', params.status);
+  return url.toString();
+}

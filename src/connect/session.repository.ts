@@ -1,0 +1,51 @@
+import type { Db } from '../platform/db/database.js';
+import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
+import type { Scope } from '../platform/scope.js';
+import type { NewSessionRow, SessionRow, SessionUpdate } from './connect.table.js';
+
+function scoped(db: Db, scope: Scope) {
+  return db.selectFrom('connect_sessions').selectAll().where('client_id', '=', scope.clientId).where('mode', '=', scope.mode);
+}
+
+export async function insertSession(db: Db, row: NewSessionRow): Promise<void> {
+  await db.insertInto('connect_sessions').values(row).execute();
+}
+
+export async function findSession(db: Db, scope: Scope, id: string): Promise<SessionRow | undefined> {
+  return scoped(db, scope).where('id', '=', id).executeTakeFirst();
+}
+
+/** By id alone, for background work that carries only the id. */
+export async function findSessionById(db: Db, id: string): Promise<SessionRow | undefined> {
+  return db.selectFrom('connect_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findSessionBySecretHash(db: Db, hash: string): Promise<SessionRow | undefined> {
+  return db.selectFrom('connect_sessions').selectAll().where('client_secret_hash', '=', hash).executeTakeFirst();
+}
+
+export async function listSessionRows(db: Db, scope: Scope, filter: { accountHolderId?: string }, page: PageRequest) {
+  let query = scoped(db, scope);
+  if (filter.accountHolderId !== undefined) query = query.where('account_holder_id', '=', filter.accountHolderId);
+  return fetchPage(query, page);
+}
+
+/**
+ * Changes an open session; false when it is no longer open (another request closed it first).
+ * The status condition makes every transition happen at most once.
+ */
+export async function updateOpenSession(db: Db, id: string, changes: SessionUpdate): Promise<boolean> {
+  const result = await db.updateTable('connect_sessions').set(changes).where('id', '=', id).where('status', '=', 'open').executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Counts a failed provider login; returns the new count. */
+export async function countFailedLogin(db: Db, id: string): Promise<number> {
+  await db
+    .updateTable('connect_sessions')
+    .set((eb) => ({ failed_logins: eb('failed_logins', '+', 1) }))
+    .where('id', '=', id)
+    .execute();
+  const row = await db.selectFrom('connect_sessions').select('failed_logins').where('id', '=', id).executeTakeFirstOrThrow();
+  return row.failed_logins;
+}

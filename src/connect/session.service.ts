@@ -1,0 +1,163 @@
+import { unixSeconds } from '../platform/clock.js';
+import type { AppContext } from '../platform/context.js';
+import { hashSecret, newId, newSecret } from '../platform/crypto/random.js';
+import { recordEvent } from '../platform/events/event.service.js';
+import { ApiError, notFound } from '../platform/http/errors.js';
+import { resolvePage } from '../platform/http/pagination.js';
+import { enqueueJob } from '../platform/jobs/enqueue.js';
+import type { Scope } from '../platform/scope.js';
+import { findAccountHolder } from './account-holder.repository.js';
+import { sessionAccountRows, updateAccount } from './account.repository.js';
+import type { SessionRow } from './connect.table.js';
+import { returnUrlProblem, returnUrlWith } from './return-url.js';
+import { findSession, findSessionById, insertSession, listSessionRows, updateOpenSession } from './session.repository.js';
+import type { CreateSessionInput, Session, SessionListQuery, SessionPermission } from './session.schemas.js';
+import { expireSessionJob } from './expire-session.job.js';
+
+export type ConnectDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'capabilities'>;
+
+const SECRET_PURPOSE = 'connect_session.client_secret';
+
+/** The session as the API shows it. Account ids appear once the session is completed. */
+export async function toSession(deps: ConnectDeps, row: SessionRow): Promise<Session> {
+  const secret = deps.secretBox.open(row.client_secret_sealed, `${SECRET_PURPOSE}:${row.id}`);
+  const accounts = row.status === 'completed' ? (await sessionAccountRows(deps.db, row.id)).map((a) => a.id) : [];
+  return {
+    id: row.id,
+    object: 'session',
+    account_holder: row.account_holder_id,
+    client_secret: secret,
+    hosted_url: `${deps.config.connectBaseUrl}/${secret}`,
+    status: row.status,
+    permissions: JSON.parse(row.permissions) as SessionPermission[],
+    accounts,
+    account_ids: accounts,
+    return_url: row.return_url,
+    expires_at: row.expires_at,
+    created_at: row.created_at,
+    livemode: row.mode === 'live',
+  };
+}
+
+/** Starts a hosted connection flow for one of the client's account holders. */
+export async function createSession(deps: ConnectDeps, scope: Scope, input: CreateSessionInput): Promise<Session> {
+  if (!(await findAccountHolder(deps.db, scope, input.account_holder))) {
+    throw new ApiError('parameter_invalid', {
+      param: 'account_holder',
+      message: `Invalid value for account_holder: no such account holder '${input.account_holder}' for this API key's mode.`,
+    });
+  }
+  if (input.return_url !== undefined) {
+    const problem = returnUrlProblem(input.return_url, scope.mode);
+    if (problem) throw new ApiError('parameter_invalid', { param: 'return_url', message: `Invalid value for return_url: ${problem}.` });
+  }
+  const now = unixSeconds(deps.clock);
+  const id = newId('sess');
+  const secret = newSecret(`cs_${scope.mode}`);
+  const row: SessionRow = {
+    seq: 0,
+    id,
+    client_id: scope.clientId,
+    mode: scope.mode,
+    account_holder_id: input.account_holder,
+    client_secret_hash: hashSecret(secret),
+    client_secret_sealed: deps.secretBox.seal(secret, `${SECRET_PURPOSE}:${id}`),
+    status: 'open',
+    permissions: JSON.stringify(input.permissions),
+    return_url: input.return_url ?? null,
+    consented_at: null,
+    expires_at: now + deps.config.sessionTtlSeconds,
+    abandon_reason: null,
+    failed_logins: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  const { seq: _seq, ...values } = row;
+  await deps.db.transaction().execute(async (trx) => {
+    await insertSession(trx, values);
+    // Expiry is a job at the deadline, so the abandoned event fires even if nobody looks again.
+    await enqueueJob(trx, deps.clock, expireSessionJob, { session_id: id }, { runAt: row.expires_at * 1000, dedupeKey: `connect.expire_session:${id}` });
+  });
+  return toSession(deps, row);
+}
+
+export async function retrieveSession(deps: ConnectDeps, scope: Scope, id: string): Promise<Session> {
+  let row = await findSession(deps.db, scope, id);
+  if (!row) throw notFound('session', id);
+  row = await expireIfDue(deps, row);
+  return toSession(deps, row);
+}
+
+export async function listSessions(deps: ConnectDeps, scope: Scope, query: SessionListQuery) {
+  const page = await resolvePage(query, async (cursor) => (await findSession(deps.db, scope, cursor))?.seq);
+  const filter = query.account_holder === undefined ? {} : { accountHolderId: query.account_holder };
+  const { rows, hasMore } = await listSessionRows(deps.db, scope, filter, page);
+  const data = [];
+  for (const row of rows) data.push(await toSession(deps, await expireIfDue(deps, row)));
+  return { data, has_more: hasMore };
+}
+
+/**
+ * Open sessions past their deadline are abandoned when anyone looks at them, so reads never show a
+ * stale `open` even when no worker has run the expiry job yet.
+ */
+export async function expireIfDue(deps: ConnectDeps, row: SessionRow): Promise<SessionRow> {
+  if (row.status !== 'open' || unixSeconds(deps.clock) < row.expires_at) return row;
+  await abandonSession(deps, row, 'expired');
+  return (await findSessionById(deps.db, row.id)) ?? row;
+}
+
+/** Where the browser goes after the flow ends: the return URL with the outcome, or nowhere. */
+export function exitUrl(row: Pick<SessionRow, 'id' | 'return_url'>, status: 'completed' | 'abandoned'): string | null {
+  return row.return_url ? returnUrlWith(row.return_url, { session_id: row.id, status }) : null;
+}
+
+/** Marks that the account holder accepted the disclaimer (first step of the hosted flow). */
+export async function recordConsent(deps: ConnectDeps, row: SessionRow): Promise<void> {
+  const now = unixSeconds(deps.clock);
+  await updateOpenSession(deps.db, row.id, { consented_at: row.consented_at ?? now, updated_at: now });
+}
+
+/**
+ * The account holder finished: the session completes with the accounts connected in it. Refused
+ * (false) when nothing was connected — the flow offers Cancel then — or the session already ended.
+ */
+export async function completeSession(deps: ConnectDeps, row: SessionRow): Promise<boolean> {
+  const now = unixSeconds(deps.clock);
+  const scope: Scope = { clientId: row.client_id, mode: row.mode };
+  return deps.db.transaction().execute(async (trx) => {
+    const accounts = await sessionAccountRows(trx, row.id);
+    if (accounts.length === 0) return false;
+    if (!(await updateOpenSession(trx, row.id, { status: 'completed', updated_at: now }))) return false;
+    const completed = (await findSessionById(trx, row.id)) as SessionRow;
+    await recordEvent({ db: trx, clock: deps.clock }, scope, 'session.completed', await toSession({ ...deps, db: trx }, completed));
+    return true;
+  });
+}
+
+/**
+ * Ends the session without a result (cancelled, expired, or the flow could not start). Accounts
+ * connected in it so far are disconnected and their credentials erased: the account holder did
+ * not finish, so the client never receives them.
+ */
+export async function abandonSession(
+  deps: ConnectDeps,
+  row: SessionRow,
+  reason: 'cancelled' | 'expired' | 'initialization_failed',
+): Promise<boolean> {
+  const now = unixSeconds(deps.clock);
+  const scope: Scope = { clientId: row.client_id, mode: row.mode };
+  return deps.db.transaction().execute(async (trx) => {
+    if (!(await updateOpenSession(trx, row.id, { status: 'abandoned', abandon_reason: reason, updated_at: now }))) return false;
+    for (const account of await sessionAccountRows(trx, row.id)) {
+      await updateAccount(trx, account.id, {
+        status: 'disconnected',
+        connection_sealed: deps.secretBox.seal('{}', `connect_account.connection:${account.id}`),
+        updated_at: now,
+      });
+    }
+    const abandoned = (await findSessionById(trx, row.id)) as SessionRow;
+    await recordEvent({ db: trx, clock: deps.clock }, scope, 'session.abandoned', await toSession({ ...deps, db: trx }, abandoned));
+    return true;
+  });
+}

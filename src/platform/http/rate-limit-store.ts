@@ -1,0 +1,104 @@
+import pg from 'pg';
+import { BurstyRateLimiter, RateLimiterMemory, RateLimiterPostgres, type RateLimiterRes } from 'rate-limiter-flexible';
+import type { Config } from '../config/config.js';
+import type { DbCapabilities } from '../db/database.js';
+
+/** One rate-limit policy over fixed windows. */
+export interface Limiter {
+  /** Requests allowed per window, shown as RateLimit-Limit. */
+  readonly limit: number;
+  /**
+   * Counts one request for `key`. Resolves when allowed; rejects with a RateLimiterRes when over
+   * the limit (its msBeforeNext says when the next request is allowed), or with an Error when the
+   * store failed.
+   */
+  consume(key: string): Promise<RateLimiterRes>;
+}
+
+export interface RateLimitStore {
+  /** Per client and mode: RATE_LIMIT_PER_SECOND, plus RATE_LIMIT_BURST per 10 s once a second's allowance is used. */
+  client: Limiter;
+  /** Per polled session (`GET /v1/connect/sessions/{id}`): the spec's 2 requests per second. */
+  session: Limiter;
+  /** `memory` or `postgres`, for logs and tests. */
+  kind: 'memory' | 'postgres';
+  close(): Promise<void>;
+}
+
+/** The connect spec's polling rule: at most two status requests per second per session. */
+export const SESSION_POLLS_PER_SECOND = 2;
+/** The window over which RATE_LIMIT_BURST extra requests may be spent. */
+export const BURST_WINDOW_SECONDS = 10;
+/** The rate-limiter-flexible table, created by migration 0006 (UNLOGGED). */
+const TABLE = 'rate_limits';
+/** A small pool of its own: a rate check never queues behind slow queries of the main pool. */
+const POOL_SIZE = 4;
+/** A database that does not answer in this time is treated as failed: the per-process fallback decides. */
+const QUERY_TIMEOUT_MS = 1_000;
+
+interface Policy {
+  keyPrefix: string;
+  points: number;
+  duration: number;
+}
+
+/**
+ * The rate limiters of one server process. Where the database has a single writer (SQLite: one
+ * process serves it) counters live in memory. Otherwise (PostgreSQL: N processes serve one database)
+ * they live in the database, so a client's limit holds across processes; each of those limiters
+ * - answers from memory, without a query, once a key has used up its window in this process
+ *   (`inMemoryBlockOnConsumed`), so a client over its limit costs the database nothing;
+ * - falls back to a per-process memory limiter of the same policy when the database fails or is
+ *   slower than 1 s (`insuranceLimiter`), so rate limiting never takes the API down with it.
+ */
+export function createRateLimitStore(config: Pick<Config, 'rateLimit' | 'database'>, capabilities: Pick<DbCapabilities, 'singleWriter'>): RateLimitStore {
+  const { perSecond, burst } = config.rateLimit;
+  const client: Policy = { keyPrefix: 'client', points: perSecond, duration: 1 };
+  const clientBurst: Policy = { keyPrefix: 'client_burst', points: burst, duration: BURST_WINDOW_SECONDS };
+  const session: Policy = { keyPrefix: 'session', points: SESSION_POLLS_PER_SECOND, duration: 1 };
+
+  if (capabilities.singleWriter) {
+    const memory = (policy: Policy) => new RateLimiterMemory(policy);
+    return {
+      client: withLimit(perSecond, burst > 0 ? new BurstyRateLimiter(memory(client), memory(clientBurst)) : memory(client)),
+      session: withLimit(session.points, memory(session)),
+      kind: 'memory',
+      close: async () => undefined,
+    };
+  }
+
+  if (config.database.engine !== 'postgres') throw new Error('shared rate limits need a PostgreSQL database');
+  const pool = new pg.Pool({
+    connectionString: config.database.url,
+    max: POOL_SIZE,
+    connectionTimeoutMillis: QUERY_TIMEOUT_MS,
+    query_timeout: QUERY_TIMEOUT_MS,
+  });
+  // An idle client losing its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => undefined);
+  const shared = (policy: Policy, clearExpired: boolean) =>
+    new RateLimiterPostgres({
+      ...policy,
+      storeClient: pool,
+      storeType: 'pool',
+      tableName: TABLE,
+      tableCreated: true,
+      // One limiter is enough to delete rows expired over an hour ago (every 5 minutes).
+      clearExpiredByTimeout: clearExpired,
+      inMemoryBlockOnConsumed: policy.points,
+      insuranceLimiter: new RateLimiterMemory(policy),
+    });
+  return {
+    client: withLimit(
+      perSecond,
+      burst > 0 ? new BurstyRateLimiter(shared(client, true), shared(clientBurst, false)) : shared(client, true),
+    ),
+    session: withLimit(session.points, shared(session, false)),
+    kind: 'postgres',
+    close: () => pool.end(),
+  };
+}
+
+function withLimit(limit: number, limiter: { consume(key: string): Promise<RateLimiterRes> }): Limiter {
+  return { limit, consume: (key) => limiter.consume(key) };
+}

@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler, RouteOptions } from 'fastify';
+import { RateLimiterRes } from 'rate-limiter-flexible';
+import type { AppContext } from '../context.js';
+import { ApiError } from './errors.js';
+import { createRateLimitStore, type Limiter, type RateLimitStore } from './rate-limit-store.js';
+
+/** The status route of a connect session, limited per session (the route's URL pattern in Fastify's syntax). */
+export const SESSION_POLL_ROUTE = '/v1/connect/sessions/:id';
+
+/** One limiter's verdict on one request. */
+interface Verdict {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  msBeforeNext: number;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The verdict the RateLimit headers show, once the client limit was checked. */
+    rateLimit: Verdict | null;
+  }
+}
+
+/** Whole seconds until `ms` has passed, at least 1 (RateLimit-Reset and Retry-After). */
+function wholeSeconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
+}
+
+/** Session ids come from the URL: long ones are hashed so every key fits the store's 255 characters. */
+function sessionKey(id: string): string {
+  return id.length <= 64 ? id : createHash('sha256').update(id).digest('hex');
+}
+
+/** Counts the request against `limiter`; undefined when the store failed (the request is let through). */
+function check(limiter: Limiter, key: string, request: FastifyRequest): Promise<Verdict | undefined> {
+  return limiter.consume(key).then(
+    (res) => ({ allowed: true, limit: limiter.limit, remaining: res.remainingPoints, msBeforeNext: res.msBeforeNext }),
+    (reason: unknown) => {
+      if (reason instanceof RateLimiterRes) {
+        return { allowed: false, limit: limiter.limit, remaining: 0, msBeforeNext: reason.msBeforeNext };
+      }
+      // Even the in-memory fallback failed: refusing service because of a counter would be worse.
+      request.log.error({ err: reason }, 'rate limit check failed; request allowed');
+      return undefined;
+    },
+  );
+}
+
+/** Shows `verdict` in the RateLimit headers; a refusal becomes the 429 with Retry-After. */
+function apply(request: FastifyRequest, reply: FastifyReply, verdict: Verdict, done: HookHandlerDoneFunction): void {
+  request.rateLimit = verdict;
+  reply.header('ratelimit-limit', verdict.limit);
+  reply.header('ratelimit-remaining', verdict.remaining);
+  reply.header('ratelimit-reset', wholeSeconds(verdict.msBeforeNext));
+  if (verdict.allowed) return done();
+  done(new ApiError('rate_limit_exceeded', { headers: { 'retry-after': String(wholeSeconds(verdict.msBeforeNext)) } }));
+}
+
+/**
+ * Rate limits for the plugin context it is added to (the `/v1` API), as onRequest hooks after
+ * authentication: limits belong to the API key's client and mode, and a request refused with 401
+ * never gets here, so it spends nobody's budget. Every request seen gets RateLimit-Limit /
+ * -Remaining / -Reset; one over a limit gets 429 `rate_limit_exceeded` with Retry-After.
+ * `GET /v1/connect/sessions/{id}` is also limited per session, by a hook attached to that route
+ * alone (so no other request pays for the check); its headers then show whichever limit is closer
+ * to running out, and a refusal by either.
+ */
+export function addRateLimitHooks(api: FastifyInstance, ctx: AppContext, store: RateLimitStore = createRateLimitStore(ctx.config, ctx.capabilities)): void {
+  api.addHook('onClose', async () => store.close());
+  api.decorateRequest('rateLimit', null);
+
+  // Callback style: this runs on every API request and must stay cheap (see bench/http.ts).
+  api.addHook('onRequest', (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    check(store.client, `${request.scope.clientId}:${request.scope.mode}`, request).then((verdict) => {
+      if (verdict === undefined) return done();
+      apply(request, reply, verdict, done);
+    }, done);
+  });
+
+  const sessionLimit: onRequestHookHandler = (request, reply, done) => {
+    const id = (request.params as { id?: unknown }).id;
+    if (typeof id !== 'string') return done();
+    const key = `${request.scope.clientId}:${request.scope.mode}:${sessionKey(id)}`;
+    check(store.session, key, request).then((verdict) => {
+      const shown = request.rateLimit;
+      if (verdict === undefined || (verdict.allowed && shown !== null && shown.remaining < verdict.remaining)) return done();
+      apply(request, reply, verdict, done);
+    }, done);
+  };
+  api.addHook('onRoute', (route: RouteOptions) => {
+    const methods = [route.method].flat();
+    if (route.url !== SESSION_POLL_ROUTE || !methods.some((m) => m === 'GET' || m === 'HEAD')) return;
+    // Route-level onRequest hooks run after the plugin's, so after authentication and the client limit.
+    route.onRequest = [...[route.onRequest ?? []].flat(), sessionLimit];
+  });
+}

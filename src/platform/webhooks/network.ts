@@ -1,0 +1,37 @@
+import { lookup } from 'node:dns/promises';
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/**
+ * The outside world as webhook delivery sees it. Tests inject a resolver (to simulate DNS
+ * rebinding or a public name) and a short timeout; production uses the system resolver.
+ */
+export interface WebhookNetwork {
+  /** Every address a host name resolves to. */
+  resolve(hostname: string): Promise<ResolvedAddress[]>;
+  /** Whole request: connect, send, response headers and body. */
+  timeoutMs: number;
+}
+
+/** Standard Webhooks recommends 15 to 30 s; we wait 15 s for the receiver to answer. */
+export const DELIVERY_TIMEOUT_MS = 15_000;
+
+export const systemNetwork: WebhookNetwork = {
+  async resolve(hostname) {
+    const found = await lookup(hostname, { all: true, verbatim: true });
+    return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));
+  },
+  timeoutMs: DELIVERY_TIMEOUT_MS,
+};
+
+/** What webhook services need; `webhookNetwork` is absent in production and set by tests. */
+export interface WebhookNetworkDeps {
+  webhookNetwork?: Partial<WebhookNetwork>;
+}
+
+export function networkOf(deps: WebhookNetworkDeps): WebhookNetwork {
+  return deps.webhookNetwork ? { ...systemNetwork, ...deps.webhookNetwork } : systemNetwork;
+}

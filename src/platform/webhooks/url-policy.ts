@@ -1,0 +1,90 @@
+import type { Mode } from '../scope.js';
+import { classifyAddress, parseIp, type AddressKind } from './ip-address.js';
+import type { ResolvedAddress, WebhookNetwork } from './network.js';
+
+/** Longest URL an endpoint may have. */
+export const MAX_URL_LENGTH = 2048;
+
+/** Raised when a URL or an address it resolves to breaks the rules; the message says which rule. */
+export class UrlRefused extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UrlRefused';
+  }
+}
+
+/**
+ * Live mode: https only, to a public address, on port 443 or an unprivileged port (1024–65535), so a
+ * webhook can never be aimed at our own network or at mail, SSH and other well-known services.
+ * Test mode: http too, loopback addresses too and any port, so integrators can receive on their
+ * own machine. Both: no user name or password in the URL, no fragment, never a private,
+ * link-local, shared (CGNAT), multicast, unspecified, documentation or reserved address.
+ */
+export function checkUrlShape(raw: string, mode: Mode): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new UrlRefused('must be an absolute URL such as https://example.com/webhooks');
+  }
+  if (mode === 'live' && url.protocol !== 'https:') throw new UrlRefused('must use https in live mode');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new UrlRefused('must use http or https');
+  if (url.username !== '' || url.password !== '') throw new UrlRefused('must not contain a user name or password');
+  if (url.hash !== '' || raw.includes('#')) throw new UrlRefused('must not contain a fragment (#...)');
+  if (url.hostname === '') throw new UrlRefused('must name a host');
+  if (mode === 'live' && url.port !== '') {
+    const port = Number(url.port);
+    if (port !== 443 && port < 1024) throw new UrlRefused('must use port 443 or a port from 1024 to 65535 in live mode');
+  }
+  return url;
+}
+
+/** Whether a webhook may be sent to an address of this kind in this mode. */
+export function addressAllowed(kind: AddressKind | undefined, mode: Mode): boolean {
+  return kind === 'public' || (mode === 'test' && kind === 'loopback');
+}
+
+/** Throws UrlRefused unless every address is allowed; returns the addresses otherwise. */
+export function checkAddresses(hostname: string, addresses: ResolvedAddress[], mode: Mode): ResolvedAddress[] {
+  if (addresses.length === 0) throw new UrlRefused(`host ${hostname} does not resolve`);
+  for (const { address } of addresses) {
+    const kind = classifyAddress(address);
+    if (!addressAllowed(kind, mode)) {
+      throw new UrlRefused(`host ${hostname} resolves to ${address}, a ${kind ?? 'unknown'} address; ${publicOnly(mode)}`);
+    }
+  }
+  return addresses;
+}
+
+/** The hostname of a URL as an IP literal (brackets removed), or undefined when it is a name. */
+export function ipLiteral(url: URL): string | undefined {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return parseIp(host) ? host : undefined;
+}
+
+/**
+ * The full check when an endpoint is created or its URL changed: the shape, then the addresses
+ * the host resolves to right now. Delivery checks again (DNS may change; see send.ts).
+ * Returns the normalised URL.
+ */
+export async function checkWebhookUrl(network: WebhookNetwork, raw: string, mode: Mode): Promise<string> {
+  const url = checkUrlShape(raw, mode);
+  const literal = ipLiteral(url);
+  if (literal !== undefined) {
+    const kind = classifyAddress(literal);
+    if (!addressAllowed(kind, mode)) throw new UrlRefused(`${literal} is a ${kind ?? 'unknown'} address; ${publicOnly(mode)}`);
+    return url.href;
+  }
+  let addresses: ResolvedAddress[];
+  try {
+    addresses = await network.resolve(url.hostname);
+  } catch {
+    throw new UrlRefused(`host ${url.hostname} does not resolve`);
+  }
+  checkAddresses(url.hostname, addresses, mode);
+  return url.href;
+}
+
+function publicOnly(mode: Mode): string {
+  return mode === 'live' ? 'live mode only sends to public addresses' : 'test mode only sends to public and loopback addresses';
+}

@@ -1,0 +1,30 @@
+import { html, type SafeHtml } from '../html.js';
+import type { PageContent } from '../send-page.js';
+
+/** What every page of an open session needs: where its forms post, its CSRF token, who asks. */
+export interface FlowView {
+  /** Path of the session's pages: `{prefix}/{client_secret}`. */
+  base: string;
+  csrfToken: string;
+  clientName: string;
+}
+
+/** A rendered page of the flow, with its status code. */
+export type FlowPage = PageContent;
+
+export function csrfField(view: Pick<FlowView, 'csrfToken'>): SafeHtml {
+  return html`<input type="hidden" name="_csrf" value="${view.csrfToken}">`;
+}
+
+/** The Cancel button every step offers: it ends the session as abandoned. */
+export function exitForm(view: FlowView, label = 'Cancel', style: 'secondary' | 'quiet' = 'quiet'): SafeHtml {
+  return html`<form method="post" action="${view.base}/exit">
+${csrfField(view)}
+<button type="submit" class="button button-${style}">${label}</button>
+</form>`;
+}
+
+/** "1 account" / "2 accounts". */
+export function accountCount(count: number): string {
+  return `${count} ${count === 1 ? 'account' : 'accounts'}`;
+}

@@ -1,0 +1,88 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+
+/** Debian's Chromium (`.ci/run` installs it). We never download a browser. */
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+export const SCREENSHOT_DIR = fileURLToPath(new URL('../../artifacts/screenshots/', import.meta.url));
+
+let announced = false;
+
+/** Whether browser tests can run; says once, plainly, when they cannot. */
+export function chromiumAvailable(): boolean {
+  const available = existsSync(CHROMIUM_PATH);
+  if (!available && !announced) {
+    announced = true;
+    console.warn(`\n[ownproof] Browser tests skipped: ${CHROMIUM_PATH} is missing (apt-get install chromium; CI installs it).\n`);
+  }
+  return available;
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+export interface Viewport {
+  name: 'desktop' | 'phone';
+  width: number;
+  height: number;
+  mobile: boolean;
+}
+
+export const VIEWPORTS: readonly Viewport[] = [
+  { name: 'desktop', width: 1280, height: 800, mobile: false },
+  { name: 'phone', width: 390, height: 844, mobile: true },
+];
+
+export function newBrowserContext(browser: Browser, viewport: Viewport): Promise<BrowserContext> {
+  return browser.newContext({
+    viewport: { width: viewport.width, height: viewport.height },
+    isMobile: viewport.mobile,
+    hasTouch: viewport.mobile,
+    locale: 'en-GB',
+  });
+}
+
+/** Serious and critical accessibility violations on the page, as readable lines (empty: clean). */
+export async function axeViolations(page: Page): Promise<string[]> {
+  // Legacy mode runs axe in the page itself instead of finishing the run in a fresh blank page:
+  // half the time, and our pages have no frames for the default mode to visit.
+  const results = await new AxeBuilder({ page }).setLegacyMode(true).options({ resultTypes: ['violations'] }).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** A full-page screenshot into artifacts/screenshots/ (git-ignored), for a person to look at. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOT_DIR, { recursive: true });
+  await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
+}
+
+/** Controls smaller than `min` CSS pixels in either direction: too small to tap reliably. */
+export function smallTapTargets(page: Page, min = 44): Promise<string[]> {
+  return page.evaluate<string[]>(`[...document.querySelectorAll('button, .button, input:not([type=hidden]), textarea, .provider-link')]
+    .filter((e) => { const r = e.getBoundingClientRect(); return r.height < ${min}; })
+    .map((e) => (e.textContent || e.getAttribute('name') || e.tagName).trim())`);
+}
+
+/** How many script elements the page has (our pages have none: the CSP forbids them). */
+export function scriptCount(page: Page): Promise<number> {
+  return page.evaluate<number>('document.scripts.length');
+}
+
+/**
+ * What every page must pass: a full-page screenshot for people to look at, no serious or critical
+ * axe violations, and nothing wider than the screen (no sideways scrolling on a phone).
+ */
+export async function checkPage(page: Page, name: string): Promise<{ violations: string[]; overflow: number }> {
+  await screenshot(page, name);
+  // Evaluated in the page; a string because this project compiles without the DOM typings.
+  const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+  return { violations: await axeViolations(page), overflow };
+}
