@@ -1,13 +1,13 @@
 import { hex } from '@scure/base';
 import { addressFromScript, type ParsedAddress } from '../address.js';
 import type { NetworkName } from '../network.js';
-import { bytesEqual, hash160, sha256, taggedHasher } from './hashes.js';
+import { bytesEqual, hash160, sha256, sha256d, taggedHasher } from './hashes.js';
 import type { PsbtInput } from './psbt.js';
 import { decodePsbt } from './psbt.js';
 import { encodePush, OP } from './script.js';
 import { SighashCache, type Prevout } from './sighash.js';
 import { verifyInput, type Outcome } from './spend.js';
-import { decodeWitnessStack, txid, txidToHex, type Transaction } from './transaction.js';
+import { decodeWitnessStack, Scratch, txid, txidToHex, type Transaction } from './transaction.js';
 
 /** An output a proof of funds shows control of. It must still be looked up on chain. */
 export interface ProvenOutput {
@@ -52,23 +52,59 @@ export function buildToSpend(messageHash: Uint8Array, challenge: Uint8Array): Tr
   };
 }
 
+/*
+ * to_spend's serialization is fixed by BIP-322 except for the message hash and the challenge
+ * script: version 0, one input spending 0000…:0xFFFFFFFF with scriptSig OP_0 PUSH32 <hash> and
+ * sequence 0, one output of value 0 paying the challenge, nLockTime 0. Its txid is computed on
+ * those bytes directly rather than through a Transaction object; fast-paths.test.ts checks it
+ * against txid(buildToSpend(...)).
+ */
+const TO_SPEND_HEAD = Uint8Array.of(
+  ...[0, 0, 0, 0], // version 0
+  1, // one input
+  ...ZERO_HASH, // txid 000…0
+  ...[0xff, 0xff, 0xff, 0xff], // vout 0xFFFFFFFF
+  34, // scriptSig length
+  OP.OP_0,
+  32, // PUSH32 (the message hash follows)
+);
+const TO_SPEND_MIDDLE = Uint8Array.of(
+  ...[0, 0, 0, 0], // sequence 0
+  1, // one output
+  ...[0, 0, 0, 0, 0, 0, 0, 0], // value 0
+);
+
+const toSpendScratch = new Scratch(256);
+
+/** txid (internal byte order) of BIP-322's `to_spend` for a message hash and challenge script. */
+export function toSpendTxid(messageHash: Uint8Array, challenge: Uint8Array): Uint8Array {
+  const w = toSpendScratch.writer(TO_SPEND_HEAD.length + 32 + TO_SPEND_MIDDLE.length + 3 + challenge.length + 4);
+  w.bytes(TO_SPEND_HEAD).bytes(messageHash).bytes(TO_SPEND_MIDDLE).varBytes(challenge).u32(0);
+  return sha256d(w.finish());
+}
+
 const invalid = (reason: string): Bip322Outcome => ({ result: 'invalid', reason });
 
 /**
  * Infers the P2SH redeem script a simple signature implies: BIP-322 simple signatures carry
- * only the witness, and wallets (bip322-js, UniSat, Xverse) emit them for P2SH-P2WPKH.
+ * only the witness, and wallets (bip322-js, UniSat, Xverse) emit them for P2SH-P2WPKH. The
+ * P2SH-P2WSH candidate is only hashed when the P2SH-P2WPKH one does not match.
  */
 function inferRedeemScript(address: ParsedAddress, witness: readonly Uint8Array[]): Uint8Array | undefined {
   const last = witness[witness.length - 1];
   if (last === undefined) return undefined;
-  const candidates = [concat([OP.OP_0, 20], hash160(last)), concat([OP.OP_0, 32], sha256(last))];
-  return candidates.find((redeem) => bytesEqual(hash160(redeem), address.program));
+  const p2wpkh = concat(OP.OP_0, 20, hash160(last));
+  if (bytesEqual(hash160(p2wpkh), address.program)) return p2wpkh;
+  const p2wsh = concat(OP.OP_0, 32, sha256(last));
+  if (bytesEqual(hash160(p2wsh), address.program)) return p2wsh;
+  return undefined;
 }
 
-function concat(head: number[], tail: Uint8Array): Uint8Array {
-  const out = new Uint8Array(head.length + tail.length);
-  out.set(head);
-  out.set(tail, head.length);
+function concat(version: number, length: number, program: Uint8Array): Uint8Array {
+  const out = new Uint8Array(2 + program.length);
+  out[0] = version;
+  out[1] = length;
+  out.set(program, 2);
   return out;
 }
 
@@ -87,10 +123,9 @@ export function verifySimple(address: ParsedAddress, message: Uint8Array, signat
     if (redeem === undefined) return invalid('the simple signature does not match this P2SH address (only P2SH-wrapped segwit can use the simple format)');
     scriptSig = encodePush(redeem);
   }
-  const toSpend = buildToSpend(bip322MessageHash(message), address.scriptPubKey);
   const toSign: Transaction = {
     version: 0,
-    inputs: [{ txid: txid(toSpend), vout: 0, scriptSig, sequence: 0, witness }],
+    inputs: [{ txid: toSpendTxid(bip322MessageHash(message), address.scriptPubKey), vout: 0, scriptSig, sequence: 0, witness }],
     outputs: [{ value: 0n, script: OP_RETURN_SCRIPT }],
     lockTime: 0,
   };
@@ -104,7 +139,7 @@ export function verifySimple(address: ParsedAddress, message: Uint8Array, signat
 function checkToSign(tx: Transaction, address: ParsedAddress, message: Uint8Array): Bip322Outcome | undefined {
   const first = tx.inputs[0];
   if (first === undefined) return invalid('to_sign has no inputs');
-  const toSpendId = txid(buildToSpend(bip322MessageHash(message), address.scriptPubKey));
+  const toSpendId = toSpendTxid(bip322MessageHash(message), address.scriptPubKey);
   if (!bytesEqual(first.txid, toSpendId) || first.vout !== 0) {
     return invalid('the signature is for a different message or address (to_sign does not spend this to_spend)');
   }

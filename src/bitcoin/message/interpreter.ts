@@ -24,6 +24,11 @@ const MAX_OPS = 201;
 
 const TRUE = Uint8Array.of(1);
 const FALSE = new Uint8Array(0);
+/**
+ * What OP_1..OP_16 push, built once (multisig scripts push two of them per verification). Stack
+ * elements are never modified in place, so sharing them, like TRUE and FALSE, is safe.
+ */
+const SMALL_NUMBERS = Array.from({ length: 16 }, (_, i) => encodeScriptNum(i + 1));
 
 const DISABLED = new Set<number>([
   OP.CAT,
@@ -42,6 +47,25 @@ const DISABLED = new Set<number>([
   OP.LSHIFT,
   OP.RSHIFT,
 ]);
+
+// Stack helpers at module level rather than closures inside evalScript: the interpreter runs
+// on every verification, and (under tsx/esbuild's keepNames) each closure costs a naming call.
+function need(stack: Uint8Array[], n: number): void {
+  if (stack.length < n) throw invalid('the script reads past the bottom of the stack');
+}
+
+function top(stack: Uint8Array[], i = 1): Uint8Array {
+  return stack[stack.length - i]!;
+}
+
+function pop(stack: Uint8Array[]): Uint8Array {
+  need(stack, 1);
+  return stack.pop()!;
+}
+
+function pushBool(stack: Uint8Array[], b: boolean): void {
+  stack.push(b ? TRUE : FALSE);
+}
 
 /**
  * Executes `script` on `stack` (mutated in place). Throws ScriptFailure when the script fails;
@@ -65,15 +89,6 @@ export function evalScript(stack: Uint8Array[], script: Uint8Array, ctx: ExecCon
   let falseBranches = 0;
   let opCount = 0;
 
-  const need = (n: number): void => {
-    if (stack.length < n) throw invalid('the script reads past the bottom of the stack');
-  };
-  const top = (i = 1): Uint8Array => stack[stack.length - i]!;
-  const pop = (): Uint8Array => {
-    need(1);
-    return stack.pop()!;
-  };
-  const pushBool = (b: boolean): void => void stack.push(b ? TRUE : FALSE);
 
   for (const op of parsed.ops) {
     const { opcode } = op;
@@ -95,15 +110,15 @@ export function evalScript(stack: Uint8Array[], script: Uint8Array, ctx: ExecCon
         case OP.NOP:
           break;
         case OP.CHECKLOCKTIMEVERIFY: {
-          need(1);
-          const n = num(top(), 5);
+          need(stack, 1);
+          const n = num(top(stack), 5);
           if (n < 0) throw invalid('negative lock time in OP_CHECKLOCKTIMEVERIFY');
           if (!ctx.checker.checkLockTime(n)) throw invalid('OP_CHECKLOCKTIMEVERIFY is not satisfied by the signature transaction');
           break;
         }
         case OP.CHECKSEQUENCEVERIFY: {
-          need(1);
-          const n = num(top(), 5);
+          need(stack, 1);
+          const n = num(top(stack), 5);
           if (n < 0) throw invalid('negative sequence in OP_CHECKSEQUENCEVERIFY');
           const disabled = Math.floor(n / 2 ** 31) % 2 === 1;
           if (!disabled && !ctx.checker.checkSequence(n)) throw invalid('OP_CHECKSEQUENCEVERIFY is not satisfied by the signature transaction');
@@ -113,8 +128,8 @@ export function evalScript(stack: Uint8Array[], script: Uint8Array, ctx: ExecCon
         case OP.NOTIF: {
           let value = false;
           if (fExec) {
-            need(1);
-            const v = top();
+            need(stack, 1);
+            const v = top(stack);
             if (sigVersion !== 'base' && (v.length > 1 || (v.length === 1 && v[0] !== 1))) {
               throw invalid('the argument of OP_IF/OP_NOTIF must be empty or 0x01 (MINIMALIF)');
             }
@@ -140,108 +155,108 @@ export function evalScript(stack: Uint8Array[], script: Uint8Array, ctx: ExecCon
           break;
         }
         case OP.VERIFY:
-          need(1);
-          if (!castToBool(top())) throw invalid('OP_VERIFY failed');
+          need(stack, 1);
+          if (!castToBool(top(stack))) throw invalid('OP_VERIFY failed');
           stack.pop();
           break;
         case OP.RETURN:
           throw invalid('the script executes OP_RETURN');
         case OP.TOALTSTACK:
-          alt.push(pop());
+          alt.push(pop(stack));
           break;
         case OP.FROMALTSTACK:
           if (alt.length === 0) throw invalid('OP_FROMALTSTACK on an empty alt stack');
           stack.push(alt.pop()!);
           break;
         case OP['2DROP']:
-          need(2);
+          need(stack, 2);
           stack.length -= 2;
           break;
         case OP['2DUP']:
-          need(2);
-          stack.push(top(2), top(1));
+          need(stack, 2);
+          stack.push(top(stack, 2), top(stack, 1));
           break;
         case OP['3DUP']:
-          need(3);
-          stack.push(top(3), top(2), top(1));
+          need(stack, 3);
+          stack.push(top(stack, 3), top(stack, 2), top(stack, 1));
           break;
         case OP['2OVER']:
-          need(4);
-          stack.push(top(4), top(3));
+          need(stack, 4);
+          stack.push(top(stack, 4), top(stack, 3));
           break;
         case OP['2ROT']: {
-          need(6);
+          need(stack, 6);
           const moved = stack.splice(stack.length - 6, 2);
           stack.push(...moved);
           break;
         }
         case OP['2SWAP']: {
-          need(4);
+          need(stack, 4);
           const moved = stack.splice(stack.length - 4, 2);
           stack.push(...moved);
           break;
         }
         case OP.IFDUP:
-          need(1);
-          if (castToBool(top())) stack.push(top());
+          need(stack, 1);
+          if (castToBool(top(stack))) stack.push(top(stack));
           break;
         case OP.DEPTH:
           stack.push(encodeScriptNum(stack.length));
           break;
         case OP.DROP:
-          pop();
+          pop(stack);
           break;
         case OP.DUP:
-          need(1);
-          stack.push(top());
+          need(stack, 1);
+          stack.push(top(stack));
           break;
         case OP.NIP:
-          need(2);
+          need(stack, 2);
           stack.splice(stack.length - 2, 1);
           break;
         case OP.OVER:
-          need(2);
-          stack.push(top(2));
+          need(stack, 2);
+          stack.push(top(stack, 2));
           break;
         case OP.PICK:
         case OP.ROLL: {
-          need(2);
-          const n = num(pop());
+          need(stack, 2);
+          const n = num(pop(stack));
           if (n < 0 || n >= stack.length) throw invalid('OP_PICK/OP_ROLL index out of range');
-          const v = top(n + 1);
+          const v = top(stack, n + 1);
           if (opcode === OP.ROLL) stack.splice(stack.length - n - 1, 1);
           stack.push(v);
           break;
         }
         case OP.ROT: {
-          need(3);
+          need(stack, 3);
           const [v] = stack.splice(stack.length - 3, 1);
           stack.push(v!);
           break;
         }
         case OP.SWAP: {
-          need(2);
+          need(stack, 2);
           const a = stack.pop()!;
           const b = stack.pop()!;
           stack.push(a, b);
           break;
         }
         case OP.TUCK: {
-          need(2);
-          stack.splice(stack.length - 2, 0, top());
+          need(stack, 2);
+          stack.splice(stack.length - 2, 0, top(stack));
           break;
         }
         case OP.SIZE:
-          need(1);
-          stack.push(encodeScriptNum(top().length));
+          need(stack, 1);
+          stack.push(encodeScriptNum(top(stack).length));
           break;
         case OP.EQUAL:
         case OP.EQUALVERIFY: {
-          need(2);
-          const equal = bytesEqual(pop(), pop());
+          need(stack, 2);
+          const equal = bytesEqual(pop(stack), pop(stack));
           if (opcode === OP.EQUALVERIFY) {
             if (!equal) throw invalid('OP_EQUALVERIFY failed');
-          } else pushBool(equal);
+          } else pushBool(stack, equal);
           break;
         }
         case OP['1ADD']:
@@ -250,7 +265,7 @@ export function evalScript(stack: Uint8Array[], script: Uint8Array, ctx: ExecCon
         case OP.ABS:
         case OP.NOT:
         case OP['0NOTEQUAL']: {
-          const a = num(pop());
+          const a = num(pop(stack));
           const r =
             opcode === OP['1ADD'] ? a + 1
             : opcode === OP['1SUB'] ? a - 1
@@ -274,9 +289,9 @@ export function evalScript(stack: Uint8Array[], script: Uint8Array, ctx: ExecCon
         case OP.GREATERTHANOREQUAL:
         case OP.MIN:
         case OP.MAX: {
-          need(2);
-          const b = num(pop());
-          const a = num(pop());
+          need(stack, 2);
+          const b = num(pop(stack));
+          const a = num(pop(stack));
           const r = binaryOp(opcode, a, b);
           if (opcode === OP.NUMEQUALVERIFY) {
             if (!r) throw invalid('OP_NUMEQUALVERIFY failed');
@@ -284,46 +299,46 @@ export function evalScript(stack: Uint8Array[], script: Uint8Array, ctx: ExecCon
           break;
         }
         case OP.WITHIN: {
-          need(3);
-          const max = num(pop());
-          const min = num(pop());
-          const x = num(pop());
-          pushBool(min <= x && x < max);
+          need(stack, 3);
+          const max = num(pop(stack));
+          const min = num(pop(stack));
+          const x = num(pop(stack));
+          pushBool(stack, min <= x && x < max);
           break;
         }
         case OP.RIPEMD160:
-          stack.push(ripemd160(pop()));
+          stack.push(ripemd160(pop(stack)));
           break;
         case OP.SHA1:
-          stack.push(sha1(pop()));
+          stack.push(sha1(pop(stack)));
           break;
         case OP.SHA256:
-          stack.push(sha256(pop()));
+          stack.push(sha256(pop(stack)));
           break;
         case OP.HASH160:
-          stack.push(hash160(pop()));
+          stack.push(hash160(pop(stack)));
           break;
         case OP.HASH256:
-          stack.push(sha256d(pop()));
+          stack.push(sha256d(pop(stack)));
           break;
         case OP.CHECKSIG:
         case OP.CHECKSIGVERIFY: {
-          need(2);
-          const pubkey = pop();
-          const sig = pop();
+          need(stack, 2);
+          const pubkey = pop(stack);
+          const sig = pop(stack);
           const ok = tapscript ? checkSchnorrSig(sig, pubkey, ctx) : checkEcdsaSig(sig, pubkey, script, ctx);
           if (!ok && sig.length > 0 && !tapscript) throw invalid('the signature does not verify for this message and address');
           if (opcode === OP.CHECKSIGVERIFY) {
             if (!ok) throw invalid('OP_CHECKSIGVERIFY failed');
-          } else pushBool(ok);
+          } else pushBool(stack, ok);
           break;
         }
         case OP.CHECKSIGADD: {
           if (!tapscript) throw invalid('OP_CHECKSIGADD is only defined in tapscript');
-          need(3);
-          const pubkey = pop();
-          const n = num(pop());
-          const sig = pop();
+          need(stack, 3);
+          const pubkey = pop(stack);
+          const n = num(pop(stack));
+          const sig = pop(stack);
           const ok = checkSchnorrSig(sig, pubkey, ctx);
           stack.push(encodeScriptNum(n + (ok ? 1 : 0)));
           break;
@@ -336,12 +351,12 @@ export function evalScript(stack: Uint8Array[], script: Uint8Array, ctx: ExecCon
           if (opCount > MAX_OPS) throw invalid('the script exceeds 201 operations');
           if (opcode === OP.CHECKMULTISIGVERIFY) {
             if (!ok) throw invalid('OP_CHECKMULTISIGVERIFY failed');
-          } else pushBool(ok);
+          } else pushBool(stack, ok);
           break;
         }
         default:
           if (opcode >= OP.OP_1 && opcode <= OP.OP_16) {
-            stack.push(encodeScriptNum(opcode - OP.OP_1 + 1));
+            stack.push(SMALL_NUMBERS[opcode - OP.OP_1]!);
           } else if (opcode === OP.NOP1 || (opcode >= OP.NOP4 && opcode <= OP.NOP10)) {
             throw new ScriptFailure('inconclusive', `the script uses the upgradeable NOP 0x${opcode.toString(16)}`);
           } else {

@@ -2,13 +2,14 @@ import type { ParsedAddress } from '../address.js';
 import { bytesEqual, hash160, sha256d } from './hashes.js';
 import { recodePublicKey, recoverPublicKey } from './secp256k1.js';
 import type { Outcome } from './spend.js';
-import { ByteWriter } from './transaction.js';
+import { Scratch } from './transaction.js';
 
 const MAGIC = new TextEncoder().encode('Bitcoin Signed Message:\n');
+const digestScratch = new Scratch();
 
 /** The `signmessage` digest: SHA256d(varstr("Bitcoin Signed Message:\n") ‖ varstr(message)). */
 export function signMessageHash(message: Uint8Array): Uint8Array {
-  const w = new ByteWriter(MAGIC.length + message.length + 10);
+  const w = digestScratch.writer(MAGIC.length + message.length + 10);
   w.varBytes(MAGIC).varBytes(message);
   return sha256d(w.finish());
 }
@@ -26,6 +27,14 @@ const HEADER_KINDS = [
 ] as const;
 
 const invalid = (reason: string): Outcome => ({ result: 'invalid', reason });
+
+/** OP_0 PUSH20 <keyHash>: the P2SH-P2WPKH redeem script. */
+function p2wpkhProgramScript(keyHash: Uint8Array): Uint8Array {
+  const script = new Uint8Array(22);
+  script[1] = 0x14;
+  script.set(keyHash, 2);
+  return script;
+}
 
 /**
  * Verifies a legacy 65-byte compact signature (`signmessage`, BIP-137) by public-key recovery.
@@ -51,7 +60,7 @@ export function verifyLegacy(address: ParsedAddress, message: Uint8Array, sig: U
   const keyHash = hash160(publicKey);
   const matches =
     address.type === 'p2sh'
-      ? bytesEqual(hash160(Uint8Array.of(0x00, 0x14, ...keyHash)), address.program)
+      ? bytesEqual(hash160(p2wpkhProgramScript(keyHash)), address.program)
       : bytesEqual(keyHash, address.program);
   if (!matches) {
     // Name the common mix-up: the right key, with the header flag for the other key encoding.

@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import * as secp from 'tiny-secp256k1';
+import { isLowS } from './signature-encoding.js';
 
 /**
  * The one place that talks to the secp256k1 backend: libsecp256k1 in both cases.
@@ -58,7 +59,12 @@ export const SECP256K1_BACKEND = native
  */
 export function ecdsaVerify(digest: Uint8Array, publicKey: Uint8Array, compactSig: Uint8Array): boolean {
   try {
-    if (native) return native.ecdsaVerify(native.signatureNormalize(Uint8Array.from(compactSig)), digest, publicKey);
+    if (native) {
+      // libsecp256k1 refuses high S; normalizing costs a copy and a native call, so it is done
+      // only for the rare high-S input (BIP-322 callers have already refused those).
+      const sig = isLowS(compactSig) ? compactSig : native.signatureNormalize(Uint8Array.from(compactSig));
+      return native.ecdsaVerify(sig, digest, publicKey);
+    }
     return secp.verify(digest, publicKey, compactSig);
   } catch {
     return false;

@@ -73,28 +73,30 @@ export function splitSchnorrSig(sig: Uint8Array): { sig64: Uint8Array; hashType:
   return { sig64: sig.subarray(0, 64), hashType };
 }
 
+// A stack element counted from the top (1 = top); module level, not a closure, as it is on the hot path.
+function at(stack: readonly Uint8Array[], i: number): Uint8Array {
+  if (i > stack.length) throw invalid('the script reads past the bottom of the stack');
+  return stack[stack.length - i]!;
+}
+
 /** OP_CHECKMULTISIG as in Bitcoin Core, with NULLDUMMY and NULLFAIL. Leaves its result for the caller to push. */
 export function checkMultisig(stack: Uint8Array[], script: Uint8Array, ctx: ExecContext): { ok: boolean; ops: number } {
-  const at = (i: number): Uint8Array => {
-    if (i > stack.length) throw invalid('the script reads past the bottom of the stack');
-    return stack[stack.length - i]!;
-  };
   let i = 1;
-  let keys = num(at(i));
+  let keys = num(at(stack, i));
   if (keys < 0 || keys > MAX_MULTISIG_KEYS) throw invalid('OP_CHECKMULTISIG key count out of range');
   const ops = keys;
   let ikey = ++i;
   let ikey2 = keys + 2;
   i += keys;
-  let sigs = num(at(i));
+  let sigs = num(at(stack, i));
   if (sigs < 0 || sigs > keys) throw invalid('OP_CHECKMULTISIG signature count out of range');
   let isig = ++i;
   i += sigs;
-  at(i); // the dummy element must exist
+  at(stack, i); // the dummy element must exist
   let ok = true;
   while (ok && sigs > 0) {
-    const sig = at(isig);
-    const pubkey = at(ikey);
+    const sig = at(stack, isig);
+    const pubkey = at(stack, ikey);
     if (checkEcdsaSig(sig, pubkey, script, ctx)) {
       isig++;
       sigs--;
@@ -104,12 +106,12 @@ export function checkMultisig(stack: Uint8Array[], script: Uint8Array, ctx: Exec
     if (sigs > keys) ok = false;
   }
   while (i-- > 1) {
-    if (!ok && ikey2 === 0 && at(1).length > 0) throw invalid('the multisig signatures do not verify for this message and address');
+    if (!ok && ikey2 === 0 && at(stack, 1).length > 0) throw invalid('the multisig signatures do not verify for this message and address');
     if (ikey2 > 0) ikey2--;
     stack.pop();
   }
   if (stack.length < 1) throw invalid('OP_CHECKMULTISIG is missing its dummy element');
-  if (at(1).length > 0) throw invalid('the OP_CHECKMULTISIG dummy element must be empty (NULLDUMMY)');
+  if (at(stack, 1).length > 0) throw invalid('the OP_CHECKMULTISIG dummy element must be empty (NULLDUMMY)');
   stack.pop();
   return { ok, ops };
 }

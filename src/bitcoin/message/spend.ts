@@ -10,8 +10,9 @@ import {
   type SignatureChecker,
   type SigVersion,
 } from './interpreter.js';
-import { castToBool, encodePush, isPushOnly, OP, parseScript } from './script.js';
+import { castToBool, encodePush, isPushOnly, OP, parseScript, type ScriptOp } from './script.js';
 import { checkTaprootTweak, ecdsaVerify, schnorrVerify } from './secp256k1.js';
+import { checkEcdsaSig } from './signature-opcodes.js';
 import { legacySighashAll, segwitV0SighashAll, taprootSighash, type SighashCache } from './sighash.js';
 import { isCompressedPublicKey, isStrictPublicKey } from './signature-encoding.js';
 import { ByteWriter } from './transaction.js';
@@ -211,7 +212,15 @@ function compareBytes(a: Uint8Array, b: Uint8Array): number {
   return 0;
 }
 
-function verifyLegacyAndP2sh(cache: SighashCache, index: number): void {
+/**
+ * A push the interpreter would accept and leave on the stack as is: minimally encoded (BIP-322
+ * requires MINIMALDATA), non-empty and within the 520-byte element limit.
+ */
+function isPlainPush(op: ScriptOp): boolean {
+  return op.data !== undefined && op.minimal && op.data.length > 0 && op.data.length <= MAX_ELEMENT_SIZE;
+}
+
+function verifyLegacyAndP2sh(cache: SighashCache, index: number, direct: boolean): void {
   const input = cache.tx.inputs[index]!;
   const scriptPubKey = cache.prevouts[index]!.script;
   const sigParsed = parseScript(input.scriptSig);
@@ -222,6 +231,31 @@ function verifyLegacyAndP2sh(cache: SighashCache, index: number): void {
     throw new ScriptFailure('inconclusive', 'a scriptSig with non-push operations is non-standard');
   }
   const ctx: ExecContext = { sigVersion: 'base', checker: new TransactionChecker(cache, index), budget: { remaining: 0 } };
+  const ops = sigParsed.ops;
+
+  // The two standard shapes, P2SH-wrapped segwit (one push of the redeem script) and P2PKH (two
+  // pushes), are done directly: the same checks, in the same order and with the same reasons as
+  // running both scripts through the interpreter below, without parsing and executing them.
+  if (direct && p2sh && ops.length === 1 && isPlainPush(ops[0]!)) {
+    const redeemScript = ops[0]!.data!;
+    const wp = witnessProgram(redeemScript);
+    if (wp !== undefined) {
+      // scriptPubKey: HASH160 <hash> EQUAL; scriptSig is then exactly the minimal push of the
+      // redeem script, as BIP-141 requires.
+      if (!bytesEqual(hash160(redeemScript), scriptPubKey.subarray(2, 22))) fail('the script evaluated to false: the signature does not verify');
+      verifyWitnessProgram(cache, index, wp.version, wp.program, input.witness, true);
+      return;
+    }
+  }
+  if (direct && isP2pkh(scriptPubKey) && ops.length === 2 && isPlainPush(ops[0]!) && isPlainPush(ops[1]!) && input.witness.length === 0) {
+    // scriptPubKey: DUP HASH160 <hash> EQUALVERIFY CHECKSIG over the stack [sig, pubkey].
+    const sig = ops[0]!.data!;
+    const pubkey = ops[1]!.data!;
+    if (!bytesEqual(hash160(pubkey), scriptPubKey.subarray(3, 23))) fail('the public key in the signature does not belong to this address');
+    if (!checkEcdsaSig(sig, pubkey, scriptPubKey, ctx)) fail('the signature does not verify for this message and address');
+    return;
+  }
+
   const stack: Uint8Array[] = [];
   evalScript(stack, input.scriptSig, ctx);
   const afterScriptSig = stack.slice();
@@ -249,11 +283,20 @@ function verifyLegacyAndP2sh(cache: SighashCache, index: number): void {
   if (input.witness.length > 0) fail('the input carries witness data but spends a non-segwit output');
 }
 
+/** Test hook for {@link verifyInput}. */
+export interface VerifyInputOptions {
+  /**
+   * Run P2PKH and P2SH-wrapped segwit spends through the interpreter instead of their direct
+   * paths (fast-paths.test.ts checks that both give the same outcome and reason).
+   */
+  interpreterOnly?: boolean;
+}
+
 /**
  * Verifies that input `index` of `cache.tx` validly spends `cache.prevouts[index]` under
  * consensus rules plus BIP-322's required rules. Never throws.
  */
-export function verifyInput(cache: SighashCache, index: number): Outcome {
+export function verifyInput(cache: SighashCache, index: number, opts?: VerifyInputOptions): Outcome {
   try {
     const input = cache.tx.inputs[index]!;
     const wp = witnessProgram(cache.prevouts[index]!.script);
@@ -261,7 +304,7 @@ export function verifyInput(cache: SighashCache, index: number): Outcome {
       if (input.scriptSig.length !== 0) fail('the scriptSig must be empty when spending a native segwit output');
       verifyWitnessProgram(cache, index, wp.version, wp.program, input.witness, false);
     } else {
-      verifyLegacyAndP2sh(cache, index);
+      verifyLegacyAndP2sh(cache, index, opts?.interpreterOnly !== true);
     }
     return VALID;
   } catch (e) {

@@ -120,6 +120,91 @@ export function decodeWitnessStack(bytes: Uint8Array): Decoded<Uint8Array[]> {
   }
 }
 
+/*
+ * Non-throwing cursor for isWholeTransaction: reading past the end or a malformed CompactSize
+ * sets `scanPos` to -1, after which every read is a no-op.
+ */
+const NOTHING = new Uint8Array(0);
+let scanBytes: Uint8Array = NOTHING;
+let scanPos = 0;
+
+function scanSkip(n: number): void {
+  if (scanPos < 0) return;
+  scanPos = n <= scanBytes.length - scanPos ? scanPos + n : -1;
+}
+
+/** A CompactSize as ByteReader.compactSize reads it, or -1 (and a failed scan) where it throws. */
+function scanCompactSize(): number {
+  if (scanPos < 0 || scanPos >= scanBytes.length) return (scanPos = -1);
+  const first = scanBytes[scanPos++]!;
+  if (first < 0xfd) return first;
+  let n = -1;
+  if (first === 0xfd && scanBytes.length - scanPos >= 2) {
+    n = scanBytes[scanPos]! | (scanBytes[scanPos + 1]! << 8);
+    scanPos += 2;
+    if (n < 0xfd) n = -1;
+  } else if (first === 0xfe && scanBytes.length - scanPos >= 4) {
+    n = (scanBytes[scanPos]! | (scanBytes[scanPos + 1]! << 8) | (scanBytes[scanPos + 2]! << 16) | (scanBytes[scanPos + 3]! << 24)) >>> 0;
+    scanPos += 4;
+    if (n < 0x10000) n = -1;
+  }
+  // 0xff (a 64-bit size) is always refused: either non-canonical or too large.
+  if (n < 0) scanPos = -1;
+  return n;
+}
+
+/**
+ * Whether decodeTransaction(bytes) would succeed: the same walk over the same grammar, without
+ * building anything or throwing. Every unprefixed signature is first tried as a transaction, and
+ * most are witness stacks; a failed decode throws internally, which costs V8 a few microseconds,
+ * so that attempt is made only when this says it will succeed (fast-paths.test.ts checks that
+ * the two agree).
+ */
+export function isWholeTransaction(bytes: Uint8Array): boolean {
+  scanBytes = bytes;
+  scanPos = 0;
+  const whole = scanTransaction();
+  scanBytes = NOTHING; // do not keep the caller's bytes alive
+  return whole;
+}
+
+function scanTransaction(): boolean {
+  const bytes = scanBytes;
+  scanSkip(4); // version
+  let inCount = scanCompactSize();
+  let segwit = false;
+  if (inCount === 0) {
+    if (scanPos < 0 || scanPos >= bytes.length || bytes[scanPos] !== 1) return false;
+    scanPos++;
+    segwit = true;
+    inCount = scanCompactSize();
+  }
+  if (scanPos < 0 || inCount * 41 > bytes.length - scanPos) return false;
+  for (let i = 0; i < inCount && scanPos >= 0; i++) {
+    scanSkip(36); // outpoint
+    scanSkip(scanCompactSize()); // scriptSig
+    scanSkip(4); // sequence
+  }
+  const outCount = scanCompactSize();
+  if (scanPos < 0 || outCount * 9 > bytes.length - scanPos) return false;
+  for (let i = 0; i < outCount && scanPos >= 0; i++) {
+    scanSkip(8); // value
+    scanSkip(scanCompactSize()); // script
+  }
+  if (segwit) {
+    let any = false;
+    for (let i = 0; i < inCount && scanPos >= 0; i++) {
+      const items = scanCompactSize();
+      if (scanPos < 0 || items > bytes.length - scanPos) return false;
+      if (items > 0) any = true;
+      for (let j = 0; j < items && scanPos >= 0; j++) scanSkip(scanCompactSize());
+    }
+    if (!any) return false;
+  }
+  scanSkip(4); // nLockTime
+  return scanPos === bytes.length;
+}
+
 /** Reads one transaction (BIP-144 segwit serialization when marked) from the reader's position. */
 export function readTransaction(r: ByteReader): Transaction {
   const version = r.u32();
@@ -173,8 +258,9 @@ export function decodeTransaction(bytes: Uint8Array): Decoded<Transaction> {
 export class ByteWriter {
   private buf: Uint8Array;
   private len = 0;
-  constructor(initial = 256) {
-    this.buf = new Uint8Array(initial);
+  /** `initial`: a capacity, or a buffer to write into from its start (see {@link Scratch}). */
+  constructor(initial: number | Uint8Array = 256) {
+    this.buf = typeof initial === 'number' ? new Uint8Array(initial) : initial;
   }
 
   private reserve(n: number): void {
@@ -200,6 +286,11 @@ export class ByteWriter {
   }
 
   u64(v: bigint): this {
+    // Every real amount is below 2^53 and converts exactly, sparing the BigInt arithmetic.
+    if (v >= 0n && v <= 0x1fffffffffffffn) {
+      const n = Number(v);
+      return this.u32(n >>> 0).u32(Math.floor(n / 0x100000000));
+    }
     this.u32(Number(v & 0xffffffffn));
     return this.u32(Number((v >> 32n) & 0xffffffffn));
   }
@@ -223,6 +314,32 @@ export class ByteWriter {
 
   finish(): Uint8Array {
     return this.buf.subarray(0, this.len);
+  }
+}
+
+/** Serializations at most this long reuse a {@link Scratch}; longer ones get their own buffer. */
+const MAX_SCRATCH = 16_384;
+
+/**
+ * A reusable buffer for serializations that are hashed at once and never kept (to_spend, sighash
+ * preimages). V8 gives a Uint8Array of more than 64 bytes an off-heap backing store, which costs
+ * about 1 µs to allocate and collect: as much as hashing the bytes. Each call site owns its
+ * Scratch and must be done with the bytes before it serializes into the same Scratch again
+ * (verification is synchronous, so that means: hash before the next call).
+ */
+export class Scratch {
+  private buf: Uint8Array;
+  constructor(size = 512) {
+    this.buf = new Uint8Array(size);
+  }
+
+  /** A writer for about `size` bytes over this scratch (or a fresh buffer above MAX_SCRATCH). */
+  writer(size: number): ByteWriter {
+    if (size > this.buf.length) {
+      if (size > MAX_SCRATCH) return new ByteWriter(size);
+      this.buf = new Uint8Array(Math.max(size, 2 * this.buf.length));
+    }
+    return new ByteWriter(this.buf);
   }
 }
 
