@@ -18,15 +18,23 @@ interface Entry {
  * worked are remembered, never past their own grace expiry, so an unknown or revoked key always
  * reaches the database.
  */
-export function createApiKeyAuthenticator(
-  deps: ClientDeps,
-  options: ApiKeyCacheOptions,
-): (presented: string) => Promise<KeyCheck> {
+export interface ApiKeyAuthenticator {
+  (presented: string): Promise<KeyCheck>;
+  /** The remembered answer for a key, without any I/O; undefined when the database must be asked. */
+  cached(presented: string): Extract<KeyCheck, { ok: true }> | undefined;
+}
+
+export function createApiKeyAuthenticator(deps: ClientDeps, options: ApiKeyCacheOptions): ApiKeyAuthenticator {
   const cache = new Map<string, Entry>();
-  return async (presented) => {
-    const now = deps.clock.now();
+  const cached = (presented: string) => {
     const hit = cache.get(presented);
-    if (hit && hit.validUntil > now) return hit.check;
+    if (hit && hit.validUntil > deps.clock.now()) return hit.check;
+    return undefined;
+  };
+  const authenticate = async (presented: string): Promise<KeyCheck> => {
+    const now = deps.clock.now();
+    const hit = cached(presented);
+    if (hit) return hit;
     cache.delete(presented);
     const check = await authenticateApiKey(deps, presented);
     if (check.ok && options.ttlMs > 0) {
@@ -36,4 +44,5 @@ export function createApiKeyAuthenticator(
     }
     return check;
   };
+  return Object.assign(authenticate, { cached });
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../platform/db/database.js';
+import { preparedRead } from '../platform/db/prepared-read.js';
 import type { Mode } from '../platform/scope.js';
 import type { ApiKeyRow, ClientRow, NewApiKeyRow, NewClientRow } from './client.table.js';
 
@@ -19,8 +20,10 @@ export async function insertApiKey(db: Db, row: NewApiKeyRow): Promise<void> {
   await db.insertInto('api_keys').values(row).execute();
 }
 
+const apiKeyByHash = preparedRead((db: Db, keyHash: string) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash));
+
 export async function findApiKeyByHash(db: Db, keyHash: string): Promise<ApiKeyRow | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+  return apiKeyByHash(db, keyHash);
 }
 
 /** Keys of a client and mode that still work at `now` (not revoked, not past a grace expiry). */

@@ -1,4 +1,5 @@
 import type { Db, DbCapabilities } from '../platform/db/database.js';
+import { preparedRead } from '../platform/db/prepared-read.js';
 import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
 import type { AccountHolderRow, AccountHolderUpdate, NewAccountHolderRow } from './account-holder.table.js';
@@ -15,8 +16,12 @@ export async function insertAccountHolder(db: Db, row: NewAccountHolderRow): Pro
   await db.insertInto('account_holders').values(row).execute();
 }
 
+const accountHolderById = preparedRead((db: Db, clientId: string, mode: Scope['mode'], id: string) =>
+  scoped(db, { clientId, mode }).where('id', '=', id),
+);
+
 export async function findAccountHolder(db: Db, scope: Scope, id: string): Promise<AccountHolderRow | undefined> {
-  return scoped(db, scope).where('id', '=', id).executeTakeFirst();
+  return accountHolderById(db, scope.clientId, scope.mode, id);
 }
 
 /** The row, locked until the transaction ends where the engine has row locks. */

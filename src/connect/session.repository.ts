@@ -1,4 +1,5 @@
 import type { Db } from '../platform/db/database.js';
+import { preparedRead } from '../platform/db/prepared-read.js';
 import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
 import type { NewSessionRow, SessionRow, SessionUpdate } from './connect.table.js';
@@ -11,8 +12,14 @@ export async function insertSession(db: Db, row: NewSessionRow): Promise<void> {
   await db.insertInto('connect_sessions').values(row).execute();
 }
 
+const sessionById = preparedRead((db: Db, clientId: string, mode: Scope['mode'], id: string) => scoped(db, { clientId, mode }).where('id', '=', id));
+const sessionBySecretHash = preparedRead((db: Db, hash: string) =>
+  db.selectFrom('connect_sessions').selectAll().where('client_secret_hash', '=', hash),
+);
+
+/** Status polling reads this at up to twice a second per session, hence the prepared statement. */
 export async function findSession(db: Db, scope: Scope, id: string): Promise<SessionRow | undefined> {
-  return scoped(db, scope).where('id', '=', id).executeTakeFirst();
+  return sessionById(db, scope.clientId, scope.mode, id);
 }
 
 /** By id alone, for background work that carries only the id. */
@@ -21,7 +28,7 @@ export async function findSessionById(db: Db, id: string): Promise<SessionRow | 
 }
 
 export async function findSessionBySecretHash(db: Db, hash: string): Promise<SessionRow | undefined> {
-  return db.selectFrom('connect_sessions').selectAll().where('client_secret_hash', '=', hash).executeTakeFirst();
+  return sessionBySecretHash(db, hash);
 }
 
 export async function listSessionRows(db: Db, scope: Scope, filter: { accountHolderId?: string }, page: PageRequest) {

@@ -1,10 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import SQLite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config/config.js';
 import type { Database } from './schema.js';
+import { registerReader, type Reader } from './prepared-read.js';
+import { FifoSqliteDialect } from './sqlite-dialect.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 
 /**
@@ -51,12 +53,28 @@ function openSqlite(file: string): DatabaseHandle {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: new FifoSqliteDialect({ database: withStatementCache(sqlite) }) });
+  const reader = file === ':memory:' ? undefined : openSqliteReader(file);
+  if (reader) registerReader(db, reader);
   return {
     db,
     capabilities: { supportsSkipLocked: false, supportsRowLocks: false, supportsAdvisoryLocks: false, singleWriter: true, identityColumn: 'autoincrement' },
     description: `SQLite ${file}`,
-    destroy: () => db.destroy(),
+    destroy: async () => {
+      await db.destroy();
+      reader?.close();
+    },
+  };
+}
+
+/** A read-only second connection on the same SQLite file, with its own statement cache. */
+function openSqliteReader(file: string): Reader & { close(): void } {
+  const connection = new SQLite(file, { readonly: true, fileMustExist: true });
+  connection.pragma('busy_timeout = 5000');
+  const statements = withStatementCache(connection);
+  return {
+    first: (sql, parameters) => (statements.prepare(sql) as unknown as SQLite.Statement).get(...parameters),
+    close: () => statements.close(),
   };
 }
 

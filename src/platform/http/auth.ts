@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { createApiKeyAuthenticator } from '../../clients/api-key-cache.js';
 import type { Scope } from '../scope.js';
 import type { AppContext } from '../context.js';
@@ -13,17 +13,27 @@ declare module 'fastify' {
 
 const BEARER = /^Bearer +(\S+) *$/i;
 
-/** onRequest hook for the `/v1` API: resolves the Bearer key or answers 401. */
+/**
+ * onRequest hook for the `/v1` API: resolves the Bearer key or answers 401. Callback style, and
+ * synchronous when the key's lookup is remembered: it runs on every API request.
+ */
 export function bearerAuth(ctx: AppContext) {
   const authenticateApiKey = createApiKeyAuthenticator(ctx, ctx.config.apiKeyCache);
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
     const header = request.headers.authorization;
-    if (header === undefined || header.trim() === '') throw new ApiError('api_key_missing');
+    if (header === undefined || header.trim() === '') return done(new ApiError('api_key_missing'));
     const presented = BEARER.exec(header)?.[1];
-    if (presented === undefined) throw new ApiError('api_key_malformed');
-    const check = await authenticateApiKey(presented);
-    if (!check.ok) throw new ApiError(check.code);
-    request.scope = check.scope;
+    if (presented === undefined) return done(new ApiError('api_key_malformed'));
+    const remembered = authenticateApiKey.cached(presented);
+    if (remembered) {
+      request.scope = remembered.scope;
+      return done();
+    }
+    authenticateApiKey(presented).then((check) => {
+      if (!check.ok) return done(new ApiError(check.code));
+      request.scope = check.scope;
+      done();
+    }, done);
   };
 }
 

@@ -1,0 +1,56 @@
+import {
+  SqliteAdapter,
+  SqliteDriver,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Kysely,
+  type SqliteDialectConfig,
+} from 'kysely';
+
+/**
+ * Kysely's SQLite driver serialises the single connection with a mutex whose unlock wakes every
+ * waiter, and all but one go back to sleep: with 50 requests in flight, each query costs 50 promise
+ * wake-ups, and throughput collapses under concurrency. This driver puts waiters in a FIFO queue and
+ * hands the connection to exactly one of them, in arrival order.
+ */
+class FifoSqliteDriver extends SqliteDriver {
+  private readonly waiters: (() => void)[] = [];
+  private locked = false;
+
+  override async acquireConnection(): Promise<DatabaseConnection> {
+    if (this.locked) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    else this.locked = true;
+    // Uncontended now: only the holder of our queue's turn gets here.
+    return super.acquireConnection();
+  }
+
+  override async releaseConnection(): Promise<void> {
+    await super.releaseConnection();
+    const next = this.waiters.shift();
+    if (next) next();
+    else this.locked = false;
+  }
+}
+
+/** Kysely's SQLite dialect with the FIFO driver above; everything else is Kysely's own. */
+export class FifoSqliteDialect implements Dialect {
+  constructor(private readonly config: SqliteDialectConfig) {}
+
+  createDriver() {
+    return new FifoSqliteDriver(this.config);
+  }
+
+  createQueryCompiler() {
+    return new SqliteQueryCompiler();
+  }
+
+  createAdapter() {
+    return new SqliteAdapter();
+  }
+
+  createIntrospector(db: Kysely<unknown>) {
+    return new SqliteIntrospector(db);
+  }
+}
