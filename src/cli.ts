@@ -7,6 +7,7 @@ import { migrateToLatest } from './platform/db/migrate.js';
 import { openDatabase } from './platform/db/database.js';
 import { openRuntime } from './platform/runtime.js';
 import { jobCatalog } from './job-catalog.js';
+import { registerJobsCommands } from './platform/jobs/jobs.cli.js';
 import { Worker } from './platform/jobs/worker.js';
 import { startServer } from './platform/server.js';
 
@@ -113,6 +114,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
         await runtime.close();
       }
     });
+
+  registerJobsCommands(program, {
+    async withRuntime(fn) {
+      const runtime = await openRuntime(config());
+      try {
+        return await fn(runtime);
+      } finally {
+        await runtime.close();
+      }
+    },
+    print,
+    fail(message) {
+      throw new CliFailure(message);
+    },
+  });
 
   const key = program.command('key').description('Manage API keys');
   key

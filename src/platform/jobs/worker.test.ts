@@ -1,7 +1,7 @@
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseEnv, startNodeProcess } from '../../../test/support/cli-process.js';
+import { databaseEnv, runOwnproof, startNodeProcess } from '../../../test/support/cli-process.js';
 import { TestClock } from '../../../test/support/clock.js';
 import { createTestDatabase, engines, type TestDatabase } from '../../../test/support/database.js';
 import { testConfig } from '../../../test/support/test-app.js';
@@ -102,6 +102,40 @@ describe.each(engines())('job queue on %s', (engine) => {
     expect(dead?.last_error).toContain('attempt 3 failed');
     expect(dead?.finished_at).not.toBeNull();
     await worker.stop();
+  });
+
+  it('shows dead jobs with `ownproof jobs list` and queues one again with `ownproof jobs retry`', async () => {
+    const worker = startWorker();
+    const id = await enqueueJob(ctx.db, clock, flakyJob, { label: 'cli-dead', succeedOn: 99 });
+    for (let attempt = 1; attempt < 3; attempt++) {
+      await until(() => job(id), (row) => row?.attempts === attempt && row.status === 'pending');
+      clock.advance(attempt);
+    }
+    await until(() => job(id), (row) => row?.status === 'dead');
+    await worker.stop();
+    const env = databaseEnv(database.config);
+    const listed = await runOwnproof(['jobs', 'list', '--status', 'dead', '--type', 'test.flaky', '--json'], env);
+    expect(listed.code, listed.stderr).toBe(0);
+    const rows = listed.stdout.trim().split('\n').map((line) => JSON.parse(line));
+    expect(rows.find((r) => r.id === id)).toMatchObject({ status: 'dead', attempts: 3, max_attempts: 3, last_error: expect.stringContaining('attempt 3 failed') });
+    const retried = await runOwnproof(['jobs', 'retry', id as string], env);
+    expect(retried).toMatchObject({ code: 0, stdout: `Job ${id} is queued again.\n` });
+    expect(await job(id)).toMatchObject({ status: 'pending', attempts: 0 });
+    const again = await runOwnproof(['jobs', 'retry', id as string], env);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toBe(`ownproof: no dead job with id ${id}\n`);
+    // Leave nothing runnable behind for the next tests.
+    await ctx.db.updateTable('jobs').set({ status: 'dead' }).where('id', '=', id as string).execute();
+  });
+
+  it('finishes a running job on SIGTERM before the worker process exits', async () => {
+    const worker = startNodeProcess(['--import', 'tsx', WORKER_MAIN], { ...databaseEnv(database.config), STOP_GRACE_MS: '10000' });
+    await worker.waitForLine(/^WORKER_READY/);
+    const id = await enqueueJob(ctx.db, { now: () => Date.now() }, slowRecordJob, { label: 'sigterm', ms: 1_000 });
+    await until(() => effects(ctx.db), (rows) => rows.some((r) => r.job_id === id && r.phase === 'started'));
+    expect(await worker.stop('SIGTERM')).toBe(0);
+    expect(await job(id)).toMatchObject({ status: 'succeeded', attempts: 1 });
+    expect((await effects(ctx.db)).filter((r) => r.job_id === id).map((r) => r.phase)).toEqual(['started', 'done']);
   });
 
   it('aborts a job that runs past its timeout and counts it as a failure', async () => {

@@ -1,0 +1,69 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import type { Runtime } from '../runtime.js';
+import { listJobs, retryDeadJob } from './job.repository.js';
+import type { JobStatus } from './job.table.js';
+
+/** How the CLI opens the runtime and prints; supplied by src/cli.ts. */
+export interface JobsCliDeps {
+  withRuntime<T>(fn: (runtime: Runtime) => Promise<T>): Promise<T>;
+  print(text: string): void;
+  fail(message: string): never;
+}
+
+/**
+ * `ownproof jobs list` and `ownproof jobs retry`: dead jobs are kept for people to look at, and
+ * this is where they look (and put one back in the queue once its cause is fixed).
+ */
+export function registerJobsCommands(program: Command, deps: JobsCliDeps): void {
+  const jobs = program.command('jobs').description('Inspect background jobs (dead ones are kept)');
+
+  jobs
+    .command('list')
+    .description('List jobs, newest first')
+    .addOption(new Option('--status <status>', 'only jobs in this state').choices(['pending', 'running', 'succeeded', 'dead']))
+    .option('--type <type>', 'only jobs of this type (e.g. webhooks.deliver)')
+    .option('--limit <n>', 'at most this many (1-1000)', parseLimit, 50)
+    .option('--json', 'one JSON object per line')
+    .action(async (options: { status?: JobStatus; type?: string; limit: number; json?: boolean }) => {
+      await deps.withRuntime(async (runtime) => {
+        const rows = await listJobs(runtime.ctx.db, {
+          limit: options.limit,
+          ...(options.status ? { status: options.status } : {}),
+          ...(options.type ? { type: options.type } : {}),
+        });
+        for (const row of rows) {
+          const job = {
+            id: row.id,
+            type: row.type,
+            status: row.status,
+            attempts: row.attempts,
+            max_attempts: row.max_attempts,
+            run_at: new Date(row.run_at).toISOString(),
+            last_error: row.last_error,
+          };
+          deps.print(
+            options.json
+              ? JSON.stringify(job)
+              : `${job.id}  ${job.type}  ${job.status}  attempts ${job.attempts}/${job.max_attempts}  run_at ${job.run_at}${job.last_error ? `  last error: ${job.last_error}` : ''}`,
+          );
+        }
+        if (rows.length === 0 && !options.json) deps.print('No jobs match.');
+      });
+    });
+
+  jobs
+    .command('retry')
+    .description('Put a dead job back in the queue with a fresh set of attempts')
+    .argument('<job-id>', 'the job id (job_...)')
+    .action(async (id: string) => {
+      await deps.withRuntime(async (runtime) => {
+        if (!(await retryDeadJob(runtime.ctx.db, id, runtime.ctx.clock.now()))) deps.fail(`no dead job with id ${id}`);
+        deps.print(`Job ${id} is queued again.`);
+      });
+    });
+}
+
+function parseLimit(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 1000) throw new InvalidArgumentError('must be a whole number from 1 to 1000');
+  return Number(value);
+}
