@@ -3,6 +3,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseEnv, runOwnproof, startNodeProcess } from '../../../test/support/cli-process.js';
 import { TestClock } from '../../../test/support/clock.js';
+import { until } from '../../../test/support/eventually.js';
 import { createTestDatabase, engines, type TestDatabase } from '../../../test/support/database.js';
 import { testConfig } from '../../../test/support/test-app.js';
 import { createEffectsTable, effects, flakyJob, hangingJob, recordJob, slowRecordJob, TEST_JOBS } from '../../../test/support/test-jobs.js';
@@ -18,15 +19,6 @@ import { Worker, type WorkerOptions } from './worker.js';
 const WORKER_MAIN = path.resolve(import.meta.dirname, '../../../test/support/worker-main.ts');
 const silent = pino({ level: 'silent' });
 
-async function until<T>(probe: () => Promise<T>, accept: (value: T) => boolean, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (accept(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms (last: ${JSON.stringify(value)})`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
 
 describe.each(engines())('job queue on %s', (engine) => {
   let database: TestDatabase;

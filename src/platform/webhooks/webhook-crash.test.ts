@@ -8,7 +8,7 @@ import { BIN, databaseEnv } from '../../../test/support/cli-process.js';
 import { engines } from '../../../test/support/database.js';
 import { startTestApp, type TestApp } from '../../../test/support/test-app.js';
 import { recordEvent } from '../events/event.service.js';
-import { eventually, TestReceiver } from './test-support.js';
+import { eventually, TestReceiver } from '../../../test/support/webhooks.js';
 
 /** The master key startTestApp's secret box uses, so a child process can open the endpoint's secret. */
 const TEST_MASTER_KEY = '07'.repeat(32);

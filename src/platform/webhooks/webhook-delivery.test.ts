@@ -8,7 +8,7 @@ import { recordEvent } from '../events/event.service.js';
 import { Worker } from '../jobs/worker.js';
 import type { Scope } from '../scope.js';
 import { DISABLE_AFTER_FAILING_SECONDS } from './retry-schedule.js';
-import { eventually, fakeResolver, TestReceiver, type ReceiverReply } from './test-support.js';
+import { eventually, fakeResolver, TestReceiver, type ReceiverReply } from '../../../test/support/webhooks.js';
 
 const TIMEOUT_MS = 400;
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
-import { fakeResolver } from './test-support.js';
+import { fakeResolver } from '../../../test/support/webhooks.js';
 
 const PUBLIC_HOST = 'hooks.example.com';
 

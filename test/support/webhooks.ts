@@ -1,6 +1,6 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ResolvedAddress } from './network.js';
+import type { ResolvedAddress } from '../../src/platform/webhooks/network.js';
 
 /** A request a TestReceiver got. */
 export interface ReceivedWebhook {
@@ -92,13 +92,4 @@ export function fakeResolver(table: Record<string, string[] | (() => string[])>)
   };
 }
 
-/** Polls `check` until it returns a value other than undefined/false; rejects after `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+export { eventually } from './eventually.js';
