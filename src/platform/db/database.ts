@@ -67,14 +67,16 @@ function openSqlite(file: string): DatabaseHandle {
   };
 }
 
-/** A read-only second connection on the same SQLite file, with its own statement cache. */
+/** A read-only second connection on the same SQLite file; each prepared read keeps its statement. */
 function openSqliteReader(file: string): Reader & { close(): void } {
   const connection = new SQLite(file, { readonly: true, fileMustExist: true });
   connection.pragma('busy_timeout = 5000');
-  const statements = withStatementCache(connection);
   return {
-    first: (sql, parameters) => (statements.prepare(sql) as unknown as SQLite.Statement).get(...parameters),
-    close: () => statements.close(),
+    prepareFirst: (sql) => {
+      const statement = connection.prepare(sql);
+      return (parameters) => statement.get(parameters);
+    },
+    close: () => connection.close(),
   };
 }
 

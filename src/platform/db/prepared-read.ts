@@ -1,9 +1,10 @@
 import type { Compilable, CompiledQuery } from 'kysely';
 import type { Db } from './database.js';
 
-/** Runs a SELECT on a connection of its own; see `registerReader`. */
+/** Runs SELECTs on a connection of its own; see `registerReader`. */
 export interface Reader {
-  first(sql: string, parameters: readonly unknown[]): unknown;
+  /** A function that runs `sql` with parameters and returns the first row, prepared once. */
+  prepareFirst(sql: string): (parameters: readonly unknown[]) => unknown;
 }
 
 const readers = new WeakMap<Db, Reader>();
@@ -30,7 +31,10 @@ class Placeholder {
  * among the compiled parameters; the first call checks that it does.
  */
 export function preparedRead<Args extends unknown[], Row>(build: (db: Db, ...args: Args) => Compilable<Row>) {
-  const compiled = new WeakMap<Db, { query: CompiledQuery<Row>; slots: (number | undefined)[] }>();
+  const compiled = new WeakMap<
+    Db,
+    { query: CompiledQuery<Row>; slots: (number | undefined)[]; run: ((parameters: readonly unknown[]) => unknown) | undefined }
+  >();
 
   function compile(db: Db, arity: number) {
     let entry = compiled.get(db);
@@ -41,7 +45,7 @@ export function preparedRead<Args extends unknown[], Row>(build: (db: Db, ...arg
       for (let i = 0; i < arity; i++) {
         if (!slots.includes(i)) throw new Error(`preparedRead: argument ${i} does not appear as a query parameter`);
       }
-      entry = { query, slots };
+      entry = { query, slots, run: readers.get(db)?.prepareFirst(query.sql) };
       compiled.set(db, entry);
     }
     return entry;
@@ -49,13 +53,12 @@ export function preparedRead<Args extends unknown[], Row>(build: (db: Db, ...arg
 
   /** The first row, or undefined. */
   return async function first(db: Db, ...args: Args): Promise<Row | undefined> {
-    const { query, slots } = compile(db, args.length);
+    const { query, slots, run } = compile(db, args.length);
     const parameters = query.parameters.map((p, i) => {
       const slot = slots[i];
       return slot === undefined ? p : args[slot];
     });
-    const reader = readers.get(db);
-    if (reader) return reader.first(query.sql, parameters) as Row | undefined;
+    if (run) return run(parameters) as Row | undefined;
     const result = await db.executeQuery<Row>({ ...query, parameters });
     return result.rows[0];
   };
