@@ -3,8 +3,7 @@ import fc from 'fast-check';
 import { Signer, Verifier } from 'bip322-js';
 import { NETWORK, TEST_NETWORK, WIF, p2pkh } from '@scure/btc-signer';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import bip322Vectors from './fixtures/bip322-vectors.json' with { type: 'json' };
-import legacyVectors from './fixtures/legacy-signmessage-vectors.json' with { type: 'json' };
+import { bip322Vectors, legacyVectors } from './fixtures/vectors.js';
 import type { NetworkName } from '../network.js';
 import { makeWallet, signBip322, signLegacy, type TestWallet } from './fixtures/signers.js';
 import { verifyMessage } from './verify-message.js';
@@ -103,17 +102,8 @@ describe('we sign (with @scure/btc-signer and @noble/curves), bip322-js verifies
   });
 });
 
-interface Vector {
-  id: string;
-  address: string;
-  message: string;
-  signature: string;
-  expected: boolean;
-  policy_dependent?: boolean;
-}
-
 describe('on the shared vectors, wherever bip322-js gives an answer and the policies agree', () => {
-  const comparable = [...(bip322Vectors as Vector[]), ...(legacyVectors as Vector[])].filter((v) => !v.policy_dependent);
+  const comparable = [...bip322Vectors, ...legacyVectors].filter((v) => !v.policy_dependent);
 
   it('we give the same answer as bip322-js', () => {
     let compared = 0;

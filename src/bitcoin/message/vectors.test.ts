@@ -1,28 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { hex } from '@scure/base';
-import bip322Vectors from './fixtures/bip322-vectors.json' with { type: 'json' };
-import legacyVectors from './fixtures/legacy-signmessage-vectors.json' with { type: 'json' };
 import { parseAddress } from '../address.js';
 import { bip322MessageHash, buildToSpend } from './bip322.js';
 import { txid, txidToHex, type Transaction } from './transaction.js';
 import { verifyMessage } from './verify-message.js';
+import { bip322Vectors, legacyVectors } from './fixtures/vectors.js';
 
-interface Vector {
-  id: string;
-  address: string;
-  message: string;
-  signature: string;
-  expected: boolean;
-  format_hint: string;
-  description?: string;
-  bip322_variant?: string;
-  message_hash?: string;
-  to_spend_txid?: string;
-  to_sign_txid?: string;
-}
-
-const bip322 = bip322Vectors as Vector[];
-const legacy = legacyVectors as Vector[];
+const bip322 = bip322Vectors;
+const legacy = legacyVectors;
 
 describe('public test vectors (copied from the shared corpus; see fixtures/)', () => {
   it('has every case of both files', () => {
