@@ -8,16 +8,13 @@
  * PostgreSQL: a scratch database on BENCH_DATABASE_URL's server (default postgres://postgres@127.0.0.1:5432/postgres),
  * created and dropped here; skipped with a note when the server cannot be reached.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createInterface } from 'node:readline';
 import { Type } from '@sinclair/typebox';
-import pg from 'pg';
 import { Webhook } from 'standardwebhooks';
 import { createClient } from '../src/clients/client.service.js';
 import { systemClock } from '../src/platform/clock.js';
@@ -33,6 +30,8 @@ import { defineJob, JobCatalog } from '../src/platform/jobs/catalog.js';
 import { enqueueJob } from '../src/platform/jobs/enqueue.js';
 import { Worker } from '../src/platform/jobs/worker.js';
 import { createWebhookEndpoint } from '../src/platform/webhooks/webhook-endpoint.service.js';
+import { BIN, databaseEnv, startNodeProcess, type LongRunningProcess } from '../test/support/cli-process.js';
+import { databaseUrl, dropDatabase, withAdminClient } from '../test/support/postgres.js';
 
 export interface WebhookBenchRow {
   engine: 'SQLite' | 'PostgreSQL';
@@ -57,7 +56,6 @@ export interface WebhookBenchOptions {
   engines?: ('sqlite' | 'postgres')[];
 }
 
-const BIN = path.join(import.meta.dirname, '..', 'bin', 'ownproof.js');
 const MASTER_KEY = randomBytes(32);
 
 export async function runWebhookBench(options: WebhookBenchOptions = {}): Promise<{ rows: WebhookBenchRow[]; notes: string[] }> {
@@ -105,10 +103,9 @@ async function openScratch(engine: 'sqlite' | 'postgres'): Promise<Scratch> {
   }
   const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `ownproof_bench_${randomBase62(8).toLowerCase()}`;
-  await admin(serverUrl, `CREATE DATABASE "${name}"`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  const config: DatabaseConfig = { engine: 'postgres', url: url.toString() };
+  // A short connect timeout: without a reachable server the PostgreSQL row is skipped at once.
+  await withAdminClient(serverUrl, (client) => client.query(`CREATE DATABASE "${name}"`), 3000);
+  const config: DatabaseConfig = { engine: 'postgres', url: databaseUrl(serverUrl, name) };
   const handle = openDatabase(config);
   await migrateToLatest(handle);
   return {
@@ -118,20 +115,10 @@ async function openScratch(engine: 'sqlite' | 'postgres'): Promise<Scratch> {
     dataDir,
     destroy: async () => {
       await handle.destroy();
-      await admin(serverUrl, `DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
+      await dropDatabase(serverUrl, name);
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-async function admin(serverUrl: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 3000 });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
 }
 
 async function benchEngine(scratch: Scratch, options: WebhookBenchOptions): Promise<WebhookBenchRow> {
@@ -196,14 +183,14 @@ async function benchDeliveries(ctx: AppContext, scratch: Scratch, count: number,
   }
   const worker = await startWorkerProcess(scratch, concurrency);
   receiver.startedAt = performance.now();
-  const cpuAtStart = processCpuMs(worker.pid);
+  const cpuAtStart = processCpuMs(worker.child.pid);
   try {
     await Promise.race([
       receiver.allReceived,
       new Promise((_, reject) => setTimeout(() => reject(new Error(`deliveries incomplete after 5 minutes`)), 300_000).unref()),
     ]);
     const seconds = (receiver.finishedAt - receiver.startedAt) / 1000;
-    const cpuAtEnd = processCpuMs(worker.pid);
+    const cpuAtEnd = processCpuMs(worker.child.pid);
     return {
       workerCpuMsPerDelivery: cpuAtStart === undefined || cpuAtEnd === undefined ? undefined : (cpuAtEnd - cpuAtStart) / count,
       deliveries: count,
@@ -214,8 +201,7 @@ async function benchDeliveries(ctx: AppContext, scratch: Scratch, count: number,
       badSignatures: receiver.bad,
     };
   } finally {
-    worker.kill('SIGTERM');
-    await new Promise((resolve) => worker.once('exit', resolve));
+    await worker.stop('SIGTERM');
     await new Promise((resolve) => receiver.server.close(resolve));
   }
 }
@@ -285,26 +271,16 @@ async function startReceiver(expected: number): Promise<Receiver> {
 }
 
 /** `ownproof worker` on the scratch database; resolves once it says it is running. */
-async function startWorkerProcess(scratch: Scratch, concurrency: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [BIN, 'worker'], {
-    env: {
-      PATH: process.env.PATH ?? '',
-      DATABASE_URL: scratch.config.engine === 'sqlite' ? `sqlite:${scratch.config.file}` : scratch.config.url,
-      MASTER_KEY: MASTER_KEY.toString('hex'),
-      DATA_DIR: scratch.dataDir,
-      LOG_LEVEL: 'error',
-      WORKER_CONCURRENCY: String(concurrency),
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
+async function startWorkerProcess(scratch: Scratch, concurrency: number): Promise<LongRunningProcess> {
+  const worker = startNodeProcess([BIN, 'worker'], {
+    ...databaseEnv(scratch.config),
+    MASTER_KEY: MASTER_KEY.toString('hex'),
+    DATA_DIR: scratch.dataDir,
+    LOG_LEVEL: 'error',
+    WORKER_CONCURRENCY: String(concurrency),
   });
-  const lines = createInterface({ input: child.stdout! });
-  await new Promise<void>((resolve, reject) => {
-    lines.on('line', (line) => {
-      if (line.includes('is running')) resolve();
-    });
-    child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
-  });
-  return child;
+  await worker.waitForLine(/is running/);
+  return worker;
 }
 
 export function formatWebhookBench({ rows, notes }: { rows: WebhookBenchRow[]; notes: string[] }): string {

@@ -1,9 +1,8 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, databaseEnv, runOwnproof, startNodeProcess } from '../test/support/cli-process.js';
+import { BIN, databaseEnv, runOwnproof, startNodeProcess, startServe } from '../test/support/cli-process.js';
 import { createTestDatabase, engines, type TestDatabase } from '../test/support/database.js';
 
 describe.each(engines())('ownproof CLI on %s', (engine) => {
@@ -120,7 +119,7 @@ describe('ownproof serve', () => {
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
   it('starts on an empty DATA_DIR, prints the URLs and a working test key once, and stops on SIGTERM', async () => {
-    const first = await serveUntilReady(dataDir);
+    const first = await startServe({ DATA_DIR: dataDir });
     expect(first.banner).toMatch(/API base URL: +http:\/\/127\.0\.0\.1:\d+\/v1/);
     expect(first.banner).toMatch(/Connect base URL: +http:\/\/127\.0\.0\.1:0\/connect|Connect base URL: +http/);
     expect(first.banner).toMatch(/API reference: +http:\/\/127\.0\.0\.1:\d+\/docs/);
@@ -132,42 +131,12 @@ describe('ownproof serve', () => {
     const res = await fetch(`${first.url}/v1/connect/account_holders`, { headers: { authorization: `Bearer ${key}` } });
     expect(res.status).toBe(200);
     expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
-    expect(await first.stop()).toBe(0);
+    expect(await first.process.stop()).toBe(0);
 
-    const second = await serveUntilReady(dataDir);
+    const second = await startServe({ DATA_DIR: dataDir });
     expect(second.banner).not.toMatch(/sk_test_/);
     const again = await fetch(`${second.url}/v1/connect/account_holders`, { headers: { authorization: `Bearer ${key}` } });
     expect(again.status).toBe(200);
-    expect(await second.stop()).toBe(0);
+    expect(await second.process.stop()).toBe(0);
   });
 });
-
-/** Starts `ownproof serve` on a free port and resolves once the banner is printed. */
-function serveUntilReady(dataDir: string): Promise<{ banner: string; url: string; stop(): Promise<number | null> }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve'], {
-      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PORT: '0', LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 20_000);
-    child.stderr.on('data', (chunk) => (err += chunk));
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const port = /listening on 127\.0\.0\.1:(\d+)/.exec(out)?.[1];
-      if (port && /API reference/.test(out) && (!/First start/.test(out) || /curl/.test(out))) {
-        clearTimeout(timer);
-        resolve({
-          banner: out,
-          url: `http://127.0.0.1:${port}`,
-          stop: () =>
-            new Promise((done) => {
-              child.once('exit', (code) => done(code));
-              child.kill('SIGTERM');
-            }),
-        });
-      }
-    });
-  });
-}

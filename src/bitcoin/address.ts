@@ -1,5 +1,5 @@
-import { base58, bech32, bech32m } from '@scure/base';
-import { sha256 } from '@noble/hashes/sha2.js';
+import { bech32, bech32m } from '@scure/base';
+import { decodeBase58Check, encodeBase58Check } from './base58check.js';
 import { NETWORK_NAMES, NETWORK_PARAMS, type NetworkName } from './network.js';
 
 /** The address (output script) types ownproof understands. P2SH covers P2SH-P2WPKH, which the address cannot reveal. */
@@ -173,20 +173,13 @@ function parseSegwit(input: string): ParseAddressResult {
 }
 
 function parseBase58(input: string): ParseAddressResult {
-  let raw: Uint8Array;
-  try {
-    raw = base58.decode(input);
-  } catch {
-    return fail('invalid_encoding', 'The address is neither valid base58 nor bech32.');
+  const decoded = decodeBase58Check(input);
+  if (!decoded.ok) {
+    if (decoded.problem === 'encoding') return fail('invalid_encoding', 'The address is neither valid base58 nor bech32.');
+    if (decoded.problem === 'short') return fail('invalid_encoding', 'The address is too short to be a base58 address.');
+    return fail('bad_checksum', 'The address checksum does not match: it was mistyped or altered.');
   }
-  if (raw.length < 5) return fail('invalid_encoding', 'The address is too short to be a base58 address.');
-  const payload = raw.subarray(0, raw.length - 4);
-  const sum = sha256(sha256(payload));
-  for (let i = 0; i < 4; i++) {
-    if (sum[i] !== raw[payload.length + i]) {
-      return fail('bad_checksum', 'The address checksum does not match: it was mistyped or altered.');
-    }
-  }
+  const payload = decoded.payload;
   const kind = networksForBase58Version(payload[0]!);
   if (kind === undefined) {
     return fail('unknown_prefix', `The version byte 0x${payload[0]!.toString(16).padStart(2, '0')} is not a Bitcoin address prefix.`);
@@ -269,11 +262,7 @@ function base58check(version: number, hash: Uint8Array): string {
   const payload = new Uint8Array(21);
   payload[0] = version;
   payload.set(hash, 1);
-  const sum = sha256(sha256(payload));
-  const full = new Uint8Array(25);
-  full.set(payload);
-  full.set(sum.subarray(0, 4), 21);
-  return base58.encode(full);
+  return encodeBase58Check(payload);
 }
 
 function segwitAddress(hrp: string, version: number, program: Uint8Array): string {

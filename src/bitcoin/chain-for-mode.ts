@@ -1,5 +1,5 @@
 import type { Mode } from '../platform/scope.js';
-import { createEsploraChainSource, type ChainSource } from './chain/index.js';
+import { EsploraChainSource, type ChainSource } from './chain/index.js';
 import { buildSandboxChain } from './sandbox/sandbox-chain.js';
 
 /** Where each mode reads Bitcoin chain data. */
@@ -14,7 +14,7 @@ export interface ChainSources {
  */
 export function createChainSources(options: { esploraUrl: string | undefined; test?: ChainSource }): ChainSources {
   let test = options.test;
-  const live = options.esploraUrl ? createEsploraChainSource({ baseUrl: options.esploraUrl, network: 'mainnet' }) : undefined;
+  const live = options.esploraUrl ? new EsploraChainSource({ baseUrl: options.esploraUrl, network: 'mainnet' }) : undefined;
   return {
     forMode(mode) {
       if (mode === 'live') return live;

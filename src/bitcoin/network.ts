@@ -16,8 +16,3 @@ export const NETWORK_PARAMS: Record<NetworkName, BTC_NETWORK> = {
   signet: TEST_NETWORK,
   regtest: { ...TEST_NETWORK, bech32: 'bcrt' },
 };
-
-/** Whether a network belongs to live mode (real money) or test mode. */
-export function isLiveNetwork(network: NetworkName): boolean {
-  return network === 'mainnet';
-}

@@ -12,18 +12,18 @@ interface Entry {
   validUntil: number;
 }
 
-/**
- * Authenticates API keys, remembering successful lookups for a moment. Clients send the same key
- * on every request, and the database lookup costs as much as the request it guards. Only keys that
- * worked are remembered, never past their own grace expiry, so an unknown or revoked key always
- * reaches the database.
- */
 export interface ApiKeyAuthenticator {
   (presented: string): Promise<KeyCheck>;
   /** The remembered answer for a key, without any I/O; undefined when the database must be asked. */
   cached(presented: string): Extract<KeyCheck, { ok: true }> | undefined;
 }
 
+/**
+ * Authenticates API keys, remembering successful lookups for a moment. Clients send the same key
+ * on every request, and the database lookup costs as much as the request it guards. Only keys that
+ * worked are remembered, never past their own grace expiry, so an unknown or revoked key always
+ * reaches the database.
+ */
 export function createApiKeyAuthenticator(deps: ClientDeps, options: ApiKeyCacheOptions): ApiKeyAuthenticator {
   const cache = new Map<string, Entry>();
   const cached = (presented: string) => {

@@ -51,6 +51,15 @@ export async function listAccountRows(
   return fetchPage(query, page, 'connect_accounts.seq');
 }
 
+/** Account ids of several sessions in one query, each list oldest first. */
+export async function accountIdsBySession(db: Db, sessionIds: string[]): Promise<Map<string, string[]>> {
+  const ids = new Map<string, string[]>(sessionIds.map((id) => [id, []]));
+  if (sessionIds.length === 0) return ids;
+  const rows = await db.selectFrom('connect_accounts').select(['id', 'session_id']).where('session_id', 'in', sessionIds).orderBy('seq').execute();
+  for (const row of rows) ids.get(row.session_id)?.push(row.id);
+  return ids;
+}
+
 /** Accounts connected in a session, oldest first. */
 export async function sessionAccountRows(db: Db, sessionId: string): Promise<AccountRow[]> {
   return db.selectFrom('connect_accounts').selectAll().where('session_id', '=', sessionId).orderBy('seq').execute();

@@ -70,7 +70,6 @@ export const RefreshBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export type RefreshInput = Static<typeof RefreshBody>;
 
 const Decimal = (description: string) =>
   Type.String({ pattern: '^-?\\d+(\\.\\d+)?$', description: `${description} Decimal string, never a float.`, examples: ['0.12345678'] });
@@ -118,5 +117,3 @@ export const AccountAddress = Type.Object(
   { $id: 'AccountAddress', title: 'Address' },
 );
 export type AccountAddress = Static<typeof AccountAddress>;
-
-export const TransactionListQuery = Type.Object(PageQueryFields, { additionalProperties: false });

@@ -3,7 +3,7 @@ import type { AppContext } from '../platform/context.js';
 import { newId } from '../platform/crypto/random.js';
 import { recordEvent } from '../platform/events/event.service.js';
 import { ApiError, notFound } from '../platform/http/errors.js';
-import { resolvePage, type PageQueryInput } from '../platform/http/pagination.js';
+import { resolveCursors, resolvePage, type PageQueryInput } from '../platform/http/pagination.js';
 import { enqueueJob } from '../platform/jobs/enqueue.js';
 import type { Scope } from '../platform/scope.js';
 import {
@@ -165,21 +165,12 @@ export function toTransaction(row: AccountTransactionRow): Transaction {
 export async function listTransactions(deps: AccountDeps, scope: Scope, id: string, query: PageQueryInput) {
   const row = await scopedAccount(deps, scope, id);
   requirePermission(row, 'transactions');
-  await resolvePage(query, async () => 0); // validates that at most one cursor is given
-  const cursor = async (param: 'starting_after' | 'ending_before') => {
-    const value = query[param];
-    if (value === undefined) return undefined;
-    const found = await findTransaction(deps.db, row.id, value);
-    if (!found) throw new ApiError('parameter_invalid', { param, message: `Invalid value for ${param}: no such transaction '${value}' in this account.` });
-    return found;
-  };
-  const after = await cursor('starting_after');
-  const before = await cursor('ending_before');
-  const { rows, hasMore } = await transactionPage(deps.db, row.id, {
-    limit: query.limit,
-    ...(after ? { after } : {}),
-    ...(before ? { before } : {}),
-  });
+  const { limit, after, before } = await resolveCursors(
+    query,
+    (cursor) => findTransaction(deps.db, row.id, cursor),
+    (cursor) => `no such transaction '${cursor}' in this account`,
+  );
+  const { rows, hasMore } = await transactionPage(deps.db, row.id, { limit, ...(after ? { after } : {}), ...(before ? { before } : {}) });
   return { data: rows.map(toTransaction), has_more: hasMore };
 }
 

@@ -3,7 +3,6 @@ import type { Mode } from '../platform/scope.js';
 
 export type SessionStatus = 'open' | 'completed' | 'abandoned';
 export type AccountStatus = 'active' | 'disconnected' | 'requires_reauth';
-export type RefreshStatus = 'pending' | 'succeeded' | 'failed';
 
 export interface SessionTable {
   seq: Generated<number>;

@@ -1,5 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { defineJob } from '../platform/jobs/catalog.js';
+import { defineJob, lazyModule } from '../platform/jobs/catalog.js';
+
+const sessionRepository = lazyModule(() => import('./session.repository.js'));
+const sessionService = lazyModule(() => import('./session.service.js'));
 
 /** Abandons a session that is still open at its deadline (enqueued when the session is created). */
 export const expireSessionJob = defineJob({
@@ -8,8 +11,8 @@ export const expireSessionJob = defineJob({
   maxAttempts: 10,
   timeoutMs: 30_000,
   async run(payload, run) {
-    const { findSessionById } = await import('./session.repository.js');
-    const { expireIfDue } = await import('./session.service.js');
+    const { findSessionById } = await sessionRepository();
+    const { expireIfDue } = await sessionService();
     const row = await findSessionById(run.ctx.db, payload.session_id);
     if (!row) return;
     const after = await expireIfDue(run.ctx, row);

@@ -1,5 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineJob } from '../platform/jobs/catalog.js';
+import { defineJob, lazyModule } from '../platform/jobs/catalog.js';
+
+const refreshModule = lazyModule(() => import('./refresh-account.js'));
 
 export const REFRESH_MAX_ATTEMPTS = 3;
 
@@ -17,7 +19,7 @@ export const refreshAccountJob = defineJob({
   maxAttempts: REFRESH_MAX_ATTEMPTS,
   timeoutMs: 120_000,
   async run(payload, run) {
-    const { refreshAccount } = await import('./refresh-account.js');
+    const { refreshAccount } = await refreshModule();
     await refreshAccount(run.ctx, payload.account_id, payload.features, { lastAttempt: run.attempt >= REFRESH_MAX_ATTEMPTS, signal: run.signal });
   },
 });

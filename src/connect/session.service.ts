@@ -7,7 +7,7 @@ import { resolvePage } from '../platform/http/pagination.js';
 import { enqueueJob } from '../platform/jobs/enqueue.js';
 import type { Scope } from '../platform/scope.js';
 import { findAccountHolder } from './account-holder.repository.js';
-import { sessionAccountRows, updateAccount } from './account.repository.js';
+import { accountIdsBySession, sessionAccountRows, updateAccount } from './account.repository.js';
 import type { SessionRow } from './connect.table.js';
 import { returnUrlProblem, returnUrlWith } from './return-url.js';
 import { findSession, findSessionById, insertSession, listSessionRows, updateOpenSession } from './session.repository.js';
@@ -18,10 +18,14 @@ export type ConnectDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBo
 
 const SECRET_PURPOSE = 'connect_session.client_secret';
 
-/** The session as the API shows it. Account ids appear once the session is completed. */
-export async function toSession(deps: ConnectDeps, row: SessionRow): Promise<Session> {
+/**
+ * The session as the API shows it. Account ids appear once the session is completed; pass them
+ * when already known (lists fetch them for a whole page at once).
+ */
+export async function toSession(deps: ConnectDeps, row: SessionRow, accountIds?: string[]): Promise<Session> {
   const secret = deps.secretBox.open(row.client_secret_sealed, `${SECRET_PURPOSE}:${row.id}`);
-  const accounts = row.status === 'completed' ? (await sessionAccountRows(deps.db, row.id)).map((a) => a.id) : [];
+  const accounts =
+    row.status !== 'completed' ? [] : (accountIds ?? (await accountIdsBySession(deps.db, [row.id])).get(row.id) ?? []);
   return {
     id: row.id,
     object: 'session',
@@ -92,8 +96,11 @@ export async function listSessions(deps: ConnectDeps, scope: Scope, query: Sessi
   const page = await resolvePage(query, async (cursor) => (await findSession(deps.db, scope, cursor))?.seq);
   const filter = query.account_holder === undefined ? {} : { accountHolderId: query.account_holder };
   const { rows, hasMore } = await listSessionRows(deps.db, scope, filter, page);
+  const current = [];
+  for (const row of rows) current.push(await expireIfDue(deps, row));
+  const accountIds = await accountIdsBySession(deps.db, current.filter((row) => row.status === 'completed').map((row) => row.id));
   const data = [];
-  for (const row of rows) data.push(await toSession(deps, await expireIfDue(deps, row)));
+  for (const row of current) data.push(await toSession(deps, row, accountIds.get(row.id)));
   return { data, has_more: hasMore };
 }
 

@@ -1,6 +1,5 @@
 /** Test mode is the sandbox; live mode touches real exchanges and mainnet. */
 export type Mode = 'test' | 'live';
-export const MODES: readonly Mode[] = ['test', 'live'];
 
 /**
  * Every object belongs to one client in one mode. An API key carries exactly one scope, and every

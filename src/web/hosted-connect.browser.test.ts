@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { sandboxWallet } from '../bitcoin/sandbox/sandbox-wallet.js';
-import type { Provider } from '../connect/providers/provider.js';
+import { EXTRA_EXCHANGES } from '../../test/support/fake-providers.js';
 import { chromiumAvailable, checkPage, launchChromium, newBrowserContext, screenshot, scriptCount, smallTapTargets, VIEWPORTS, type Viewport } from '../../test/support/browser.js';
 import { startReturnServer, type ReturnServer } from '../../test/support/browser-return-server.js';
 import { createHostedSession, fetchSession } from '../../test/support/browser-session.js';
@@ -13,24 +13,6 @@ import { captureStream, startTestApp, type TestApp, type TestClient } from '../.
  * tests cover both engines). Every page is screenshotted into artifacts/screenshots/ and checked
  * with axe; the session's state is read back through the API as the client would.
  */
-
-/** Providers that only exist to make the list long enough for the search box. */
-function fakeExchange(id: string, name: string): Provider {
-  return {
-    id,
-    type: 'exchange',
-    name,
-    description: `${name} test double for the provider search.`,
-    modes: ['test'],
-    credentialFields: [{ name: 'api_key', label: 'API key', type: 'text' }],
-    connect: async () => ({ ok: false, reason: 'invalid_credentials', message: 'Not a real exchange.' }),
-    fetchBalances: async () => [],
-    fetchTransactions: async () => [],
-    fetchAddresses: async () => [],
-  };
-}
-const EXTRA_EXCHANGES = ['Bitstamp', 'Kraken', 'Coinbase', 'Bitfinex', 'Gemini', 'Bitpanda'].map((name) => fakeExchange(name.toLowerCase(), name));
-
 describe.skipIf(!chromiumAvailable())('hosted connect pages in Chromium', () => {
   const log = captureStream();
   const secrets: string[] = [];

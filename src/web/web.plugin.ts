@@ -6,6 +6,9 @@ import { hostedConnectRoutes } from './connect/hosted-connect.routes.js';
 import { firstString } from './form-values.js';
 import { badRequestPage, forbiddenPage, notFoundPage, serverErrorPage } from './error-pages.js';
 import { PAGE_SECURITY_HEADERS, pageCsp } from './page-headers.js';
+
+/** Built once: pages that need another policy (a return URL's origin) set their own when sent. */
+const PAGE_HEADERS = { ...PAGE_SECURITY_HEADERS, 'content-security-policy': pageCsp() };
 import { sendPage } from './send-page.js';
 import { STYLESHEET } from './stylesheet.js';
 
@@ -43,9 +46,9 @@ export const webPages: FastifyPluginAsync = async (app) => {
     getToken: (request) => firstString((request.body as Record<string, unknown> | undefined)?._csrf),
   });
 
-  app.addHook('onRequest', async (_request, reply) => {
-    reply.headers(PAGE_SECURITY_HEADERS);
-    reply.header('content-security-policy', pageCsp());
+  app.addHook('onRequest', (_request, reply, done) => {
+    reply.headers(PAGE_HEADERS);
+    done();
   });
 
   app.setErrorHandler((error: FastifyError, request, reply) => {

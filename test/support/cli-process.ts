@@ -89,3 +89,21 @@ export function startNodeProcess(args: string[], env: Record<string, string>): L
     },
   };
 }
+
+export interface ServingProcess {
+  process: LongRunningProcess;
+  /** The address it listens on (PORT=0 picks a free port). */
+  url: string;
+  /** The start-up banner (printed in one write, so whole once its last line is seen). */
+  banner: string;
+}
+
+/** Starts `ownproof serve` on a free port and resolves once its banner is printed. */
+export async function startServe(env: Record<string, string>, args: string[] = []): Promise<ServingProcess> {
+  const serving = startNodeProcess([BIN, 'serve', ...args], { PORT: '0', ...env });
+  await serving.waitForLine(/API reference/);
+  const banner = serving.output();
+  const port = /listening on 127\.0\.0\.1:(\d+)/.exec(banner)?.[1];
+  if (port === undefined) throw new Error(`no listening address in the banner: ${banner}`);
+  return { process: serving, url: `http://127.0.0.1:${port}`, banner };
+}

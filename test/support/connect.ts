@@ -9,23 +9,46 @@ import {
 } from '../../src/connect/hosted-flow.service.js';
 import type { AppContext } from '../../src/platform/context.js';
 import { Worker } from '../../src/platform/jobs/worker.js';
+import { eventually } from './eventually.js';
+import { queueIdle } from './queue.js';
 import type { TestApp } from './test-app.js';
 
-/** Creates an account holder and a session through the API; returns the session object. */
+/** A session as the API returns it (the fields tests read). */
+export interface CreatedSession {
+  id: string;
+  client_secret: string;
+  hosted_url: string;
+  status: string;
+  accounts: string[];
+  account_ids: string[];
+  return_url: string | null;
+}
+
+/**
+ * Creates an account holder and a session through the real API, as a client would. Returns the
+ * session, the holder's id and the path of the hosted URL (the app may listen on another origin than
+ * the configured one).
+ */
 export async function createSessionFor(
   t: TestApp,
   key: string,
-  body: { permissions?: string[]; return_url?: string } = {},
-): Promise<{ session: Record<string, unknown> & { id: string; client_secret: string }; holderId: string }> {
+  options: { permissions?: string[]; returnUrl?: string } = {},
+): Promise<{ session: CreatedSession; holderId: string; path: string }> {
   const holder = await t.call(key, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'holder@example.com' } });
+  if (holder.statusCode !== 200) throw new Error(`account holder: ${holder.statusCode} ${holder.body}`);
   const holderId = holder.json().id as string;
-  const res = await t.call(key, {
+  const created = await t.call(key, {
     method: 'POST',
     url: '/v1/connect/sessions',
-    json: { permissions: body.permissions ?? ['balances', 'transactions', 'addresses'], account_holder: holderId, ...(body.return_url ? { return_url: body.return_url } : {}) },
+    json: {
+      account_holder: holderId,
+      permissions: options.permissions ?? ['balances', 'transactions', 'addresses'],
+      ...(options.returnUrl ? { return_url: options.returnUrl } : {}),
+    },
   });
-  if (res.statusCode !== 200) throw new Error(`session creation failed: ${res.body}`);
-  return { session: res.json(), holderId };
+  if (created.statusCode !== 200) throw new Error(`session: ${created.statusCode} ${created.body}`);
+  const session = created.json() as CreatedSession;
+  return { session, holderId, path: new URL(session.hosted_url).pathname };
 }
 
 /** The account holder's side of the hosted flow, driven through the same service the pages call. */
@@ -55,18 +78,8 @@ export async function completeWith(
 export async function runDueJobs(ctx: AppContext, timeoutMs = 15_000): Promise<void> {
   const worker = new Worker(ctx, jobCatalog(), { pollIntervalMs: 10, log: pino({ level: 'silent' }) });
   worker.start();
-  const deadline = Date.now() + timeoutMs;
   try {
-    for (;;) {
-      const due = await ctx.db
-        .selectFrom('jobs')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where((eb) => eb.or([eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', ctx.clock.now())]), eb('status', '=', 'running')]))
-        .executeTakeFirstOrThrow();
-      if (Number(due.n) === 0 && worker.activeJobs === 0) return;
-      if (Date.now() > deadline) throw new Error(`jobs still due after ${timeoutMs} ms`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
+    await eventually(async () => (await queueIdle(ctx)) && worker.activeJobs === 0, timeoutMs);
   } finally {
     await worker.stop(1000);
   }

@@ -28,6 +28,9 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** The master key of every test app, as MASTER_KEY takes it (a child process given it opens the same secrets). */
+export const TEST_MASTER_KEY = '07'.repeat(32);
+
 /** Configuration for tests: the same loader as production, fed a fixed environment. */
 export function testConfig(overrides: Record<string, string> = {}): Config {
   // Tests fire requests far faster than a real client; the rate-limit tests set their own limits.
@@ -54,7 +57,7 @@ export async function startTestApp(
     config: { ...config, database: database.config },
     database: database.handle,
     clock,
-    secretBox: createSecretBox(Buffer.alloc(32, 7)),
+    secretBox: createSecretBox(Buffer.from(TEST_MASTER_KEY, 'hex')),
     ...(options.chains ? { chains: options.chains } : {}),
     ...(options.extraProviders ? { extraProviders: options.extraProviders } : {}),
   });

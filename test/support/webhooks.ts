@@ -91,5 +91,3 @@ export function fakeResolver(table: Record<string, string[] | (() => string[])>)
     return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
   };
 }
-
-export { eventually } from './eventually.js';

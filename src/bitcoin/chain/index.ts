@@ -21,7 +21,7 @@ export {
 } from './chain-source.js';
 export { computeBalance, netValueForAddress } from './balance.js';
 export { DEFAULT_TIME_LOOKBACK } from './block-time.js';
-export { EsploraChainSource, createEsploraChainSource, type EsploraClientOptions } from './esplora/client.js';
+export { EsploraChainSource, type EsploraClientOptions } from './esplora/client.js';
 export type { EsploraAttempt } from './esplora/http.js';
 export { startEsploraServer, type EsploraServer, type EsploraServerOptions, type InjectedFault } from './esplora/server.js';
 export { SimulatedChain, type SimulatedChainOptions, type SpendOptions, type TxTiming } from './sim/simulated-chain.js';

@@ -5,8 +5,9 @@
  * output-key tweak. Results are checked against those libraries in child-public-key.test.ts.
  */
 import { hmac } from '@noble/hashes/hmac.js';
-import { sha256, sha512 } from '@noble/hashes/sha2.js';
+import { sha512 } from '@noble/hashes/sha2.js';
 import * as secp from 'tiny-secp256k1';
+import { taggedHasher } from '../hashes.js';
 
 /** A public key with its chain code. */
 export interface PublicNode {
@@ -30,18 +31,14 @@ export function publicChild(parent: PublicNode, index: number): PublicNode | und
   return child ? { publicKey: child, chainCode: I.slice(32) } : undefined;
 }
 
-const TAP_TWEAK_TAG = sha256(new TextEncoder().encode('TapTweak'));
+const tapTweak = taggedHasher('TapTweak');
 
 /**
  * BIP-86 output key of an x-only internal key: Q = P + int(hash_TapTweak(P))·G, x-only.
  * Throws for a key that is not on the curve (callers only pass keys they derived).
  */
 export function taprootOutputKey(internalKey: Uint8Array): Uint8Array {
-  const data = new Uint8Array(96);
-  data.set(TAP_TWEAK_TAG);
-  data.set(TAP_TWEAK_TAG, 32);
-  data.set(internalKey, 64);
-  const tweaked = secp.xOnlyPointAddTweak(internalKey, sha256(data));
+  const tweaked = secp.xOnlyPointAddTweak(internalKey, tapTweak(internalKey));
   if (!tweaked) throw new Error('taproot tweak produced the point at infinity');
   return tweaked.xOnlyPubkey;
 }

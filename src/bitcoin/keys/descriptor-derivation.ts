@@ -3,8 +3,7 @@
  * BIP-32 nodes (everything before the `/*`) are derived once per descriptor and path and cached,
  * so deriving a range costs one child derivation per key and index.
  */
-import { ripemd160 } from '@noble/hashes/legacy.js';
-import { sha256 } from '@noble/hashes/sha2.js';
+import { hash160, sha256 } from '../hashes.js';
 import type { HDKey } from '@scure/bip32';
 import { Script } from '@scure/btc-signer';
 import { addressFromScript } from '../address.js';
@@ -24,7 +23,6 @@ export interface DerivedOutput {
   address: string | undefined;
 }
 
-const hash160 = (data: Uint8Array): Uint8Array => ripemd160(sha256(data));
 
 function concat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
@@ -129,11 +127,4 @@ export function deriveOutput(descriptor: Descriptor, index: number, pathIndex = 
   // P2PK and bare multisig have no address even though addressFromScript would not object to them.
   const address = descriptor.addressType ? addressFromScript(scriptPubKey, descriptor.network) : undefined;
   return { index, pathIndex, scriptPubKey, address };
-}
-
-/** Derives `count` consecutive outputs starting at `start`. */
-export function deriveOutputs(descriptor: Descriptor, start: number, count: number, pathIndex = 0): DerivedOutput[] {
-  const out: DerivedOutput[] = [];
-  for (let i = 0; i < count; i++) out.push(deriveOutput(descriptor, start + i, pathIndex));
-  return out;
 }

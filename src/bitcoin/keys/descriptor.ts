@@ -3,8 +3,8 @@
  * multipath expansion. Parsing never throws on user input; it returns a {@link ParseResult}.
  */
 import type { AddressType } from '../address.js';
-import { NETWORK_NAMES, isLiveNetwork, type NetworkName } from '../network.js';
-import { checkDescriptorChecksum, withDescriptorChecksum } from './descriptor-checksum.js';
+import { NETWORK_NAMES, type NetworkName } from '../network.js';
+import { checkDescriptorChecksum } from './descriptor-checksum.js';
 import { collectKeys, parseScriptExpression, shapeOf, type ScriptNode } from './descriptor-parser.js';
 import type { KeyExpression } from './key-expression.js';
 import { KeyParseFailure, fail, ok, type ParseResult } from './parse-result.js';
@@ -214,15 +214,4 @@ export function expandMultipath(descriptor: Descriptor): Descriptor[] {
     out.push(parsed.value);
   }
   return out;
-}
-
-/** Adds (or recomputes) the BIP-380 checksum of a descriptor text; undefined for invalid characters. */
-export function addChecksum(descriptorBody: string): string | undefined {
-  const hash = descriptorBody.indexOf('#');
-  return withDescriptorChecksum(hash < 0 ? descriptorBody : descriptorBody.slice(0, hash));
-}
-
-/** Whether a network name belongs to the given mode. */
-export function networkMatchesMode(network: NetworkName, mode: Mode): boolean {
-  return isLiveNetwork(network) === (mode === 'live');
 }

@@ -3,9 +3,8 @@
  * rejection (the cases of BIP-32 test vector 5 among them), and SLIP-132 prefix conversion.
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { sha256 } from '@noble/hashes/sha2.js';
+import { decodeBase58Check, encodeBase58Check } from '../base58check.js';
 import { HDKey } from '@scure/bip32';
-import { base58 } from '@scure/base';
 import { fail, ok, type ParseResult } from './parse-result.js';
 import {
   bip32Version,
@@ -35,32 +34,15 @@ export interface ExtendedKeyInfo {
 
 const MAX_EXTENDED_KEY_LENGTH = 120;
 
-function sha256d(data: Uint8Array): Uint8Array {
-  return sha256(sha256(data));
-}
+const BASE58_PROBLEMS = {
+  encoding: 'not valid base58: it contains a character such as 0, O, I or l that base58 never uses',
+  short: 'too short to be an extended key',
+  checksum: 'base58 checksum mismatch: the key was mistyped or truncated',
+} as const;
 
-function decodeBase58Check(text: string): ParseResult<Uint8Array> {
-  let raw: Uint8Array;
-  try {
-    raw = base58.decode(text);
-  } catch {
-    return fail('invalid_extended_key', 'not valid base58: it contains a character such as 0, O, I or l that base58 never uses');
-  }
-  if (raw.length < 5) return fail('invalid_extended_key', 'too short to be an extended key');
-  const payload = raw.subarray(0, raw.length - 4);
-  const check = sha256d(payload).subarray(0, 4);
-  const given = raw.subarray(raw.length - 4);
-  if (check.some((b, i) => b !== given[i])) {
-    return fail('invalid_extended_key', 'base58 checksum mismatch: the key was mistyped or truncated');
-  }
-  return ok(payload);
-}
-
-function encodeBase58Check(payload: Uint8Array): string {
-  const out = new Uint8Array(payload.length + 4);
-  out.set(payload);
-  out.set(sha256d(payload).subarray(0, 4), payload.length);
-  return base58.encode(out);
+function decodeExtendedKeyBytes(text: string): ParseResult<Uint8Array> {
+  const decoded = decodeBase58Check(text);
+  return decoded.ok ? ok(decoded.payload) : fail('invalid_extended_key', BASE58_PROBLEMS[decoded.problem]);
 }
 
 /**
@@ -73,7 +55,7 @@ function encodeBase58Check(payload: Uint8Array): string {
 export function decodeExtendedKey(text: string, opts: { allowPrivate?: boolean } = {}): ParseResult<ExtendedKeyInfo> {
   if (typeof text !== 'string' || text.length === 0) return fail('empty_input', 'no extended key given');
   if (text.length > MAX_EXTENDED_KEY_LENGTH) return fail('invalid_extended_key', 'too long to be an extended key');
-  const decoded = decodeBase58Check(text);
+  const decoded = decodeExtendedKeyBytes(text);
   if (!decoded.ok) return decoded;
   const bytes = decoded.value;
   if (bytes.length !== 78) {
@@ -144,7 +126,7 @@ export function convertExtendedPublicKey(text: string, to: PublicKeyPrefix): Par
   if (target.network !== decoded.value.network) {
     return fail('wrong_network', `${decoded.value.prefix} is a ${decoded.value.network} key; ${to} is for ${target.network === 'mainnet' ? 'mainnet' : 'test networks'}`);
   }
-  const raw = decodeBase58Check(text);
+  const raw = decodeExtendedKeyBytes(text);
   if (!raw.ok) return raw;
   const payload = Uint8Array.from(raw.value);
   new DataView(payload.buffer).setUint32(0, target.publicVersion, false);

@@ -3,8 +3,8 @@
  * (`/<0;1>`). Parsing only: derivation lives in descriptor-derivation.ts.
  */
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { base58, hex } from '@scure/base';
+import { decodeBase58Check } from '../base58check.js';
+import { hex } from '@scure/base';
 import { decodeExtendedKey, type ExtendedKeyInfo } from './extended-key.js';
 import { raise } from './parse-result.js';
 import type { KeyNetwork } from './slip132.js';
@@ -96,21 +96,11 @@ function parseOrigin(inner: string, position: number): KeyOrigin {
   return { fingerprint: fingerprint.toLowerCase(), path };
 }
 
-function sha256d(data: Uint8Array): Uint8Array {
-  return sha256(sha256(data));
-}
-
 function decodeWif(text: string): { privateKey: Uint8Array; compressed: boolean; network: KeyNetwork } | undefined {
-  let raw: Uint8Array;
-  try {
-    raw = base58.decode(text);
-  } catch {
-    return undefined;
-  }
-  if (raw.length !== 37 && raw.length !== 38) return undefined;
-  const payload = raw.subarray(0, raw.length - 4);
-  const check = sha256d(payload);
-  if (raw.subarray(raw.length - 4).some((b, i) => b !== check[i])) return undefined;
+  const decoded = decodeBase58Check(text);
+  if (!decoded.ok) return undefined;
+  const payload = decoded.payload;
+  if (payload.length !== 33 && payload.length !== 34) return undefined;
   const version = payload[0];
   if (version !== 0x80 && version !== 0xef) return undefined;
   if (payload.length === 34 && payload[33] !== 0x01) return undefined;

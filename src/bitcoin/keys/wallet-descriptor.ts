@@ -68,6 +68,12 @@ const SLIP132_TEMPLATES: Record<KeyScriptHint, ((key: string) => string) | undef
  * xpub/tpub as descriptors require.
  */
 export function descriptorForExtendedKey(text: string, opts: DescriptorParseOptions = {}): ParseResult<string> {
+  const parsed = extendedKeyDescriptor(text, opts);
+  return parsed.ok ? ok(parsed.value.text) : parsed;
+}
+
+/** The parsed descriptor of a plain extended public key (see descriptorForExtendedKey). */
+function extendedKeyDescriptor(text: string, opts: DescriptorParseOptions): ParseResult<Descriptor> {
   const decoded = decodeExtendedKey(text.trim(), { allowPrivate: opts.allowPrivateKeys === true });
   if (!decoded.ok) return decoded;
   const info = decoded.value;
@@ -79,9 +85,7 @@ export function descriptorForExtendedKey(text: string, opts: DescriptorParseOpti
     );
   }
   const key = info.isPrivate ? info.node.privateExtendedKey : info.node.publicExtendedKey;
-  const parsed = parseDescriptor(template(key), opts);
-  if (!parsed.ok) return parsed;
-  return ok(parsed.value.text);
+  return parseDescriptor(template(key), opts);
 }
 
 function looksLikeExtendedKey(text: string): boolean {
@@ -143,9 +147,7 @@ export function parseWalletDescriptor(input: unknown, opts: DescriptorParseOptio
   const text = input.trim();
   if (text.length === 0) return fail('empty_input', 'give an extended public key or a descriptor');
   if (looksLikeExtendedKey(text)) {
-    const descriptor = descriptorForExtendedKey(text, opts);
-    if (!descriptor.ok) return descriptor;
-    const parsed = parseDescriptor(descriptor.value, opts);
+    const parsed = extendedKeyDescriptor(text, opts);
     if (!parsed.ok) return parsed;
     return fromDescriptor(parsed.value, 'extended-key');
   }

@@ -1,7 +1,7 @@
 import { hex } from '@scure/base';
 import { addressFromScript, type ParsedAddress } from '../address.js';
 import type { NetworkName } from '../network.js';
-import { bytesEqual, hash160, sha256, sha256d, taggedHasher } from './hashes.js';
+import { bytesEqual, hash160, sha256, sha256d, taggedHasher } from '../hashes.js';
 import type { PsbtInput } from './psbt.js';
 import { decodePsbt } from './psbt.js';
 import { encodePush, OP } from './script.js';
@@ -178,10 +178,17 @@ export function verifyFull(address: ParsedAddress, message: Uint8Array, tx: Tran
  * non-witness UTXO with the same txid (generators include a shared parent transaction once).
  * Non-witness UTXOs are only trusted after their txid is checked.
  */
-function prevoutOf(inputs: readonly PsbtInput[], parents: ReadonlyMap<string, Transaction>, outpointTxid: Uint8Array, vout: number, i: number): Prevout | string {
+function prevoutOf(
+  inputs: readonly PsbtInput[],
+  parentIds: readonly (string | undefined)[],
+  parents: ReadonlyMap<string, Transaction>,
+  outpointTxid: string,
+  vout: number,
+  i: number,
+): Prevout | string {
   const input = inputs[i]!;
-  const parent = parents.get(hex.encode(outpointTxid));
-  if (input.nonWitnessUtxo !== undefined && !bytesEqual(txid(input.nonWitnessUtxo), outpointTxid)) {
+  const parent = parents.get(outpointTxid);
+  if (parentIds[i] !== undefined && parentIds[i] !== outpointTxid) {
     return 'its non-witness UTXO transaction does not match the outpoint';
   }
   if (parent !== undefined) {
@@ -219,19 +226,22 @@ export function verifyProofOfFunds(address: ParsedAddress, message: Uint8Array, 
   const structural = checkToSign(tx, address, message);
   if (structural) return structural;
 
+  // Each parent transaction is hashed once (they can be large), here.
+  const parentIds = inputs.map((input) => (input.nonWitnessUtxo === undefined ? undefined : hex.encode(txid(input.nonWitnessUtxo))));
   const parents = new Map<string, Transaction>();
-  for (const input of inputs) {
-    if (input.nonWitnessUtxo !== undefined) parents.set(hex.encode(txid(input.nonWitnessUtxo)), input.nonWitnessUtxo);
-  }
+  inputs.forEach((input, i) => {
+    if (input.nonWitnessUtxo !== undefined) parents.set(parentIds[i] as string, input.nonWitnessUtxo);
+  });
   const prevouts: Prevout[] = [{ script: address.scriptPubKey, value: 0n }];
   const seen = new Set<string>();
   const proven: ProvenOutput[] = [];
   for (let i = 0; i < tx.inputs.length; i++) {
     const { txid: id, vout } = tx.inputs[i]!;
-    const key = `${hex.encode(id)}:${vout}`;
+    const outpointTxid = hex.encode(id);
+    const key = `${outpointTxid}:${vout}`;
     if (seen.has(key)) return invalid(`input ${i} spends the same output as an earlier input`);
     seen.add(key);
-    const prevout = prevoutOf(inputs, parents, id, vout, i);
+    const prevout = prevoutOf(inputs, parentIds, parents, outpointTxid, vout, i);
     if (i === 0) {
       // Input 0 spends our own to_spend; a PSBT that states something else for it is corrupt.
       const own = inputs[0]!;

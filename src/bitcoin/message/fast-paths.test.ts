@@ -13,7 +13,7 @@ import legacyVectors from './fixtures/legacy-signmessage-vectors.json' with { ty
 import { parseAddress } from '../address.js';
 import { decodeBase64Named, decodeBase64Strict } from './base64.js';
 import { bip322MessageHash, buildToSpend, toSpendTxid } from './bip322.js';
-import { hash160, ripemd160, sha256, sha256d, taggedHasher } from './hashes.js';
+import { hash160, ripemd160, sha256, sha256d, taggedHasher } from '../hashes.js';
 import { makeWallet, signBip322, WALLET_TYPES } from './fixtures/signers.js';
 import {
   BIP322_OUTPUT,

@@ -1,4 +1,4 @@
-import { bytesEqual, hash160, ripemd160, sha1, sha256, sha256d } from './hashes.js';
+import { bytesEqual, hash160, ripemd160, sha1, sha256, sha256d } from '../hashes.js';
 import { castToBool, encodeScriptNum, isOpSuccess, OP, parseScript } from './script.js';
 import { invalid, num, ScriptFailure, type ExecContext } from './script-context.js';
 import { checkEcdsaSig, checkMultisig, checkSchnorrSig } from './signature-opcodes.js';

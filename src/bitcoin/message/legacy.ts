@@ -1,5 +1,5 @@
 import type { ParsedAddress } from '../address.js';
-import { bytesEqual, hash160, sha256d } from './hashes.js';
+import { bytesEqual, hash160, sha256d } from '../hashes.js';
 import { recodePublicKey, recoverPublicKey } from './secp256k1.js';
 import type { Outcome } from './spend.js';
 import { Scratch } from './transaction.js';

@@ -98,15 +98,6 @@ export function recoverPublicKey(
   }
 }
 
-/** Whether `key` is a valid SEC1 point (33 or 65 bytes) on the curve. */
-export function isPoint(key: Uint8Array): boolean {
-  try {
-    return secp.isPoint(key);
-  } catch {
-    return false;
-  }
-}
-
 /** The same point in the other SEC1 form (compressed ↔ uncompressed), if `key` is a valid point. */
 export function recodePublicKey(key: Uint8Array, compressed: boolean): Uint8Array | undefined {
   try {

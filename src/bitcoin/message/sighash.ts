@@ -1,4 +1,4 @@
-import { sha256, sha256d, taggedHasher } from './hashes.js';
+import { sha256, sha256d, taggedHasher } from '../hashes.js';
 import { ByteWriter, Scratch, type Transaction } from './transaction.js';
 
 /** The output an input spends: what sighashes commit to besides the spending transaction. */

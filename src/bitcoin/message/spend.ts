@@ -1,4 +1,4 @@
-import { bytesEqual, hash160, sha256, taggedHasher } from './hashes.js';
+import { bytesEqual, hash160, sha256, taggedHasher } from '../hashes.js';
 import {
   checkEcdsaEncoding,
   evalScript,

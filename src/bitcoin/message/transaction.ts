@@ -1,4 +1,4 @@
-import { sha256d } from './hashes.js';
+import { sha256d } from '../hashes.js';
 
 /** A transaction input; `txid` is in internal (little-endian) byte order, as serialized. */
 export interface TxInput {

@@ -1,6 +1,5 @@
 import { HDKey } from '@scure/bip32';
 import { hex } from '@scure/base';
-import { NETWORK_PARAMS } from '../network.js';
 import { deriveWalletAddress, parseWalletDescriptor, type WalletDescriptor } from '../keys/index.js';
 
 /**
@@ -50,6 +49,3 @@ export function sandboxWallet(): SandboxWallet {
   };
   return cached;
 }
-
-/** The network parameters the sandbox wallet's addresses use. */
-export const SANDBOX_NETWORK = NETWORK_PARAMS.testnet;

@@ -22,10 +22,6 @@ export async function findEvent(db: Db, scope: Scope, id: string): Promise<Event
   return scoped(db, scope).where('id', '=', id).executeTakeFirst();
 }
 
-/** Looks an event up by id alone, for background work that carries only the id. */
-export async function findEventById(db: Db, id: string): Promise<EventRow | undefined> {
-  return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
-}
 
 export async function listEventRows(db: Db, scope: Scope, filter: EventFilter, page: PageRequest) {
   let query = scoped(db, scope);

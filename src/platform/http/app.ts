@@ -35,6 +35,11 @@ export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
 
+function defaultToEmptyBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (request.body === undefined) request.body = {};
+  done();
+}
+
 export interface BuildAppOptions {
   /** false silences request logs (tests); otherwise logs go to stdout as JSON lines. */
   logger?: boolean | { stream: NodeJS.WritableStream };
@@ -115,12 +120,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       // A bare POST (no body at all) is validated as an empty object, so a missing field is named.
       // Attached only to routes that take a body, so GET requests do not pay for the hook.
       api.addHook('onRoute', (route) => {
-        if (!route.schema?.body) return;
-        const defaultBody = (request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction) => {
-          if (request.body === undefined) request.body = {};
-          done();
-        };
-        route.preValidation = [defaultBody, ...[route.preValidation ?? []].flat()];
+        if (route.schema?.body) route.preValidation = [defaultToEmptyBody, ...[route.preValidation ?? []].flat()];
       });
       // Domain routes.
       await api.register(accountHolderRoutes);

@@ -36,7 +36,3 @@ export function bearerAuth(ctx: AppContext) {
     }, done);
   };
 }
-
-export function livemode(scope: Scope): boolean {
-  return scope.mode === 'live';
-}

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TLiteral, type TSchema } from '@sinclair/typebox';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { ApiError } from './errors.js';
 
@@ -15,14 +15,23 @@ export const PageQueryFields = {
 export const PageQuery = Type.Object(PageQueryFields, { additionalProperties: false });
 export type PageQueryInput = Static<typeof PageQuery>;
 
-/** `{object: "list", data, has_more, url}` around an item schema. */
-export function ListOf<T extends TSchema>(item: T, url: string) {
+function listSchema<T extends TSchema, U extends TSchema>(item: T, url: U) {
   return Type.Object({
     object: Type.Literal('list'),
     data: Type.Array(item),
     has_more: Type.Boolean({ description: 'Whether more objects lie beyond this page in the direction of travel.' }),
-    url: Type.Literal(url),
+    url,
   });
+}
+
+/**
+ * `{object: "list", data, has_more, url}` around an item schema. `url` is the list's fixed path, or
+ * a schema for lists whose path holds an id.
+ */
+export function ListOf<T extends TSchema>(item: T, url: string): ReturnType<typeof listSchema<T, TLiteral<string>>>;
+export function ListOf<T extends TSchema, U extends TSchema>(item: T, url: U): ReturnType<typeof listSchema<T, U>>;
+export function ListOf(item: TSchema, url: string | TSchema): TSchema {
+  return listSchema(item, typeof url === 'string' ? Type.Literal(url) : url);
 }
 
 /** A page request with cursors already resolved to the internal sequence numbers. */
@@ -33,31 +42,40 @@ export interface PageRequest {
 }
 
 /**
- * Resolves the cursor ids of a list query. A cursor must name an object the caller can see: an id
- * from another client reads as unknown, exactly like one that never existed.
+ * Resolves the cursor ids of a list query with `find` (whatever a list keys on: a sequence number,
+ * a row). A cursor must name an object the caller can see: an id from another client reads as
+ * unknown, exactly like one that never existed.
  */
-export async function resolvePage(
+export async function resolveCursors<C>(
   query: PageQueryInput,
-  findSeq: (id: string) => Promise<number | undefined>,
-): Promise<PageRequest> {
+  find: (id: string) => Promise<C | undefined>,
+  unknown: (id: string) => string = (id) => `no such object '${id}'`,
+): Promise<{ limit: number; after?: C; before?: C }> {
   if (query.starting_after !== undefined && query.ending_before !== undefined) {
     throw new ApiError('parameter_invalid', {
       param: 'ending_before',
       message: 'Send starting_after or ending_before, not both.',
     });
   }
-  const page: PageRequest = { limit: query.limit };
+  const page: { limit: number; after?: C; before?: C } = { limit: query.limit };
   for (const param of ['starting_after', 'ending_before'] as const) {
     const id = query[param];
     if (id === undefined) continue;
-    const seq = await findSeq(id);
-    if (seq === undefined) {
-      throw new ApiError('parameter_invalid', { param, message: `Invalid value for ${param}: no such object '${id}'.` });
-    }
-    if (param === 'starting_after') page.afterSeq = seq;
-    else page.beforeSeq = seq;
+    const found = await find(id);
+    if (found === undefined) throw new ApiError('parameter_invalid', { param, message: `Invalid value for ${param}: ${unknown(id)}.` });
+    if (param === 'starting_after') page.after = found;
+    else page.before = found;
   }
   return page;
+}
+
+/** Cursors resolved to the internal sequence numbers `fetchPage` pages on. */
+export async function resolvePage(
+  query: PageQueryInput,
+  findSeq: (id: string) => Promise<number | undefined>,
+): Promise<PageRequest> {
+  const { limit, after, before } = await resolveCursors(query, findSeq);
+  return { limit, ...(after === undefined ? {} : { afterSeq: after }), ...(before === undefined ? {} : { beforeSeq: before }) };
 }
 
 /**

@@ -1,63 +1,26 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, databaseEnv } from '../../../test/support/cli-process.js';
+import { databaseEnv, startServe, type ServingProcess } from '../../../test/support/cli-process.js';
 import { createTestDatabase, engines, type TestDatabase } from '../../../test/support/database.js';
 import { createClient } from '../../clients/client.service.js';
 import { systemClock } from '../clock.js';
-
-interface Server {
-  url: string;
-  child: ChildProcess;
-}
-
-/** `ownproof serve --no-worker` on a free port; resolves with its URL once the banner is printed. */
-function serve(env: Record<string, string>): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--no-worker'], {
-      env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'warn', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 20_000);
-    child.stderr.on('data', (chunk) => (err += chunk));
-    child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${err}`)));
-    child.stdout.on('data', (chunk) => {
-      out += chunk;
-      const port = /listening on 127\.0\.0\.1:(\d+)/.exec(out)?.[1];
-      if (port && /API reference/.test(out)) {
-        clearTimeout(timer);
-        resolve({ url: `http://127.0.0.1:${port}`, child });
-      }
-    });
-  });
-}
-
-function stop(server: Server): Promise<void> {
-  if (server.child.exitCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    server.child.once('exit', () => resolve());
-    server.child.kill('SIGTERM');
-  });
-}
 
 describe.runIf(engines().includes('postgres'))('rate limits across processes on PostgreSQL', () => {
   const LIMIT = 10;
   let database: TestDatabase;
   let dataDir: string;
-  let servers: Server[] = [];
+  let servers: ServingProcess[] = [];
 
   beforeAll(async () => {
     database = await createTestDatabase('postgres');
     dataDir = mkdtempSync(path.join(tmpdir(), 'ownproof-ratelimit-'));
     const env = { ...databaseEnv(database.config), DATA_DIR: dataDir, RATE_LIMIT_PER_SECOND: String(LIMIT), RATE_LIMIT_BURST: '0' };
-    servers = await Promise.all([serve(env), serve(env)]);
+    servers = await Promise.all([startServe(env, ['--no-worker']), startServe(env, ['--no-worker'])]);
   });
   afterAll(async () => {
-    await Promise.all(servers.map(stop));
+    await Promise.all(servers.map((server) => server.process.stop()));
     await database.destroy();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -66,7 +29,7 @@ describe.runIf(engines().includes('postgres'))('rate limits across processes on 
     const deps = { db: database.handle.db, clock: systemClock };
     const warmUp = await createClient(deps, { name: 'Warm-up' });
     const client = await createClient(deps, { name: 'Shared limit' });
-    const fetchFrom = (server: Server, key: string) =>
+    const fetchFrom = (server: ServingProcess, key: string) =>
       fetch(`${server.url}/v1/connect/account_holders`, { headers: { authorization: `Bearer ${key}` } });
     // First requests open connections and compile routes; keep that out of the measured second.
     for (const server of servers) expect((await fetchFrom(server, warmUp.testKey)).status).toBe(200);

@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler, RouteOptions } from 'fastify';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { AppContext } from '../context.js';
+import { hashSecret } from '../crypto/random.js';
 import { ApiError } from './errors.js';
 import { createRateLimitStore, type Limiter, type RateLimitStore } from './rate-limit-store.js';
 
@@ -30,7 +30,7 @@ function wholeSeconds(ms: number): number {
 
 /** Session ids come from the URL: long ones are hashed so every key fits the store's 255 characters. */
 function sessionKey(id: string): string {
-  return id.length <= 64 ? id : createHash('sha256').update(id).digest('hex');
+  return id.length <= 64 ? id : hashSecret(id);
 }
 
 /** Counts the request against `limiter`; undefined when the store failed (the request is let through). */

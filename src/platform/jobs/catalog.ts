@@ -35,6 +35,16 @@ export interface CompiledJobDefinition extends JobDefinition {
   check: TypeCheck<TSchema>;
 }
 
+/**
+ * A module a job handler needs, imported on its first use and then kept: workers that never run the
+ * job never load it, and later runs skip the loader (each `import()` call goes through its resolve
+ * hooks again, which showed in profiles of busy workers).
+ */
+export function lazyModule<M>(load: () => Promise<M>): () => Promise<M> {
+  let loaded: Promise<M> | undefined;
+  return () => (loaded ??= load());
+}
+
 /** Declares a job type; the payload type flows from the schema into `run` and `enqueueJob`. */
 export function defineJob<S extends TSchema>(definition: JobDefinition<S>): JobDefinition<S> {
   return definition;

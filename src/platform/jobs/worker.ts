@@ -40,6 +40,8 @@ export class Worker {
   private wake: (() => void) | undefined;
   private lastPurge = 0;
   private lastAbandonedCheck = 0;
+  /** The job types this worker runs, fixed for its life. */
+  private readonly types: string[];
   /** Succeeded jobs waiting to be marked so in one statement (see settleSucceeded). */
   private succeeded: { id: string; settled: () => void; failed: (error: unknown) => void }[] = [];
 
@@ -55,6 +57,7 @@ export class Worker {
       retainSucceededMs: options.retainSucceededMs ?? DEFAULTS.retainSucceededMs,
     };
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBase62(6)}`;
+    this.types = catalog.types();
     this.log = (options.log ?? pino({ level: ctx.config.logLevel })).child({ worker: this.id });
   }
 
@@ -117,16 +120,14 @@ export class Worker {
    */
   private async claim(limit: number): Promise<JobRow[]> {
     const now = this.ctx.clock.now();
-    const base = { workerId: this.id, now, leaseMs: this.options.leaseMs, types: this.catalog.types() };
-    const claimed: JobRow[] = [];
-    if (now - this.lastAbandonedCheck >= 1000) {
+    const take = (kind: 'due' | 'abandoned', max: number) =>
+      claimJobs(this.ctx.db, this.ctx.capabilities, { workerId: this.id, now, leaseMs: this.options.leaseMs, types: this.types, limit: max, kind });
+    const abandonedFirst = now - this.lastAbandonedCheck >= 1000;
+    const claimed = abandonedFirst ? await take('abandoned', limit) : [];
+    claimed.push(...(await take('due', limit - claimed.length)));
+    if (abandonedFirst || claimed.length < limit) {
+      if (!abandonedFirst) claimed.push(...(await take('abandoned', limit - claimed.length)));
       this.lastAbandonedCheck = now;
-      claimed.push(...(await claimJobs(this.ctx.db, this.ctx.capabilities, { ...base, limit, kind: 'abandoned' })));
-    }
-    claimed.push(...(await claimJobs(this.ctx.db, this.ctx.capabilities, { ...base, limit: limit - claimed.length, kind: 'due' })));
-    if (claimed.length < limit && now - this.lastAbandonedCheck > 0) {
-      this.lastAbandonedCheck = now;
-      claimed.push(...(await claimJobs(this.ctx.db, this.ctx.capabilities, { ...base, limit: limit - claimed.length, kind: 'abandoned' })));
     }
     return claimed;
   }

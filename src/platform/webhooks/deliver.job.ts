@@ -1,12 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import { defineJob } from '../jobs/catalog.js';
-import type * as DeliverModule from './deliver.js';
+import { defineJob, lazyModule } from '../jobs/catalog.js';
 import { DELIVERY_TIMEOUT_MS } from './network.js';
 import { MAX_DELIVERY_ATTEMPTS, retryDelayMs, RetryDelivery } from './retry-schedule.js';
 
-// Loaded on the first run only (workers that never deliver never load it); kept, because every
-// `import()` call goes through the module loader's resolve hooks again, which showed in profiles.
-let deliverModule: Promise<typeof DeliverModule> | undefined;
+const deliverModule = lazyModule(() => import('./deliver.js'));
 
 /**
  * One delivery: an event to one endpoint (one per endpoint at fan-out, one per resend). This job's
@@ -23,7 +20,7 @@ export const webhookDeliverJob = defineJob({
   timeoutMs: DELIVERY_TIMEOUT_MS + 15_000,
   retryDelayMs: (attempt, error) => (error instanceof RetryDelivery ? error.delayMs : (retryDelayMs(attempt) ?? 60_000)),
   async run(payload, run) {
-    const { deliverWebhook } = await (deliverModule ??= import('./deliver.js'));
+    const { deliverWebhook } = await deliverModule();
     await deliverWebhook(run.ctx, payload, run);
   },
 });

@@ -1,6 +1,8 @@
+import type { Static } from '@sinclair/typebox';
 import type { AppContext } from '../context.js';
 import { newId } from '../crypto/random.js';
 import { recordEvent, toEvent } from '../events/event.service.js';
+import type { webhookDeliverJob } from './deliver.job.js';
 import type { JobRun } from '../jobs/catalog.js';
 import { networkOf, type WebhookNetworkDeps } from './network.js';
 import { DISABLE_AFTER_FAILING_SECONDS, retryDelayMs, RetryDelivery } from './retry-schedule.js';
@@ -38,11 +40,7 @@ export function judgeAttempt(response: WebhookResponse, attempt: number, random:
 }
 
 /** What a delivery job carries: which delivery, of which event, to which endpoint. */
-export interface DeliveryRef {
-  delivery_id: string;
-  event_id: string;
-  endpoint_id: string;
-}
+type DeliveryRef = Static<typeof webhookDeliverJob.payload>;
 
 /**
  * Makes one attempt of a delivery and records it. Idempotent in effect: a delivery whose last

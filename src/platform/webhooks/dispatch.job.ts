@@ -1,9 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { defineJob } from '../jobs/catalog.js';
-import type * as DispatchModule from './dispatch.js';
+import { defineJob, lazyModule } from '../jobs/catalog.js';
 
-// Loaded on the first run, then kept: each `import()` call costs a trip through the loader's hooks.
-let dispatchModule: Promise<typeof DispatchModule> | undefined;
+const dispatchModule = lazyModule(() => import('./dispatch.js'));
 
 /**
  * Fans one event out to the webhook endpoints subscribed to its type: one delivery (with its own
@@ -15,7 +13,7 @@ export const webhookDispatchJob = defineJob({
   maxAttempts: 10,
   timeoutMs: 30_000,
   async run(payload, run) {
-    const { dispatchEvent } = await (dispatchModule ??= import('./dispatch.js'));
+    const { dispatchEvent } = await dispatchModule();
     await dispatchEvent(run.ctx, payload.event_id, run.log);
   },
 });

@@ -1,48 +1,42 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, databaseEnv } from '../../../test/support/cli-process.js';
+import { BIN, databaseEnv, startNodeProcess, type LongRunningProcess } from '../../../test/support/cli-process.js';
 import { engines } from '../../../test/support/database.js';
-import { startTestApp, type TestApp } from '../../../test/support/test-app.js';
+import { startTestApp, TEST_MASTER_KEY, type TestApp } from '../../../test/support/test-app.js';
 import { recordEvent } from '../events/event.service.js';
-import { eventually, TestReceiver } from '../../../test/support/webhooks.js';
+import { eventually } from '../../../test/support/eventually.js';
+import { TestReceiver } from '../../../test/support/webhooks.js';
 
-/** The master key startTestApp's secret box uses, so a child process can open the endpoint's secret. */
-const TEST_MASTER_KEY = '07'.repeat(32);
 
 describe.each(engines())('webhook delivery across a worker crash on %s', (engine) => {
   let t: TestApp;
   let dataDir: string;
-  const children: ChildProcess[] = [];
+  const workers: LongRunningProcess[] = [];
 
   beforeAll(async () => {
     t = await startTestApp(engine);
     dataDir = mkdtempSync(path.join(tmpdir(), 'ownproof-webhook-crash-'));
   });
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    await Promise.all(workers.map((worker) => worker.stop('SIGKILL')));
     await t.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   /** `ownproof worker` as a real child process on the test database. */
-  function startWorker(): ChildProcess {
-    const child = spawn(process.execPath, [BIN, 'worker'], {
-      env: {
-        PATH: process.env.PATH ?? '',
-        ...databaseEnv(t.database.config),
-        MASTER_KEY: TEST_MASTER_KEY,
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'error',
-        WORKER_CONCURRENCY: '4',
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
+  function startWorker(): LongRunningProcess {
+    const worker = startNodeProcess([BIN, 'worker'], {
+      ...databaseEnv(t.database.config),
+      MASTER_KEY: TEST_MASTER_KEY,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'error',
+      WORKER_CONCURRENCY: '4',
     });
-    children.push(child);
-    return child;
+    workers.push(worker);
+    return worker;
   }
 
   it('delivers an event whose worker was killed with SIGKILL mid-request, once another worker takes the job', async () => {
@@ -58,9 +52,7 @@ describe.each(engines())('webhook delivery across a worker crash on %s', (engine
 
       const first = startWorker();
       await receiver.waitFor(1, 30_000); // the first worker's request hangs in the receiver
-      const exited = new Promise((resolve) => first.once('exit', resolve));
-      first.kill('SIGKILL');
-      await exited;
+      await first.stop('SIGKILL');
 
       // The killed worker's lease would run out after 30 s; let it run out now instead of waiting.
       const expired = await t.ctx.db
@@ -91,9 +83,7 @@ describe.each(engines())('webhook delivery across a worker crash on %s', (engine
       }, 15_000);
       expect(job.attempts).toBe(2);
 
-      const stopped = new Promise((resolve) => second.once('exit', resolve));
-      second.kill('SIGTERM');
-      expect(await stopped).toBe(0);
+      expect(await second.stop('SIGTERM')).toBe(0);
       expect(receiver.received).toHaveLength(2);
     } finally {
       await receiver.close();

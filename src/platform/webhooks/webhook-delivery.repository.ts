@@ -9,11 +9,32 @@ import type { NewWebhookDeliveryAttemptRow, WebhookDeliveryAttemptRow, WebhookEn
  * a round trip per delivery, which is most of what a delivery costs besides its HTTP request.
  */
 
-/** The last recorded attempt of a delivery. */
+/** The last recorded attempt of a delivery: its number, and when the next is due (null: settled). */
 export interface LastAttempt {
   attempt: number;
-  status: 'succeeded' | 'failed';
   next_attempt_at: number | null;
+}
+
+/** The event's columns next to an endpoint's in the joins below (the endpoint's own names stay as they are). */
+const EVENT_COLUMNS = ['e.seq as event_seq', 'e.type as event_type', 'e.data as event_data', 'e.created_at as event_created_at'] as const;
+
+interface EventColumns {
+  event_seq: number;
+  event_type: string;
+  event_data: string;
+  event_created_at: number;
+}
+
+function eventRowOf(columns: EventColumns, id: string, scope: Pick<WebhookEndpointRow, 'client_id' | 'mode'>): EventRow {
+  return {
+    seq: columns.event_seq,
+    id,
+    client_id: scope.client_id,
+    mode: scope.mode,
+    type: columns.event_type,
+    data: columns.event_data,
+    created_at: columns.event_created_at,
+  };
 }
 
 export interface DeliveryTarget {
@@ -39,23 +60,16 @@ export async function findDeliveryTarget(
     .selectFrom('webhook_endpoints as w')
     .innerJoin('events as e', (join) => join.on('e.id', '=', input.eventId).onRef('e.client_id', '=', 'w.client_id').onRef('e.mode', '=', 'w.mode'))
     .selectAll('w')
-    .select(['e.seq as event_seq', 'e.type as event_type', 'e.data as event_data', 'e.created_at as event_created_at'])
-    .select([
-      lastAttempt.select('attempt').as('last_attempt'),
-      lastAttempt.select('status').as('last_status'),
-      lastAttempt.select('next_attempt_at').as('last_next_attempt_at'),
-    ])
+    .select(EVENT_COLUMNS)
+    .select([lastAttempt.select('attempt').as('last_attempt'), lastAttempt.select('next_attempt_at').as('last_next_attempt_at')])
     .where('w.id', '=', input.endpointId)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { event_seq, event_type, event_data, event_created_at, last_attempt, last_status, last_next_attempt_at, ...endpoint } = row;
+  const { event_seq, event_type, event_data, event_created_at, last_attempt, last_next_attempt_at, ...endpoint } = row;
   return {
     endpoint,
-    event: { seq: event_seq, id: input.eventId, client_id: endpoint.client_id, mode: endpoint.mode, type: event_type, data: event_data, created_at: event_created_at },
-    last:
-      last_attempt === null || last_attempt === undefined || !last_status
-        ? undefined
-        : { attempt: Number(last_attempt), status: last_status, next_attempt_at: last_next_attempt_at ?? null },
+    event: eventRowOf({ event_seq, event_type, event_data, event_created_at }, input.eventId, endpoint),
+    last: last_attempt === null || last_attempt === undefined ? undefined : { attempt: Number(last_attempt), next_attempt_at: last_next_attempt_at ?? null },
   };
 }
 
@@ -73,22 +87,14 @@ export async function findEventWithEnabledEndpoints(db: Db, eventId: string): Pr
     .selectFrom('events as e')
     .innerJoin('webhook_endpoints as w', (join) => join.onRef('w.client_id', '=', 'e.client_id').onRef('w.mode', '=', 'e.mode'))
     .selectAll('w')
-    .select(['e.seq as event_seq', 'e.type as event_type', 'e.data as event_data', 'e.created_at as event_created_at'])
+    .select(EVENT_COLUMNS)
     .where('e.id', '=', eventId)
     .where('w.status', '=', 'enabled')
     .orderBy('w.seq')
     .execute();
   const first = rows[0];
   if (!first) return undefined;
-  const event: EventRow = {
-    seq: first.event_seq,
-    id: eventId,
-    client_id: first.client_id,
-    mode: first.mode,
-    type: first.event_type,
-    data: first.event_data,
-    created_at: first.event_created_at,
-  };
+  const event = eventRowOf(first, eventId, first);
   const endpoints = rows.map(({ event_seq: _s, event_type: _t, event_data: _d, event_created_at: _c, ...endpoint }) => endpoint);
   return { event, endpoints };
 }

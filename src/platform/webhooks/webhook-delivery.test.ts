@@ -2,13 +2,15 @@ import { createHmac } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
+import { queueIdle } from '../../../test/support/queue.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 import { jobCatalog } from '../../job-catalog.js';
 import { recordEvent } from '../events/event.service.js';
 import { Worker } from '../jobs/worker.js';
 import type { Scope } from '../scope.js';
 import { DISABLE_AFTER_FAILING_SECONDS } from './retry-schedule.js';
-import { eventually, fakeResolver, TestReceiver, type ReceiverReply } from '../../../test/support/webhooks.js';
+import { eventually } from '../../../test/support/eventually.js';
+import { fakeResolver, TestReceiver, type ReceiverReply } from '../../../test/support/webhooks.js';
 
 const TIMEOUT_MS = 400;
 
@@ -46,15 +48,7 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
    * would schedule its retry from the new time), then lets it look for due work at once.
    */
   const advance = async (seconds: number) => {
-    await eventually(async () => {
-      const now = t.clock.now();
-      const busy = await t.ctx.db
-        .selectFrom('jobs')
-        .select('id')
-        .where((eb) => eb.or([eb('status', '=', 'running'), eb.and([eb('status', '=', 'pending'), eb('run_at', '<=', now)])]))
-        .executeTakeFirst();
-      return busy === undefined;
-    });
+    await eventually(() => queueIdle(t.ctx));
     t.clock.advance(seconds);
     worker.notify();
   };

@@ -147,12 +147,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         params: Params,
         querystring: DeliveryListQuery,
         response: {
-          200: Type.Object({
-            object: Type.Literal('list'),
-            data: Type.Array(Type.Ref(WebhookDeliveryAttempt)),
-            has_more: Type.Boolean(),
-            url: Type.String({ description: 'This list’s path.' }),
-          }),
+          200: ListOf(Type.Ref(WebhookDeliveryAttempt), Type.String({ description: 'This list’s path.' })),
           ...errorResponses(404),
         },
       },

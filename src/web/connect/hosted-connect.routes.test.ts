@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import { sandboxWallet } from '../../bitcoin/sandbox/sandbox-wallet.js';
 import { sessionAccountRows } from '../../connect/account.repository.js';
-import type { Provider } from '../../connect/providers/provider.js';
+import { EXTRA_EXCHANGES } from '../../../test/support/fake-providers.js';
 import { engines } from '../../../test/support/database.js';
 import { createHostedSession, fetchSession } from '../../../test/support/browser-session.js';
 import { captureStream, startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
@@ -46,20 +46,6 @@ class FormAgent {
   }
 }
 
-function fakeExchange(id: string, name: string): Provider {
-  return {
-    id,
-    type: 'exchange',
-    name,
-    description: `${name} (search test double).`,
-    modes: ['test'],
-    credentialFields: [{ name: 'api_key', label: 'API key', type: 'text' }],
-    connect: async () => ({ ok: false, reason: 'invalid_credentials', message: 'Not a real exchange.' }),
-    fetchBalances: async () => [],
-    fetchTransactions: async () => [],
-    fetchAddresses: async () => [],
-  };
-}
 
 describe.each(engines())('hosted connect pages on %s', (engine) => {
   let t: TestApp;
@@ -460,7 +446,7 @@ describe.each(engines())('hosted connect pages on %s', (engine) => {
 describe('hosted connect pages with a long provider list', () => {
   let t: TestApp;
   let client: TestClient;
-  const extra = ['Bitstamp', 'Kraken', 'Coinbase', 'Bitfinex', 'Gemini', 'Bitpanda'].map((name) => fakeExchange(name.toLowerCase(), name));
+  const extra = EXTRA_EXCHANGES;
 
   beforeAll(async () => {
     t = await startTestApp('sqlite', { extraProviders: { test: extra } });

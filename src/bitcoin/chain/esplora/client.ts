@@ -220,7 +220,3 @@ export class EsploraChainSource implements ChainSource {
   }
 }
 
-/** Creates an Esplora-backed {@link ChainSource}. Throws TypeError for a malformed base URL (configuration error). */
-export function createEsploraChainSource(opts: EsploraClientOptions): EsploraChainSource {
-  return new EsploraChainSource(opts);
-}

@@ -4,7 +4,8 @@
  * nonce in two qualifies).
  */
 import { hex } from '@scure/base';
-import { describeRawTx, displayHex, internalBytes, sha256d, type BuiltTx } from './transactions.js';
+import { sha256d } from '../../hashes.js';
+import { describeRawTx, displayHex, internalBytes, type BuiltTx } from './transactions.js';
 
 /** Regtest's proof-of-work limit in compact form. */
 export const REGTEST_BITS = 0x207fffff;

@@ -3,7 +3,7 @@
  * the two kinds of transactions it builds without a signature (coinbases, and spends of its
  * anyone-can-spend bulk pool).
  */
-import { sha256 } from '@noble/hashes/sha2.js';
+import { sha256, sha256d } from '../../hashes.js';
 import { hex } from '@scure/base';
 import { RawTx, Script } from '@scure/btc-signer';
 
@@ -17,11 +17,6 @@ export interface BuiltTx {
   weight: number;
   vsize: number;
   decoded: ReturnType<typeof RawTx.decode>;
-}
-
-/** SHA256(SHA256(data)). */
-export function sha256d(data: Uint8Array): Uint8Array {
-  return sha256(sha256(data));
 }
 
 /** Hex of a hash in display order (byte-reversed), the way txids and block hashes are written. */

@@ -1,0 +1,20 @@
+import type { Provider } from '../../src/connect/providers/provider.js';
+
+/** An exchange that exists only to make the provider list long; it refuses every login. */
+export function fakeExchange(id: string, name: string): Provider {
+  return {
+    id,
+    type: 'exchange',
+    name,
+    description: `${name} test double for the provider search.`,
+    modes: ['test'],
+    credentialFields: [{ name: 'api_key', label: 'API key', type: 'text' }],
+    connect: async () => ({ ok: false, reason: 'invalid_credentials', message: 'Not a real exchange.' }),
+    fetchBalances: async () => [],
+    fetchTransactions: async () => [],
+    fetchAddresses: async () => [],
+  };
+}
+
+/** Six of them: with the sandbox exchange and the wallet, enough for the search box to show. */
+export const EXTRA_EXCHANGES = ['Bitstamp', 'Kraken', 'Coinbase', 'Bitfinex', 'Gemini', 'Bitpanda'].map((name) => fakeExchange(name.toLowerCase(), name));
