@@ -36,6 +36,18 @@ describe('plain extended keys map to the descriptor their SLIP-132 prefix implie
     ]);
   });
 
+  it('asks a checksum only of descriptors the user typed, not of the ones written for a key or an address', () => {
+    const [, , z] = SLIP132_VECTORS;
+    const fromKey = parseWalletDescriptor(z.pub, { requireChecksum: true });
+    expect(fromKey.ok ? deriveWalletAddress(fromKey.value, 'receive', 0).address : fromKey.error.code).toBe(z.receive0);
+    const fromAddress = parseWalletDescriptor(z.receive0, { requireChecksum: true });
+    expect(fromAddress.ok ? fromAddress.value.source : fromAddress.error.code).toBe('address');
+    const typed = descriptorForExtendedKey(z.pub);
+    const withoutChecksum = typed.ok ? typed.value.split('#')[0] : '';
+    const refused = parseWalletDescriptor(withoutChecksum, { requireChecksum: true });
+    expect(refused.ok ? 'accepted' : refused.error.code).toBe('missing_checksum');
+  });
+
   it('refuses a lone multisig cosigner key (Zpub) and asks for a descriptor', () => {
     const zpub = SLIP132_VECTORS[2].pub;
     const converted = convertExtendedPublicKey(zpub, 'Zpub');

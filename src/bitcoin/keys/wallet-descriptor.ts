@@ -85,7 +85,8 @@ function extendedKeyDescriptor(text: string, opts: DescriptorParseOptions): Pars
     );
   }
   const key = info.isPrivate ? info.node.privateExtendedKey : info.node.publicExtendedKey;
-  return parseDescriptor(template(key), opts);
+  // We wrote this text ourselves: `requireChecksum` is about what the user typed, which had none to give.
+  return parseDescriptor(template(key), { ...opts, requireChecksum: false });
 }
 
 function looksLikeExtendedKey(text: string): boolean {
@@ -152,7 +153,7 @@ export function parseWalletDescriptor(input: unknown, opts: DescriptorParseOptio
     return fromDescriptor(parsed.value, 'extended-key');
   }
   if (parseAddress(text).ok) {
-    const parsed = parseDescriptor(`addr(${text})`, opts);
+    const parsed = parseDescriptor(`addr(${text})`, { ...opts, requireChecksum: false });
     if (!parsed.ok) return parsed;
     return fromDescriptor(parsed.value, 'address');
   }
