@@ -5,8 +5,9 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config/config.js';
 import type { Database } from './schema.js';
-import { registerReader, type Reader } from './prepared-read.js';
+import { registerReader } from './prepared-read.js';
 import { FifoSqliteDialect } from './sqlite-dialect.js';
+import { openSqliteReader } from './sqlite-reader.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 
 /**
@@ -53,8 +54,10 @@ function openSqlite(file: string): DatabaseHandle {
   sqlite.pragma('synchronous = FULL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const db = new Kysely<Database>({ dialect: new FifoSqliteDialect({ database: withStatementCache(sqlite) }) });
   const reader = file === ':memory:' ? undefined : openSqliteReader(file);
+  // Whatever the write connection did must be visible to the next prepared read.
+  const dialect = new FifoSqliteDialect({ database: withStatementCache(sqlite) }, { onRelease: () => reader?.endSnapshot() });
+  const db = new Kysely<Database>({ dialect });
   if (reader) registerReader(db, reader);
   return {
     db,
@@ -64,19 +67,6 @@ function openSqlite(file: string): DatabaseHandle {
       await db.destroy();
       reader?.close();
     },
-  };
-}
-
-/** A read-only second connection on the same SQLite file; each prepared read keeps its statement. */
-function openSqliteReader(file: string): Reader & { close(): void } {
-  const connection = new SQLite(file, { readonly: true, fileMustExist: true });
-  connection.pragma('busy_timeout = 5000');
-  return {
-    prepareFirst: (sql) => {
-      const statement = connection.prepare(sql);
-      return (parameters) => statement.get(parameters);
-    },
-    close: () => connection.close(),
   };
 }
 

@@ -19,6 +19,13 @@ class FifoSqliteDriver extends SqliteDriver {
   private readonly waiters: (() => void)[] = [];
   private locked = false;
 
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly onRelease: () => void,
+  ) {
+    super(config);
+  }
+
   override async acquireConnection(): Promise<DatabaseConnection> {
     if (this.locked) await new Promise<void>((resolve) => this.waiters.push(resolve));
     else this.locked = true;
@@ -28,18 +35,27 @@ class FifoSqliteDriver extends SqliteDriver {
 
   override async releaseConnection(): Promise<void> {
     await super.releaseConnection();
+    this.onRelease();
     const next = this.waiters.shift();
     if (next) next();
     else this.locked = false;
   }
 }
 
+export interface FifoSqliteOptions {
+  /** Called each time the connection is released, after a query or a transaction. */
+  onRelease?: () => void;
+}
+
 /** Kysely's SQLite dialect with the FIFO driver above; everything else is Kysely's own. */
 export class FifoSqliteDialect implements Dialect {
-  constructor(private readonly config: SqliteDialectConfig) {}
+  constructor(
+    private readonly config: SqliteDialectConfig,
+    private readonly options: FifoSqliteOptions = {},
+  ) {}
 
   createDriver() {
-    return new FifoSqliteDriver(this.config);
+    return new FifoSqliteDriver(this.config, this.options.onRelease ?? (() => undefined));
   }
 
   createQueryCompiler() {
