@@ -25,6 +25,7 @@ import { addIdempotencyHooks } from './idempotency.js';
 import { acceptJsonBodiesOnly } from './json-body.js';
 import { bufferedStdout, loggerOptions } from './logging.js';
 import { registerOpenApi } from './openapi.js';
+import { lazyRequestLogger } from './request-logger.js';
 import { addRateLimitHooks } from './rate-limit.js';
 import type { Scope } from '../scope.js';
 import { ErrorResponse } from './schemas.js';
@@ -68,6 +69,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     requestIdHeader: false,
     // One access-log line per request at most (below), instead of Fastify's two ("incoming", "completed").
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
+    childLoggerFactory: lazyRequestLogger,
     // Fastify's typing of validator factories is tied to its own Ajv wrapper; ours has the same runtime contract.
     schemaController: { compilersFactory: { buildValidator: buildValidatorCompiler as unknown as ValidatorFactory } },
     routerOptions: { ignoreTrailingSlash: true },
