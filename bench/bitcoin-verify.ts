@@ -14,9 +14,7 @@ import { Verifier } from 'bip322-js';
 import { secp256k1, schnorr } from '@noble/curves/secp256k1.js';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { makeWallet, signBip322, signLegacy, type WalletType } from '../src/bitcoin/message/fixtures/signers.js';
-import { rawBackend, SECP256K1_BACKEND } from '../src/bitcoin/message/secp256k1.js';
-
-const ECDSA_BACKEND = SECP256K1_BACKEND.startsWith('libsecp256k1 native') ? 'libsecp256k1 native' : 'tiny-secp256k1 WASM';
+import { ECDSA_BACKEND, rawBackend, SECP256K1_BACKEND } from '../src/bitcoin/message/secp256k1.js';
 import { verifyMessage } from '../src/bitcoin/message/verify-message.js';
 
 export interface Row {
@@ -153,7 +151,7 @@ function rawCheck(basis: Row['raw_basis'] | 'noble-ecdsa' | 'noble-schnorr', inp
     case 'schnorr-verify':
       return (i) => must(rawBackend.schnorrVerify(at(i).digest, at(i).xonly, at(i).schnorr));
     case 'ecdsa-recover':
-      return (i) => must(rawBackend.ecdsaRecover(at(i).digest, at(i).ecdsa, at(i).recovery) !== null);
+      return (i) => must(rawBackend.ecdsaRecover(at(i).digest, at(i).ecdsa, at(i).recovery, true) !== null);
     case 'noble-ecdsa':
       return (i) => must(secp256k1.verify(at(i).ecdsa, at(i).digest, at(i).pub, { prehash: false }));
     case 'noble-schnorr':

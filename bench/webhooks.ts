@@ -86,39 +86,34 @@ interface Scratch {
 
 async function openScratch(engine: 'sqlite' | 'postgres'): Promise<Scratch> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'ownproof-bench-webhooks-'));
-  if (engine === 'sqlite') {
-    const config: DatabaseConfig = { engine: 'sqlite', file: path.join(dataDir, 'bench.sqlite') };
-    const handle = openDatabase(config);
-    await migrateToLatest(handle);
-    return {
-      engine: 'SQLite',
-      config,
-      handle,
-      dataDir,
-      destroy: async () => {
-        await handle.destroy();
-        rmSync(dataDir, { recursive: true, force: true });
-      },
-    };
-  }
-  const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-  const name = `ownproof_bench_${randomBase62(8).toLowerCase()}`;
-  // A short connect timeout: without a reachable server the PostgreSQL row is skipped at once.
-  await withAdminClient(serverUrl, (client) => client.query(`CREATE DATABASE "${name}"`), 3000);
-  const config: DatabaseConfig = { engine: 'postgres', url: databaseUrl(serverUrl, name) };
+  const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
+  const { config, drop } = await scratchDatabase(engine, dataDir).catch((error: unknown) => {
+    removeDataDir();
+    throw error;
+  });
   const handle = openDatabase(config);
   await migrateToLatest(handle);
   return {
-    engine: 'PostgreSQL',
+    engine: engine === 'sqlite' ? 'SQLite' : 'PostgreSQL',
     config,
     handle,
     dataDir,
     destroy: async () => {
       await handle.destroy();
-      await dropDatabase(serverUrl, name);
-      rmSync(dataDir, { recursive: true, force: true });
+      await drop?.();
+      removeDataDir();
     },
   };
+}
+
+/** Where the scratch database lives, and how to drop it when deleting the data directory is not enough. */
+async function scratchDatabase(engine: 'sqlite' | 'postgres', dataDir: string): Promise<{ config: DatabaseConfig; drop?: () => Promise<void> }> {
+  if (engine === 'sqlite') return { config: { engine: 'sqlite', file: path.join(dataDir, 'bench.sqlite') } };
+  const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+  const name = `ownproof_bench_${randomBase62(8).toLowerCase()}`;
+  // A short connect timeout: without a reachable server the PostgreSQL row is skipped at once.
+  await withAdminClient(serverUrl, (client) => client.query(`CREATE DATABASE "${name}"`), 3000);
+  return { config: { engine: 'postgres', url: databaseUrl(serverUrl, name) }, drop: () => dropDatabase(serverUrl, name) };
 }
 
 async function benchEngine(scratch: Scratch, options: WebhookBenchOptions): Promise<WebhookBenchRow> {

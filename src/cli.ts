@@ -1,13 +1,13 @@
 import type { Readable, Writable } from 'node:stream';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { registerVerifyMessageCommand } from './bitcoin/message/cli.js';
 import { ClientNotFoundError, createClient, rollApiKey } from './clients/client.service.js';
 import { ConfigError, loadConfig, readDotenv, type Config } from './platform/config/config.js';
 import { migrateToLatest } from './platform/db/migrate.js';
 import { openDatabase } from './platform/db/database.js';
-import { openRuntime } from './platform/runtime.js';
+import { openRuntime, type Runtime } from './platform/runtime.js';
 import { jobCatalog } from './job-catalog.js';
-import { registerJobsCommands } from './platform/jobs/jobs.cli.js';
+import { registerJobsCommands, wholeNumber } from './platform/jobs/jobs.cli.js';
 import { Worker } from './platform/jobs/worker.js';
 import { startServer } from './platform/server.js';
 
@@ -28,6 +28,14 @@ class CliFailure extends Error {}
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
   const print = (text: string) => io.stdout.write(`${text}\n`);
   const config = (): Config => loadConfig(io.env);
+  const withRuntime = async <T>(fn: (runtime: Runtime) => Promise<T>): Promise<T> => {
+    const runtime = await openRuntime(config());
+    try {
+      return await fn(runtime);
+    } finally {
+      await runtime.close();
+    }
+  };
 
   const program = new Command('ownproof')
     .description('Account connection and Bitcoin ownership verification service')
@@ -99,8 +107,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .option('--json', 'print one JSON object {client_id, test_key, live_key}')
     .action(async (options: { name: string; json?: boolean }) => {
       if (options.name.trim() === '' || options.name.length > 200) throw new CliFailure('--name must be 1 to 200 characters');
-      const runtime = await openRuntime(config());
-      try {
+      await withRuntime(async (runtime) => {
         const created = await createClient(runtime.ctx, { name: options.name });
         if (options.json) {
           print(JSON.stringify({ client_id: created.clientId, test_key: created.testKey, live_key: created.liveKey }));
@@ -110,20 +117,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           print(`  live key: ${created.liveKey}`);
           print('The keys are shown only now and stored as hashes.');
         }
-      } finally {
-        await runtime.close();
-      }
+      });
     });
 
   registerJobsCommands(program, {
-    async withRuntime(fn) {
-      const runtime = await openRuntime(config());
-      try {
-        return await fn(runtime);
-      } finally {
-        await runtime.close();
-      }
-    },
+    withRuntime,
     print,
     fail(message) {
       throw new CliFailure(message);
@@ -136,11 +134,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .description('Issue a new key for a client and mode; the old keys stop working after the grace period')
     .requiredOption('--client <id>', 'client id (cli_...)')
     .addOption(new Option('--mode <mode>', 'which key to roll').choices(['test', 'live']).makeOptionMandatory())
-    .option('--grace <seconds>', 'keep the old keys working this many seconds', parseSeconds, 0)
+    .option('--grace <seconds>', 'keep the old keys working this many seconds', wholeNumber('must be a whole number of seconds'), 0)
     .option('--json', 'print one JSON object {client_id, mode, key, old_keys_expire_at}')
     .action(async (options: { client: string; mode: 'test' | 'live'; grace: number; json?: boolean }) => {
-      const runtime = await openRuntime(config());
-      try {
+      await withRuntime(async (runtime) => {
         const rolled = await rollApiKey(runtime.ctx, { clientId: options.client, mode: options.mode, graceSeconds: options.grace });
         if (options.json) {
           print(JSON.stringify({ client_id: options.client, mode: options.mode, key: rolled.key, old_keys_expire_at: rolled.oldKeysExpireAt }));
@@ -149,12 +146,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
           const when = options.grace === 0 ? 'now' : `at ${new Date(rolled.oldKeysExpireAt * 1000).toISOString()}`;
           if (rolled.expiringKeyHints.length > 0) print(`Old key(s) ${rolled.expiringKeyHints.join(', ')} stop working ${when}.`);
         }
-      } catch (error) {
+      }).catch((error: unknown) => {
         if (error instanceof ClientNotFoundError) throw new CliFailure(`no client with id ${options.client}`);
         throw error;
-      } finally {
-        await runtime.close();
-      }
+      });
     });
 
   try {
@@ -169,11 +164,6 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     io.stderr.write(`ownproof: ${describeFailure(error)}\n`);
     return 1;
   }
-}
-
-function parseSeconds(value: string): number {
-  if (!/^\d+$/.test(value)) throw new InvalidArgumentError('must be a whole number of seconds');
-  return Number(value);
 }
 
 /** One line for an unexpected failure: the cause a person can act on, never a stack trace. */

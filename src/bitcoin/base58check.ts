@@ -2,7 +2,7 @@ import { base58 } from '@scure/base';
 import { sha256d } from './hashes.js';
 
 /** Base58Check decoding outcome; callers word the problem for what they were reading. */
-export type Base58CheckResult = { ok: true; payload: Uint8Array } | { ok: false; problem: 'encoding' | 'short' | 'checksum' };
+type Base58CheckResult = { ok: true; payload: Uint8Array } | { ok: false; problem: 'encoding' | 'short' | 'checksum' };
 
 /** Decodes base58 text whose last four bytes are the SHA256d checksum of the rest. Never throws. */
 export function decodeBase58Check(text: string): Base58CheckResult {

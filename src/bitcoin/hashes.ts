@@ -1,5 +1,6 @@
 import { hash as nodeHash } from 'node:crypto';
 import { sha1 } from '@noble/hashes/legacy.js';
+import { concatBytes } from '@noble/hashes/utils.js';
 
 export { sha1 };
 
@@ -115,20 +116,26 @@ function sha256Finish(state: Int32Array, data: Uint8Array, prefixLength: number)
   if (end === 128) sha256Compress(state, SHA_TAIL, 64);
 }
 
-/** Writes `state` big-endian (the digest) into `out` at `offset`. */
-function writeBigEndian(state: Int32Array, words: number, out: Uint8Array, offset: number): void {
-  for (let i = 0; i < words; i++) {
+/** Writes the eight words of `state` big-endian (the digest) to the start of `out`. */
+function writeBigEndian(state: Int32Array, out: Uint8Array): void {
+  for (let i = 0; i < 8; i++) {
     const v = state[i]!;
-    out[offset + 4 * i] = v >>> 24;
-    out[offset + 4 * i + 1] = v >>> 16;
-    out[offset + 4 * i + 2] = v >>> 8;
-    out[offset + 4 * i + 3] = v;
+    out[4 * i] = v >>> 24;
+    out[4 * i + 1] = v >>> 16;
+    out[4 * i + 2] = v >>> 8;
+    out[4 * i + 3] = v;
   }
+}
+
+function sha256Digest(state: Int32Array): Uint8Array {
+  const out = new Uint8Array(32);
+  writeBigEndian(state, out);
+  return out;
 }
 
 /** SHA-256 of a 32-byte digest held in `state`, in place (the second round of SHA256d). */
 function sha256OfState(state: Int32Array): void {
-  writeBigEndian(state, 8, SHA_TAIL, 0);
+  writeBigEndian(state, SHA_TAIL);
   SHA_TAIL[32] = 0x80;
   SHA_TAIL.fill(0, 33, 62);
   SHA_TAIL[62] = 0x01; // 256 bits
@@ -157,19 +164,16 @@ function sha256ToState(data: Uint8Array): void {
 /** SHA-256. */
 export function sha256(data: Uint8Array): Uint8Array {
   if (data.length > JS_MAX_BYTES) return nativeSha256(data);
-  sha256ToState(data);
-  const out = new Uint8Array(32);
-  writeBigEndian(SHA_STATE, 8, out, 0);
-  return out;
+  SHA_STATE.set(SHA256_IV);
+  sha256Finish(SHA_STATE, data, 0);
+  return sha256Digest(SHA_STATE);
 }
 
 /** SHA256(SHA256(data)): transaction ids, legacy and BIP-143 sighashes, the signmessage digest. */
 export function sha256d(data: Uint8Array): Uint8Array {
   sha256ToState(data);
   sha256OfState(SHA_STATE);
-  const out = new Uint8Array(32);
-  writeBigEndian(SHA_STATE, 8, out, 0);
-  return out;
+  return sha256Digest(SHA_STATE);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -304,7 +308,7 @@ export function ripemd160(data: Uint8Array): Uint8Array {
 /** RIPEMD160(SHA256(data)): P2PKH, P2WPKH and P2SH hashes. The SHA-256 digest goes straight into RIPEMD-160's one block. */
 export function hash160(data: Uint8Array): Uint8Array {
   sha256ToState(data);
-  writeBigEndian(SHA_STATE, 8, RMD_TAIL, 0);
+  writeBigEndian(SHA_STATE, RMD_TAIL);
   RMD_TAIL[32] = 0x80;
   RMD_TAIL.fill(0, 33, 64);
   RMD_TAIL[56] = 0x00; // 256 bits, little-endian
@@ -337,18 +341,7 @@ export function taggedHasher(tag: string): (...parts: Uint8Array[]) => Uint8Arra
   const midstate = SHA256_IV.slice();
   sha256Compress(midstate, prefix, 0);
   return (...parts) => {
-    let data: Uint8Array;
-    if (parts.length === 1) data = parts[0]!;
-    else {
-      let length = 0;
-      for (const p of parts) length += p.length;
-      data = new Uint8Array(length);
-      let o = 0;
-      for (const p of parts) {
-        data.set(p, o);
-        o += p.length;
-      }
-    }
+    const data = parts.length === 1 ? parts[0]! : concatBytes(...parts);
     if (data.length > JS_MAX_BYTES) {
       const whole = 64 + data.length <= TAG_SCRATCH.length ? TAG_SCRATCH.subarray(0, 64 + data.length) : new Uint8Array(64 + data.length);
       whole.set(prefix, 0);
@@ -357,9 +350,7 @@ export function taggedHasher(tag: string): (...parts: Uint8Array[]) => Uint8Arra
     }
     SHA_STATE.set(midstate);
     sha256Finish(SHA_STATE, data, 64);
-    const out = new Uint8Array(32);
-    writeBigEndian(SHA_STATE, 8, out, 0);
-    return out;
+    return sha256Digest(SHA_STATE);
   };
 }
 

@@ -24,7 +24,18 @@ import type { SessionPermission } from './session.schemas.js';
 
 export type AccountDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'capabilities' | 'providers'>;
 
-export const CONNECTION_PURPOSE = 'connect_account.connection';
+/** What an account's sealed provider connection is bound to (SecretBox purpose). */
+export function connectionPurpose(accountId: string): string {
+  return `connect_account.connection:${accountId}`;
+}
+
+/** The sealed connection of an account whose credentials are erased. */
+export function erasedConnection(box: AccountDeps['secretBox'], accountId: string): string {
+  return box.seal('{}', connectionPurpose(accountId));
+}
+
+/** The account column holding each refresh feature's state. */
+export const REFRESH_COLUMN = { balances: 'balance_refresh', transactions: 'transaction_refresh' } as const;
 
 export function toAccount(row: AccountRow): Account {
   return {
@@ -36,8 +47,8 @@ export function toAccount(row: AccountRow): Account {
     display_name: row.display_name,
     permissions: JSON.parse(row.permissions) as SessionPermission[],
     status: row.status,
-    balance_refresh: row.balance_refresh === null ? null : (JSON.parse(row.balance_refresh) as RefreshState),
-    transaction_refresh: row.transaction_refresh === null ? null : (JSON.parse(row.transaction_refresh) as RefreshState),
+    balance_refresh: parseState(row.balance_refresh),
+    transaction_refresh: parseState(row.transaction_refresh),
     created_at: row.created_at,
     livemode: row.mode === 'live',
   };
@@ -66,7 +77,7 @@ export async function saveConnectedAccounts(
       display_name: account.displayName,
       permissions: session.permissions,
       status: 'active',
-      connection_sealed: deps.secretBox.seal(JSON.stringify(account.connection), `${CONNECTION_PURPOSE}:${id}`),
+      connection_sealed: deps.secretBox.seal(JSON.stringify(account.connection), connectionPurpose(id)),
       balance_refresh: null,
       transaction_refresh: null,
       created_at: now,
@@ -112,7 +123,7 @@ export async function disconnectAccount(deps: AccountDeps, scope: Scope, id: str
   const updated: AccountRow = {
     ...row,
     status: 'disconnected',
-    connection_sealed: deps.secretBox.seal('{}', `${CONNECTION_PURPOSE}:${row.id}`),
+    connection_sealed: erasedConnection(deps.secretBox, row.id),
     updated_at: now,
   };
   const account = toAccount(updated);
@@ -145,7 +156,7 @@ export async function listAddresses(deps: AccountDeps, scope: Scope, id: string)
   return (await addressRows(deps.db, row.id)).map((a) => ({ object: 'address', address: a.address, asset: a.asset, network: a.network, kind: a.kind, label: a.label }));
 }
 
-export function toTransaction(row: AccountTransactionRow): Transaction {
+function toTransaction(row: AccountTransactionRow): Transaction {
   return {
     id: row.id,
     object: 'transaction',
@@ -174,9 +185,6 @@ export async function listTransactions(deps: AccountDeps, scope: Scope, id: stri
   return { data: rows.map(toTransaction), has_more: hasMore };
 }
 
-const FEATURE_PERMISSION: Record<RefreshFeature, SessionPermission> = { balances: 'balances', transactions: 'transactions' };
-const FEATURE_COLUMN = { balances: 'balance_refresh', transactions: 'transaction_refresh' } as const;
-
 /**
  * Starts a refresh of balances and/or transactions as a background job and returns the account
  * with those refreshes `pending`. A feature already pending is not started twice; a feature the
@@ -184,12 +192,12 @@ const FEATURE_COLUMN = { balances: 'balance_refresh', transactions: 'transaction
  */
 export async function requestRefresh(deps: AccountDeps, scope: Scope, id: string, features: RefreshFeature[]): Promise<Account> {
   const row = await scopedAccount(deps, scope, id);
-  for (const feature of features) requirePermission(row, FEATURE_PERMISSION[feature]);
+  for (const feature of features) requirePermission(row, feature);
   if (row.status === 'disconnected') throw new ApiError('account_disconnected');
   if (row.status === 'requires_reauth') throw new ApiError('account_requires_reauth');
   const now = unixSeconds(deps.clock);
   for (const feature of features) {
-    const state = parseState(row[FEATURE_COLUMN[feature]]);
+    const state = parseState(row[REFRESH_COLUMN[feature]]);
     const availableAt = state?.next_refresh_available_at;
     if (availableAt != null && availableAt > now && state?.status !== 'pending') {
       throw new ApiError('refresh_throttled', {
@@ -201,13 +209,13 @@ export async function requestRefresh(deps: AccountDeps, scope: Scope, id: string
   }
   return deps.db.transaction().execute(async (trx) => {
     const current = (await findAccount(trx, scope, id)) as AccountRow;
-    const starting = features.filter((feature) => parseState(current[FEATURE_COLUMN[feature]])?.status !== 'pending');
+    const starting = features.filter((feature) => parseState(current[REFRESH_COLUMN[feature]])?.status !== 'pending');
     if (starting.length === 0) return toAccount(current);
     const changes: Partial<AccountRow> = { updated_at: now };
     for (const feature of starting) {
-      const previous = parseState(current[FEATURE_COLUMN[feature]]);
+      const previous = parseState(current[REFRESH_COLUMN[feature]]);
       const pending: RefreshState = { status: 'pending', last_attempted_at: now, next_refresh_available_at: previous?.next_refresh_available_at ?? null, error: null };
-      changes[FEATURE_COLUMN[feature]] = JSON.stringify(pending);
+      changes[REFRESH_COLUMN[feature]] = JSON.stringify(pending);
     }
     await updateAccount(trx, id, changes);
     await enqueueJob(trx, deps.clock, refreshAccountJob, { account_id: id, features: starting });

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxWallet } from '../bitcoin/sandbox/sandbox-wallet.js';
-import { completeWith, createSessionFor, runDueJobs } from '../../test/support/connect.js';
+import { completeWith, createSessionFor, hostedSession, loginWith, runDueJobs } from '../../test/support/connect.js';
 import { engines } from '../../test/support/database.js';
 import { startTestApp, type TestApp, type TestClient } from '../../test/support/test-app.js';
 import { SANDBOX_THROTTLE_SECONDS } from './providers/sandbox-exchange.js';
@@ -199,9 +199,7 @@ describe.each(engines())('accounts API on %s', (engine) => {
 
   it('hides accounts of sessions that are still open, and other tenants accounts', async () => {
     const { session } = await createSessionFor(t, client.testKey);
-    const { hostedSession } = await import('../../test/support/connect.js');
-    const { connectWithProvider } = await import('./hosted-flow.service.js');
-    const attempt = await connectWithProvider(t.ctx, await hostedSession(t.ctx, session.client_secret), 'sandbox', { username: 'user_good', password: 'pass_good' });
+    const attempt = await loginWith(t.ctx, await hostedSession(t.ctx, session.client_secret), 'sandbox', { username: 'user_good', password: 'pass_good' });
     const pendingId = attempt.ok ? attempt.accounts[0]?.id : '';
     expect((await call('GET', `/v1/connect/accounts/${pendingId}`)).statusCode).toBe(404);
     const { id } = await connect('user_good');

@@ -28,8 +28,8 @@ export type HostedLookup =
   | HostedSession
   /** No session has this secret (or the secret is malformed): reveal nothing. */
   | { state: 'not_found' }
-  /** The session ended; `expired` is an abandonment by timeout. */
-  | { state: 'ended'; status: 'completed' | 'abandoned'; expired: boolean; redirectUrl: string | null };
+  /** The session ended (completed or abandoned): the pages show one "gone" notice for all. */
+  | { state: 'ended' };
 
 const SECRET_SHAPE = /^cs_(test|live)_[0-9A-Za-z]{32}$/;
 
@@ -39,9 +39,7 @@ export async function lookUpHostedSession(ctx: AppContext, secret: string): Prom
   const found = await findSessionBySecretHash(ctx.db, hashSecret(secret));
   if (!found) return { state: 'not_found' };
   const session = await expireIfDue(ctx, found);
-  if (session.status !== 'open') {
-    return { state: 'ended', status: session.status, expired: session.abandon_reason === 'expired', redirectUrl: exitUrl(session, session.status) };
-  }
+  if (session.status !== 'open') return { state: 'ended' };
   const client = await findClient(ctx.db, session.client_id);
   return {
     state: 'open',
@@ -66,21 +64,19 @@ export type ConnectAttempt =
       ok: false;
       message: string;
       field?: string;
-      reason: 'invalid_credentials' | 'provider_unavailable' | 'invalid_input' | 'unknown_provider' | 'too_many_attempts';
+      reason: 'invalid_credentials' | 'provider_unavailable' | 'invalid_input' | 'too_many_attempts';
     };
 
 /** Failed provider logins a session allows before it refuses more (the page is no password oracle). */
 export const MAX_FAILED_LOGINS = 10;
 
-/** Step 3: authenticate with a provider; on success its accounts join the session. */
+/** Step 3: authenticate with one of the session's providers; on success its accounts join the session. */
 export async function connectWithProvider(
   ctx: AppContext,
   hosted: HostedSession,
-  providerId: string,
+  provider: Provider,
   input: Record<string, string>,
 ): Promise<ConnectAttempt> {
-  const provider = ctx.providers.find(hosted.mode, providerId);
-  if (!provider) return { ok: false, reason: 'unknown_provider', message: 'This provider is not available.' };
   if (hosted.session.failed_logins >= MAX_FAILED_LOGINS) return tooManyAttempts();
   let outcome;
   try {

@@ -5,7 +5,7 @@ import { recordEvent } from '../platform/events/event.service.js';
 import type { Scope } from '../platform/scope.js';
 import { findAccountById, replaceAddresses, replaceBalances, updateAccount, upsertTransactions } from './account.repository.js';
 import type { RefreshFeature, RefreshState } from './account.schemas.js';
-import { CONNECTION_PURPOSE, toAccount } from './account.service.js';
+import { connectionPurpose, parseState, REFRESH_COLUMN, toAccount } from './account.service.js';
 import type { AccountRow } from './connect.table.js';
 import { ProviderError, type ProviderAddress, type ProviderBalance, type ProviderTransaction } from './providers/provider.js';
 import type { SessionPermission } from './session.schemas.js';
@@ -15,8 +15,6 @@ interface Fetched {
   addresses?: ProviderAddress[];
   transactions?: ProviderTransaction[];
 }
-
-const COLUMN = { balances: 'balance_refresh', transactions: 'transaction_refresh' } as const;
 
 /**
  * The body of the refresh job. Reads from the provider first (no transaction open while waiting on
@@ -37,7 +35,7 @@ export async function refreshAccount(
   let status = account.status;
 
   const provider = ctx.providers.find(account.mode, account.provider_id);
-  const connection = JSON.parse(ctx.secretBox.open(account.connection_sealed, `${CONNECTION_PURPOSE}:${account.id}`)) as Record<string, unknown>;
+  const connection = JSON.parse(ctx.secretBox.open(account.connection_sealed, connectionPurpose(account.id))) as Record<string, unknown>;
   const granted = JSON.parse(account.permissions) as SessionPermission[];
   const signal = options.signal ? { signal: options.signal } : {};
 
@@ -100,13 +98,12 @@ export async function refreshAccount(
       );
     }
     const changes: Partial<AccountRow> = { status, updated_at: now };
-    for (const [feature, state] of Object.entries(states) as [RefreshFeature, RefreshState][]) changes[COLUMN[feature]] = JSON.stringify(state);
+    for (const [feature, state] of Object.entries(states) as [RefreshFeature, RefreshState][]) changes[REFRESH_COLUMN[feature]] = JSON.stringify(state);
     await updateAccount(trx, account.id, changes);
     await recordEvent({ db: trx, clock: ctx.clock }, scope, 'account.refreshed', toAccount({ ...account, ...changes }));
   });
 }
 
 function lastAttempted(account: AccountRow, feature: RefreshFeature, now: number): number {
-  const state = account[COLUMN[feature]];
-  return state === null ? now : ((JSON.parse(state) as NonNullable<RefreshState>).last_attempted_at ?? now);
+  return parseState(account[REFRESH_COLUMN[feature]])?.last_attempted_at ?? now;
 }

@@ -48,11 +48,11 @@ export async function updateOpenSession(db: Db, id: string, changes: SessionUpda
 
 /** Counts a failed provider login; returns the new count. */
 export async function countFailedLogin(db: Db, id: string): Promise<number> {
-  await db
+  const row = await db
     .updateTable('connect_sessions')
     .set((eb) => ({ failed_logins: eb('failed_logins', '+', 1) }))
     .where('id', '=', id)
-    .execute();
-  const row = await db.selectFrom('connect_sessions').select('failed_logins').where('id', '=', id).executeTakeFirstOrThrow();
+    .returning('failed_logins')
+    .executeTakeFirstOrThrow();
   return row.failed_logins;
 }

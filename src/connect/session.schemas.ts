@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQueryFields } from '../platform/http/pagination.js';
 import { Timestamp } from '../platform/http/schemas.js';
+import { MAX_RETURN_URL_LENGTH } from './return-url.js';
 
 export const SESSION_PERMISSIONS = ['balances', 'transactions', 'addresses'] as const;
 export type SessionPermission = (typeof SESSION_PERMISSIONS)[number];
@@ -41,7 +42,7 @@ export const CreateSessionBody = Type.Object(
     return_url: Type.Optional(
       Type.String({
         minLength: 1,
-        maxLength: 2048,
+        maxLength: MAX_RETURN_URL_LENGTH,
         description:
           'Where to send the browser when the flow ends, with `session_id` and `status` added to the query. ' +
           '`https` (or `http` in test mode) or a custom app scheme such as `myapp://done`.',

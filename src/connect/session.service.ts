@@ -8,6 +8,7 @@ import { enqueueJob } from '../platform/jobs/enqueue.js';
 import type { Scope } from '../platform/scope.js';
 import { findAccountHolder } from './account-holder.repository.js';
 import { accountIdsBySession, sessionAccountRows, updateAccount } from './account.repository.js';
+import { erasedConnection } from './account.service.js';
 import type { SessionRow } from './connect.table.js';
 import { returnUrlProblem, returnUrlWith } from './return-url.js';
 import { findSession, findSessionById, insertSession, listSessionRows, updateOpenSession } from './session.repository.js';
@@ -110,8 +111,7 @@ export async function listSessions(deps: ConnectDeps, scope: Scope, query: Sessi
  */
 export async function expireIfDue(deps: ConnectDeps, row: SessionRow): Promise<SessionRow> {
   if (row.status !== 'open' || unixSeconds(deps.clock) < row.expires_at) return row;
-  await abandonSession(deps, row, 'expired');
-  return (await findSessionById(deps.db, row.id)) ?? row;
+  return (await abandonSession(deps, row, 'expired')) ?? (await findSessionById(deps.db, row.id)) ?? row;
 }
 
 /** Where the browser goes after the flow ends: the return URL with the outcome, or nowhere. */
@@ -137,7 +137,7 @@ export async function completeSession(deps: ConnectDeps, row: SessionRow): Promi
     if (accounts.length === 0) return false;
     if (!(await updateOpenSession(trx, row.id, { status: 'completed', updated_at: now }))) return false;
     const completed = (await findSessionById(trx, row.id)) as SessionRow;
-    await recordEvent({ db: trx, clock: deps.clock }, scope, 'session.completed', await toSession({ ...deps, db: trx }, completed));
+    await recordEvent({ db: trx, clock: deps.clock }, scope, 'session.completed', await toSession({ ...deps, db: trx }, completed, accounts.map((a) => a.id)));
     return true;
   });
 }
@@ -145,26 +145,23 @@ export async function completeSession(deps: ConnectDeps, row: SessionRow): Promi
 /**
  * Ends the session without a result (cancelled, expired, or the flow could not start). Accounts
  * connected in it so far are disconnected and their credentials erased: the account holder did
- * not finish, so the client never receives them.
+ * not finish, so the client never receives them. Returns the abandoned session, or undefined when
+ * it had already ended.
  */
 export async function abandonSession(
   deps: ConnectDeps,
   row: SessionRow,
   reason: 'cancelled' | 'expired' | 'initialization_failed',
-): Promise<boolean> {
+): Promise<SessionRow | undefined> {
   const now = unixSeconds(deps.clock);
   const scope: Scope = { clientId: row.client_id, mode: row.mode };
   return deps.db.transaction().execute(async (trx) => {
-    if (!(await updateOpenSession(trx, row.id, { status: 'abandoned', abandon_reason: reason, updated_at: now }))) return false;
+    if (!(await updateOpenSession(trx, row.id, { status: 'abandoned', abandon_reason: reason, updated_at: now }))) return undefined;
     for (const account of await sessionAccountRows(trx, row.id)) {
-      await updateAccount(trx, account.id, {
-        status: 'disconnected',
-        connection_sealed: deps.secretBox.seal('{}', `connect_account.connection:${account.id}`),
-        updated_at: now,
-      });
+      await updateAccount(trx, account.id, { status: 'disconnected', connection_sealed: erasedConnection(deps.secretBox, account.id), updated_at: now });
     }
     const abandoned = (await findSessionById(trx, row.id)) as SessionRow;
     await recordEvent({ db: trx, clock: deps.clock }, scope, 'session.abandoned', await toSession({ ...deps, db: trx }, abandoned));
-    return true;
+    return abandoned;
   });
 }

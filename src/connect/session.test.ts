@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { completeWith, createSessionFor, hostedSession, runDueJobs } from '../../test/support/connect.js';
+import { completeWith, createSessionFor, hostedSession, loginWith, runDueJobs } from '../../test/support/connect.js';
 import { engines } from '../../test/support/database.js';
 import { startTestApp, type TestApp, type TestClient } from '../../test/support/test-app.js';
-import { exitSession } from './hosted-flow.service.js';
+import { exitSession, MAX_FAILED_LOGINS } from './hosted-flow.service.js';
 
 const GOOD = { username: 'user_good', password: 'pass_good' };
 
@@ -120,8 +120,7 @@ describe.each(engines())('sessions API on %s', (engine) => {
   it('abandons on cancel, disconnects what was connected and never hands those accounts over', async () => {
     const session = (await create({ permissions: ['balances'], account_holder: holderId })).json();
     const hosted = await hostedSession(t.ctx, session.client_secret);
-    const { connectWithProvider } = await import('./hosted-flow.service.js');
-    const attempt = await connectWithProvider(t.ctx, hosted, 'sandbox', GOOD);
+    const attempt = await loginWith(t.ctx, hosted, 'sandbox', GOOD);
     expect(attempt.ok).toBe(true);
     await exitSession(t.ctx, await hostedSession(t.ctx, session.client_secret), 'cancelled');
     const abandoned = (await get(session.id)).json();
@@ -163,12 +162,11 @@ describe.each(engines())('sessions API on %s', (engine) => {
 
   it('refuses further provider logins after 10 failed ones in a session', async () => {
     const session = (await create({ permissions: ['balances'], account_holder: holderId })).json();
-    const { connectWithProvider, MAX_FAILED_LOGINS } = await import('./hosted-flow.service.js');
     for (let i = 0; i < MAX_FAILED_LOGINS; i++) {
-      const attempt = await connectWithProvider(t.ctx, await hostedSession(t.ctx, session.client_secret), 'sandbox', { username: 'user_good', password: `guess-${i}` });
+      const attempt = await loginWith(t.ctx, await hostedSession(t.ctx, session.client_secret), 'sandbox', { username: 'user_good', password: `guess-${i}` });
       expect(attempt).toMatchObject({ ok: false, reason: 'invalid_credentials' });
     }
-    const refused = await connectWithProvider(t.ctx, await hostedSession(t.ctx, session.client_secret), 'sandbox', GOOD);
+    const refused = await loginWith(t.ctx, await hostedSession(t.ctx, session.client_secret), 'sandbox', GOOD);
     expect(refused).toMatchObject({ ok: false, reason: 'too_many_attempts' });
   });
 

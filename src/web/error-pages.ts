@@ -1,16 +1,13 @@
 import { html } from './html.js';
 import type { PageContent } from './send-page.js';
 
-/** A page that says what went wrong, with its status code. */
-export type StatusPage = PageContent;
-
 const START_AGAIN = html`<p>If an app or website sent you here, go back to it and start again: it will give you a new link.</p>`;
 
 /**
  * Unknown or malformed links. The same page for every unknown secret, so it tells nothing about
  * which links exist.
  */
-export function notFoundPage(): StatusPage {
+export function notFoundPage(): PageContent {
   return {
     status: 404,
     title: 'Page not found',
@@ -24,7 +21,7 @@ ${START_AGAIN}`,
  * A link whose session ended (completed, cancelled or expired). One page for all of them: whoever
  * holds an old link learns only that it no longer works.
  */
-export function goneNotice(): StatusPage {
+export function goneNotice(): PageContent {
   return {
     status: 410,
     title: 'Link no longer valid',
@@ -35,7 +32,7 @@ ${START_AGAIN}`,
 }
 
 /** The CSRF check failed: a form from elsewhere, or cookies blocked. Nothing was changed. */
-export function forbiddenPage(): StatusPage {
+export function forbiddenPage(): PageContent {
   return {
     status: 403,
     title: 'Request refused',
@@ -46,7 +43,7 @@ export function forbiddenPage(): StatusPage {
 }
 
 /** A request we cannot read (wrong body type, too large). */
-export function badRequestPage(status: number): StatusPage {
+export function badRequestPage(status: number): PageContent {
   return {
     status,
     title: 'Request not understood',
@@ -56,7 +53,7 @@ export function badRequestPage(status: number): StatusPage {
 }
 
 /** Our fault. The reference lets support find the log entry without the user sharing the link. */
-export function serverErrorPage(requestId: string): StatusPage {
+export function serverErrorPage(requestId: string): PageContent {
   return {
     status: 500,
     title: 'Something went wrong',

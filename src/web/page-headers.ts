@@ -28,3 +28,6 @@ export function pageCsp(formActionOrigins: readonly string[] = []): string {
     "base-uri 'none'",
   ].join('; ');
 }
+
+/** Every page's headers, built once: pages that need another policy (a return URL's origin) set their own when sent. */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = { ...PAGE_SECURITY_HEADERS, 'content-security-policy': pageCsp() };

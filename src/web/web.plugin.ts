@@ -5,10 +5,7 @@ import type { FastifyError, FastifyPluginAsync } from 'fastify';
 import { hostedConnectRoutes } from './connect/hosted-connect.routes.js';
 import { firstString } from './form-values.js';
 import { badRequestPage, forbiddenPage, notFoundPage, serverErrorPage } from './error-pages.js';
-import { PAGE_SECURITY_HEADERS, pageCsp } from './page-headers.js';
-
-/** Built once: pages that need another policy (a return URL's origin) set their own when sent. */
-const PAGE_HEADERS = { ...PAGE_SECURITY_HEADERS, 'content-security-policy': pageCsp() };
+import { PAGE_HEADERS } from './page-headers.js';
 import { sendPage } from './send-page.js';
 import { STYLESHEET } from './stylesheet.js';
 

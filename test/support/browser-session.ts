@@ -1,8 +1,6 @@
 import { createSessionFor, type CreatedSession } from './connect.js';
 import type { TestApp, TestClient } from './test-app.js';
 
-export type { CreatedSession };
-
 /** `createSessionFor` with a client's key for the mode (test by default). */
 export async function createHostedSession(
   t: TestApp,

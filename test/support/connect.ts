@@ -58,6 +58,13 @@ export async function hostedSession(ctx: AppContext, secret: string): Promise<Ho
   return hosted;
 }
 
+/** The hosted flow's provider login step with the session's provider `providerId`. */
+export function loginWith(ctx: AppContext, hosted: HostedSession, providerId: string, input: Record<string, string>) {
+  const provider = hosted.providers.find((p) => p.id === providerId);
+  if (!provider) throw new Error(`provider ${providerId} is not offered in this session`);
+  return connectWithProvider(ctx, hosted, provider, input);
+}
+
 /** Walks a session through disclaimer → provider login → Done; returns the connected account ids. */
 export async function completeWith(
   ctx: AppContext,
@@ -67,7 +74,7 @@ export async function completeWith(
 ): Promise<string[]> {
   const hosted = await hostedSession(ctx, secret);
   await acceptDisclaimer(ctx, hosted);
-  const attempt = await connectWithProvider(ctx, hosted, provider, input);
+  const attempt = await loginWith(ctx, hosted, provider, input);
   if (!attempt.ok) throw new Error(`connect failed: ${attempt.message}`);
   const done = await finishSession(ctx, await hostedSession(ctx, secret));
   if (!done.ok) throw new Error('could not finish the session');

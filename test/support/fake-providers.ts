@@ -7,7 +7,6 @@ export function fakeExchange(id: string, name: string): Provider {
     type: 'exchange',
     name,
     description: `${name} test double for the provider search.`,
-    modes: ['test'],
     credentialFields: [{ name: 'api_key', label: 'API key', type: 'text' }],
     connect: async () => ({ ok: false, reason: 'invalid_credentials', message: 'Not a real exchange.' }),
     fetchBalances: async () => [],

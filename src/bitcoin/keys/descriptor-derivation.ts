@@ -23,7 +23,6 @@ export interface DerivedOutput {
   address: string | undefined;
 }
 
-
 function concat(...parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let offset = 0;
@@ -36,7 +35,6 @@ function concat(...parts: Uint8Array[]): Uint8Array {
 
 const P2PKH_PREFIX = Uint8Array.of(0x76, 0xa9, 0x14);
 const P2PKH_SUFFIX = Uint8Array.of(0x88, 0xac);
-
 
 const baseNodes = new WeakMap<KeyExpression, Map<number, HDKey>>();
 function baseNode(expr: KeyExpression, pathIndex: number): HDKey {

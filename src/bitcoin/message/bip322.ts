@@ -174,21 +174,20 @@ export function verifyFull(address: ParsedAddress, message: Uint8Array, tx: Tran
 }
 
 /**
- * The output input `i` spends, from its own UTXO fields or, failing that, from another input's
+ * The output an input spends, from its own UTXO fields or, failing that, from another input's
  * non-witness UTXO with the same txid (generators include a shared parent transaction once).
- * Non-witness UTXOs are only trusted after their txid is checked.
+ * Non-witness UTXOs are only trusted after their txid is checked: `parentId` is the txid of the
+ * input's own non-witness UTXO, if it has one.
  */
 function prevoutOf(
-  inputs: readonly PsbtInput[],
-  parentIds: readonly (string | undefined)[],
+  input: PsbtInput,
+  parentId: string | undefined,
   parents: ReadonlyMap<string, Transaction>,
   outpointTxid: string,
   vout: number,
-  i: number,
 ): Prevout | string {
-  const input = inputs[i]!;
   const parent = parents.get(outpointTxid);
-  if (parentIds[i] !== undefined && parentIds[i] !== outpointTxid) {
+  if (parentId !== undefined && parentId !== outpointTxid) {
     return 'its non-witness UTXO transaction does not match the outpoint';
   }
   if (parent !== undefined) {
@@ -227,11 +226,17 @@ export function verifyProofOfFunds(address: ParsedAddress, message: Uint8Array, 
   if (structural) return structural;
 
   // Each parent transaction is hashed once (they can be large), here.
-  const parentIds = inputs.map((input) => (input.nonWitnessUtxo === undefined ? undefined : hex.encode(txid(input.nonWitnessUtxo))));
+  const parentIds: (string | undefined)[] = [];
   const parents = new Map<string, Transaction>();
-  inputs.forEach((input, i) => {
-    if (input.nonWitnessUtxo !== undefined) parents.set(parentIds[i] as string, input.nonWitnessUtxo);
-  });
+  for (const { nonWitnessUtxo: parent } of inputs) {
+    if (parent === undefined) {
+      parentIds.push(undefined);
+    } else {
+      const id = hex.encode(txid(parent));
+      parentIds.push(id);
+      parents.set(id, parent);
+    }
+  }
   const prevouts: Prevout[] = [{ script: address.scriptPubKey, value: 0n }];
   const seen = new Set<string>();
   const proven: ProvenOutput[] = [];
@@ -241,7 +246,7 @@ export function verifyProofOfFunds(address: ParsedAddress, message: Uint8Array, 
     const key = `${outpointTxid}:${vout}`;
     if (seen.has(key)) return invalid(`input ${i} spends the same output as an earlier input`);
     seen.add(key);
-    const prevout = prevoutOf(inputs, parentIds, parents, outpointTxid, vout, i);
+    const prevout = prevoutOf(inputs[i]!, parentIds[i], parents, outpointTxid, vout);
     if (i === 0) {
       // Input 0 spends our own to_spend; a PSBT that states something else for it is corrupt.
       const own = inputs[0]!;

@@ -8,13 +8,12 @@ import fc from 'fast-check';
 import { createHash, randomBytes } from 'node:crypto';
 import { base64, hex } from '@scure/base';
 import { ripemd160 as nobleRipemd160 } from '@noble/hashes/legacy.js';
-import bip322Vectors from './fixtures/bip322-vectors.json' with { type: 'json' };
-import legacyVectors from './fixtures/legacy-signmessage-vectors.json' with { type: 'json' };
 import { parseAddress } from '../address.js';
 import { decodeBase64Named, decodeBase64Strict } from './base64.js';
 import { bip322MessageHash, buildToSpend, toSpendTxid } from './bip322.js';
 import { hash160, ripemd160, sha256, sha256d, taggedHasher } from '../hashes.js';
 import { makeWallet, signBip322, WALLET_TYPES } from './fixtures/signers.js';
+import { bip322Vectors, legacyVectors } from './fixtures/vectors.js';
 import {
   BIP322_OUTPUT,
   HASH_BIP322_OUTPUT,
@@ -161,7 +160,7 @@ describe('precomputed BIP-322 constants', () => {
   });
 
   it('to_spend txids from the fixed template equal txid(buildToSpend(...)) and the BIP-322 vectors', () => {
-    const vectors = (bip322Vectors as { address: string; message: string; to_spend_txid?: string }[]).filter((v) => v.to_spend_txid !== undefined);
+    const vectors = bip322Vectors.filter((v) => v.to_spend_txid !== undefined);
     expect(vectors.length).toBeGreaterThan(0);
     for (const v of vectors) {
       const parsed = parseAddress(v.address);
@@ -182,8 +181,8 @@ describe('precomputed BIP-322 constants', () => {
 
 describe('decoders', () => {
   const signatures = [
-    ...(bip322Vectors as { signature: string }[]).map((v) => v.signature),
-    ...(legacyVectors as { signature: string }[]).map((v) => v.signature),
+    ...bip322Vectors.map((v) => v.signature),
+    ...legacyVectors.map((v) => v.signature),
     ...WALLET_TYPES.flatMap((t) => {
       const w = makeWallet(t);
       return (['simple', 'full', 'pof'] as const).map((variant) => signBip322(w, 'fast paths', variant, { prefix: false }));

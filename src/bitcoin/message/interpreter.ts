@@ -89,7 +89,6 @@ export function evalScript(stack: Uint8Array[], script: Uint8Array, ctx: ExecCon
   let falseBranches = 0;
   let opCount = 0;
 
-
   for (const op of parsed.ops) {
     const { opcode } = op;
     const fExec = falseBranches === 0;

@@ -58,13 +58,9 @@ export class SighashCache {
 
   prevoutsHash(): Uint8Array {
     if (this.shaPrevouts) return this.shaPrevouts;
-    return (this.shaPrevouts = sha256(this.serializedPrevouts()));
-  }
-
-  private serializedPrevouts(): Uint8Array {
     const w = new ByteWriter(36 * this.tx.inputs.length);
     for (const input of this.tx.inputs) w.bytes(input.txid).u32(input.vout);
-    return w.finish();
+    return (this.shaPrevouts = sha256(w.finish()));
   }
 
   sequencesHash(): Uint8Array {
@@ -99,8 +95,7 @@ export class SighashCache {
 
   /** BIP-143 hashPrevouts: SHA256d of every outpoint. */
   bip143Prevouts(): Uint8Array {
-    if (this.hashPrevouts) return this.hashPrevouts;
-    return (this.hashPrevouts = this.shaPrevouts ? sha256(this.shaPrevouts) : sha256d(this.serializedPrevouts()));
+    return (this.hashPrevouts ??= sha256(this.prevoutsHash()));
   }
 
   /** BIP-143 hashSequence: SHA256d of every nSequence (a constant for simple to_sign). */

@@ -230,7 +230,6 @@ function verifyLegacyAndP2sh(cache: SighashCache, index: number, direct: boolean
     if (p2sh) fail('a P2SH scriptSig must contain only pushes');
     throw new ScriptFailure('inconclusive', 'a scriptSig with non-push operations is non-standard');
   }
-  const ctx: ExecContext = { sigVersion: 'base', checker: new TransactionChecker(cache, index), budget: { remaining: 0 } };
   const ops = sigParsed.ops;
 
   // The two standard shapes, P2SH-wrapped segwit (one push of the redeem script) and P2PKH (two
@@ -247,6 +246,7 @@ function verifyLegacyAndP2sh(cache: SighashCache, index: number, direct: boolean
       return;
     }
   }
+  const ctx: ExecContext = { sigVersion: 'base', checker: new TransactionChecker(cache, index), budget: { remaining: 0 } };
   if (direct && isP2pkh(scriptPubKey) && ops.length === 2 && isPlainPush(ops[0]!) && isPlainPush(ops[1]!) && input.witness.length === 0) {
     // scriptPubKey: DUP HASH160 <hash> EQUALVERIFY CHECKSIG over the stack [sig, pubkey].
     const sig = ops[0]!.data!;

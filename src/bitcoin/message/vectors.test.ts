@@ -4,10 +4,7 @@ import { parseAddress } from '../address.js';
 import { bip322MessageHash, buildToSpend } from './bip322.js';
 import { txid, txidToHex, type Transaction } from './transaction.js';
 import { verifyMessage } from './verify-message.js';
-import { bip322Vectors, legacyVectors } from './fixtures/vectors.js';
-
-const bip322 = bip322Vectors;
-const legacy = legacyVectors;
+import { bip322Vectors as bip322, legacyVectors as legacy } from './fixtures/vectors.js';
 
 describe('public test vectors (copied from the shared corpus; see fixtures/)', () => {
   it('has every case of both files', () => {

@@ -6,7 +6,7 @@ const at = (iso: string) => Math.floor(Date.parse(iso) / 1000);
 const BTC = 100_000_000n;
 
 /** Where the sandbox wallet's outgoing payments go (an address of the simulated chain's own). */
-export const SANDBOX_EXTERNAL_SEED = 'ownproof-sandbox';
+const SANDBOX_EXTERNAL_SEED = 'ownproof-sandbox';
 
 /**
  * The chain test mode reads: a deterministic simulated chain (testnet encoding) on which the

@@ -1,16 +1,15 @@
 import { HDKey } from '@scure/bip32';
 import { hex } from '@scure/base';
 import { deriveWalletAddress, parseWalletDescriptor, type WalletDescriptor } from '../keys/index.js';
+import { bip32Version } from '../keys/slip132.js';
 
 /**
  * The sandbox wallet: a BIP-84 (native segwit) testnet wallet whose seed is public on purpose —
  * the seed of BIP-32 test vector 1 — so integrators can sign test-mode challenges with it and see
  * a realistic history in test mode. Never use it for anything real.
  */
-export const SANDBOX_SEED_HEX = '000102030405060708090a0b0c0d0e0f';
-export const SANDBOX_ACCOUNT_PATH = "m/84'/1'/0'";
-
-const TESTNET_BIP32 = { private: 0x04358394, public: 0x043587cf }; // tprv / tpub
+const SANDBOX_SEED_HEX = '000102030405060708090a0b0c0d0e0f';
+const SANDBOX_ACCOUNT_PATH = "m/84'/1'/0'";
 
 export interface SandboxWallet {
   /** `wpkh([fingerprint/84h/1h/0h]tpub…/<0;1>/*)#checksum` */
@@ -27,7 +26,8 @@ let cached: SandboxWallet | undefined;
 
 export function sandboxWallet(): SandboxWallet {
   if (cached) return cached;
-  const root = HDKey.fromMasterSeed(hex.decode(SANDBOX_SEED_HEX), TESTNET_BIP32);
+  const testnet = bip32Version('test');
+  const root = HDKey.fromMasterSeed(hex.decode(SANDBOX_SEED_HEX), { public: testnet.publicVersion, private: testnet.privateVersion });
   const account = root.derive(SANDBOX_ACCOUNT_PATH);
   const fingerprint = root.fingerprint.toString(16).padStart(8, '0');
   const tpub = account.publicExtendedKey;

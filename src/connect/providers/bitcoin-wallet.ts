@@ -1,6 +1,6 @@
 import { addressFromScript, parseAddress } from '../../bitcoin/address.js';
 import type { ChainSource, ChainTx } from '../../bitcoin/chain/index.js';
-import { parseWalletDescriptor, scanWallet, type WalletDescriptor } from '../../bitcoin/keys/index.js';
+import { deriveWalletAddress, parseWalletDescriptor, scanWallet, type WalletDescriptor } from '../../bitcoin/keys/index.js';
 import { sandboxWallet } from '../../bitcoin/sandbox/sandbox-wallet.js';
 import type { NetworkName } from '../../bitcoin/network.js';
 import type { Mode } from '../../platform/scope.js';
@@ -23,12 +23,12 @@ interface WalletConnection {
  */
 export function bitcoinWalletProvider(mode: Mode, chainSource: () => ChainSource | undefined): Provider {
   const networks = mode === 'live' ? (['mainnet'] as const) : TEST_NETWORKS;
-  return {
+  const scans = new WeakMap<object, ReturnType<typeof scanOnce>>();
+  const provider: Provider = {
     id: 'bitcoin',
     type: 'wallet',
     name: 'Bitcoin wallet (self-custody)',
     description: 'Connect watch-only with an address, an xpub/ypub/zpub or an output descriptor.',
-    modes: ['test', 'live'],
     credentialFields: [
       {
         name: 'wallet',
@@ -40,13 +40,6 @@ export function bitcoinWalletProvider(mode: Mode, chainSource: () => ChainSource
             : 'A test-network address (tb1…, bcrt1…, m…, n…, 2…), a tpub/upub/vpub, or a descriptor. Never enter a private key or seed phrase.',
       },
     ],
-    ...(mode === 'test'
-      ? {
-          instructions:
-            'Test mode: connect any test-network address, or the public sandbox wallet, which has a history: ' +
-            sandboxWallet().descriptor,
-        }
-      : {}),
 
     async connect(input): Promise<ConnectOutcome> {
       const text = (input.wallet ?? '').trim();
@@ -107,26 +100,46 @@ export function bitcoinWalletProvider(mode: Mode, chainSource: () => ChainSource
         label: wallet.isRange ? `${used.chain} #${used.index}` : null,
       }));
       if (wallet.isRange && !scanned.used.some((u) => u.chain === 'receive' && u.index === scanned.receive.nextIndex)) {
-        const { deriveWalletAddress } = await import('../../bitcoin/keys/index.js');
         const next = deriveWalletAddress(wallet, 'receive', scanned.receive.nextIndex);
         out.push({ address: next.address, asset: 'BTC', network: networkLabel(wallet.network), kind: 'receive', label: `next unused receive #${next.index}` });
       }
       return out;
     },
   };
+  if (mode === 'test') {
+    // Read when a page shows it: deriving the sandbox wallet would otherwise cost every process's start-up.
+    Object.defineProperty(provider, 'instructions', {
+      enumerable: true,
+      get: () => `Test mode: connect any test-network address, or the public sandbox wallet, which has a history: ${sandboxWallet().descriptor}`,
+    });
+  }
+  return provider;
+
+  /**
+   * One gap-limit scan per connection object: a refresh passes the same object to each fetch, so
+   * balances, addresses and transactions share it. A failed scan is not kept.
+   */
+  function scan(connection: Record<string, unknown>): ReturnType<typeof scanOnce> {
+    const known = scans.get(connection);
+    if (known) return known;
+    const started = scanOnce(connection);
+    scans.set(connection, started);
+    started.catch(() => scans.delete(connection));
+    return started;
+  }
 
   /** The wallet's used addresses, encoded for the chain source's network. */
-  async function scan(connection: Record<string, unknown>) {
+  async function scanOnce(connection: Record<string, unknown>) {
     const chain = chainSource();
     if (!chain) throw new ProviderError('provider_unavailable', 'No Bitcoin chain data source is configured for this mode (ESPLORA_URL).');
     const stored = connection as unknown as WalletConnection;
     const parsed = parseWalletDescriptor(stored.descriptor, { network: stored.network });
     if (!parsed.ok) throw new ProviderError('provider_error', `stored wallet descriptor no longer parses: ${parsed.error.reason}`);
     const wallet = parsed.value;
-    const source = chain;
+    const source = onNetwork(chain, wallet.network);
     try {
-      const scanned = await scanWallet(onNetwork(source, wallet.network), wallet, {});
-      return { source: onNetwork(source, wallet.network), wallet, scanned, addresses: scanned.used.map((u) => u.address) };
+      const scanned = await scanWallet(source, wallet, {});
+      return { source, wallet, scanned, addresses: scanned.used.map((u) => u.address) };
     } catch (error) {
       throw new ProviderError('provider_unavailable', `Bitcoin chain data is unavailable: ${error instanceof Error ? error.message : String(error)}`);
     }

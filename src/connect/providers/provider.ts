@@ -1,5 +1,3 @@
-import type { Mode } from '../../platform/scope.js';
-
 /** A field the account holder fills in to authenticate with a provider. */
 export interface CredentialField {
   name: string;
@@ -74,7 +72,6 @@ export interface Provider {
   name: string;
   /** One line for the provider list. */
   description: string;
-  modes: readonly Mode[];
   credentialFields: readonly CredentialField[];
   /** Help shown on the authentication page (for the sandbox: the documented test credentials). */
   instructions?: string;

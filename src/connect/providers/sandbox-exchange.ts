@@ -24,9 +24,9 @@ import {
  * Everything it returns is derived from the username and account key, so the same login always
  * yields the same balances and history.
  */
-export const SANDBOX_USERS = ['user_good', 'user_multi', 'user_throttled', 'user_reauth'] as const;
-export const SANDBOX_PASSWORD = 'pass_good';
-export const SANDBOX_OUTAGE_USER = 'user_outage';
+const SANDBOX_USERS = ['user_good', 'user_multi', 'user_throttled', 'user_reauth'] as const;
+const SANDBOX_PASSWORD = 'pass_good';
+const SANDBOX_OUTAGE_USER = 'user_outage';
 export const SANDBOX_THROTTLE_SECONDS = 300;
 
 interface SandboxConnection {
@@ -43,7 +43,6 @@ export const sandboxExchange: Provider = {
   type: 'exchange',
   name: 'Sandbox Exchange',
   description: 'Test exchange with documented logins and deterministic data.',
-  modes: ['test'],
   credentialFields: [
     { name: 'username', label: 'Username', type: 'text', autocomplete: 'username' },
     { name: 'password', label: 'Password', type: 'password', autocomplete: 'current-password' },
@@ -159,7 +158,7 @@ function pick(seed: string, label: string, min: number, max: number): number {
  * with network fees, a USDC transfer, a trading fee — about 40 entries, one every 5–9 days, and the
  * newest still pending. Balances never go negative.
  */
-export function sandboxHistory(connection: SandboxConnection): SandboxTx[] {
+function sandboxHistory(connection: SandboxConnection): SandboxTx[] {
   const seed = `${connection.username}:${connection.account}`;
   const scale = connection.account === 'savings' ? 3n : 1n;
   const txs: SandboxTx[] = [];

@@ -56,7 +56,7 @@ function openSqlite(file: string): DatabaseHandle {
   sqlite.pragma('busy_timeout = 5000');
   const reader = file === ':memory:' ? undefined : openSqliteReader(file);
   // Whatever the write connection did must be visible to the next prepared read.
-  const dialect = new FifoSqliteDialect({ database: withStatementCache(sqlite) }, { onRelease: () => reader?.endSnapshot() });
+  const dialect = new FifoSqliteDialect({ database: withStatementCache(sqlite) }, () => reader?.endSnapshot());
   const db = new Kysely<Database>({ dialect });
   if (reader) registerReader(db, reader);
   return {

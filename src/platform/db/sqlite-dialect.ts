@@ -1,13 +1,4 @@
-import {
-  SqliteAdapter,
-  SqliteDriver,
-  SqliteIntrospector,
-  SqliteQueryCompiler,
-  type DatabaseConnection,
-  type Dialect,
-  type Kysely,
-  type SqliteDialectConfig,
-} from 'kysely';
+import { SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig } from 'kysely';
 
 /**
  * Kysely's SQLite driver serialises the single connection with a mutex whose unlock wakes every
@@ -42,31 +33,20 @@ class FifoSqliteDriver extends SqliteDriver {
   }
 }
 
-export interface FifoSqliteOptions {
-  /** Called each time the connection is released, after a query or a transaction. */
-  onRelease?: () => void;
-}
-
 /** Kysely's SQLite dialect with the FIFO driver above; everything else is Kysely's own. */
-export class FifoSqliteDialect implements Dialect {
+export class FifoSqliteDialect extends SqliteDialect {
+  /**
+   * @param onRelease called each time the connection is released, after a query or a transaction
+   *   (the prepared-read snapshot ends there).
+   */
   constructor(
     private readonly config: SqliteDialectConfig,
-    private readonly options: FifoSqliteOptions = {},
-  ) {}
-
-  createDriver() {
-    return new FifoSqliteDriver(this.config, this.options.onRelease ?? (() => undefined));
+    private readonly onRelease: () => void,
+  ) {
+    super(config);
   }
 
-  createQueryCompiler() {
-    return new SqliteQueryCompiler();
-  }
-
-  createAdapter() {
-    return new SqliteAdapter();
-  }
-
-  createIntrospector(db: Kysely<unknown>) {
-    return new SqliteIntrospector(db);
+  override createDriver() {
+    return new FifoSqliteDriver(this.config, this.onRelease);
   }
 }

@@ -31,16 +31,12 @@ export function openSqliteReader(file: string): SqliteReader {
   connection.pragma('busy_timeout = 5000');
   const begin = connection.prepare('BEGIN');
   const commit = connection.prepare('COMMIT');
-  let open = false;
-
+  // The connection is read-only and only snapshots open transactions on it.
   const endSnapshot = () => {
-    if (!open) return;
-    open = false;
     if (connection.inTransaction) commit.run();
   };
   const beginSnapshot = () => {
     begin.run();
-    open = true;
     setImmediate(endSnapshot);
   };
 
@@ -48,7 +44,7 @@ export function openSqliteReader(file: string): SqliteReader {
     prepareFirst: (sql) => {
       const statement = connection.prepare(sql);
       return (parameters) => {
-        if (!open) beginSnapshot();
+        if (!connection.inTransaction) beginSnapshot();
         return statement.get(parameters);
       };
     },

@@ -5,10 +5,8 @@ import { ApiError } from './errors.js';
 import {
   claimIdempotencyKey,
   completeIdempotentRequest,
-  DEFAULT_IDEMPOTENCY_POLICY,
   purgeExpiredIdempotencyKeys,
   releaseIdempotencyKey,
-  type IdempotencyPolicy,
 } from './idempotency.service.js';
 
 /** The request's hold on its Idempotency-Key, from the preHandler to onSend. */
@@ -26,20 +24,19 @@ declare module 'fastify' {
   }
 }
 
-export const IDEMPOTENCY_HEADER = 'idempotency-key';
-export const REPLAYED_HEADER = 'idempotent-replayed';
+const IDEMPOTENCY_HEADER = 'idempotency-key';
+const REPLAYED_HEADER = 'idempotent-replayed';
 
 /** 1–255 printable ASCII characters (space included; HTTP already trims the ends). */
 const KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 
 /**
- * The Idempotency-Key header's value; undefined when absent. Anything but 1–255 printable ASCII
- * characters (an empty value, control or non-ASCII characters) is a 400.
+ * The Idempotency-Key header's value, or the 400 to answer when it is anything but 1–255 printable
+ * ASCII characters (an empty value, control or non-ASCII characters).
  */
-export function parseIdempotencyKey(value: string | string[] | undefined): string | undefined {
-  if (value === undefined) return undefined;
+function parseIdempotencyKey(value: string | string[]): string | ApiError {
   if (typeof value === 'string' && KEY_PATTERN.test(value)) return value;
-  throw new ApiError('parameter_invalid', {
+  return new ApiError('parameter_invalid', {
     param: 'Idempotency-Key',
     message: 'Invalid value for Idempotency-Key: must be 1 to 255 printable ASCII characters.',
   });
@@ -80,11 +77,8 @@ function storableBody(payload: unknown): string | undefined {
   return undefined; // a stream
 }
 
-export interface IdempotencyOptions {
-  policy?: IdempotencyPolicy;
-  /** Purge expired keys after one keyed request in this many (the first one included). */
-  purgeEvery?: number;
-}
+/** Purge expired keys after one keyed request in this many (the first one included). */
+const PURGE_EVERY = 100;
 
 /**
  * Idempotency-Key support for every POST route of the plugin context it is added to (the `/v1`
@@ -97,32 +91,23 @@ export interface IdempotencyOptions {
  * - onResponse: releases a key still held (a response that never went through onSend) and now and
  *   then purges expired keys, after the response has gone out.
  */
-export function addIdempotencyHooks(api: FastifyInstance, ctx: AppContext, options: IdempotencyOptions = {}): void {
-  const policy = options.policy ?? DEFAULT_IDEMPOTENCY_POLICY;
-  const purgeEvery = options.purgeEvery ?? 100;
+export function addIdempotencyHooks(api: FastifyInstance, ctx: AppContext): void {
   let keyedRequests = 0;
 
   api.decorateRequest('idempotency', null);
 
   // Callback style: a POST without a key passes straight through, without allocating a promise.
   const preHandler = (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
-    if (request.method !== 'POST') return done();
     const header = request.headers[IDEMPOTENCY_HEADER];
     if (header === undefined) return done();
-    let key: string | undefined;
-    try {
-      key = parseIdempotencyKey(header);
-    } catch (error) {
-      return done(error as ApiError);
-    }
-    if (key === undefined) return done();
+    const key = parseIdempotencyKey(header);
+    if (key instanceof ApiError) return done(key);
     const { path, query } = splitUrl(request.url);
-    const held = key;
-    const presented = { key: held, method: request.method, path, requestHash: requestFingerprint(query, request.body) };
-    claimIdempotencyKey(ctx, request.scope, presented, policy).then(
+    const presented = { key, method: request.method, path, requestHash: requestFingerprint(query, request.body) };
+    claimIdempotencyKey(ctx, request.scope, presented).then(
       (claim) => {
         if (claim.outcome === 'execute') {
-          request.idempotency = { key: held, lockToken: claim.lockToken, settled: false };
+          request.idempotency = { key, lockToken: claim.lockToken, settled: false };
           return done();
         }
         const { response } = claim;
@@ -176,7 +161,7 @@ export function addIdempotencyHooks(api: FastifyInstance, ctx: AppContext, optio
     }
     // Expired keys are ignored when read, so purging is only housekeeping: do it off the request
     // path, on a sample of keyed requests, a bounded batch at a time.
-    if (keyedRequests++ % purgeEvery === 0) tasks.push(purgeExpiredIdempotencyKeys(ctx));
+    if (keyedRequests++ % PURGE_EVERY === 0) tasks.push(purgeExpiredIdempotencyKeys(ctx));
     Promise.all(tasks)
       .catch((error: unknown) => request.log.warn({ err: error }, 'Idempotency-Key housekeeping failed'))
       .finally(() => done());

@@ -59,11 +59,11 @@ export function loggerOptions(level: LogLevel) {
  * price: on a hard kill (SIGKILL, power loss) up to a second of log lines may be lost; on a normal
  * exit, a crash or SIGTERM they are flushed.
  */
-export function bufferedStdout(): { stream: NodeJS.WritableStream; flush(): void } {
+export function bufferedStdout(): { stream: NodeJS.WritableStream } {
   const destination = pino.destination({ dest: 1, minLength: 4096, sync: false });
   const timer = setInterval(() => flushQuietly(destination), 1000);
   timer.unref();
-  return { stream: destination as unknown as NodeJS.WritableStream, flush: () => flushQuietly(destination) };
+  return { stream: destination as unknown as NodeJS.WritableStream };
 }
 
 function flushQuietly(destination: ReturnType<typeof pino.destination>): void {

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { BurstyRateLimiter, RateLimiterMemory, RateLimiterPostgres, type RateLimiterRes } from 'rate-limiter-flexible';
+import { BurstyRateLimiter, RateLimiterMemory, RateLimiterPostgres, type RateLimiterAbstract, type RateLimiterRes } from 'rate-limiter-flexible';
 import type { Config } from '../config/config.js';
 import type { DbCapabilities } from '../db/database.js';
 
@@ -20,15 +20,13 @@ export interface RateLimitStore {
   client: Limiter;
   /** Per polled session (`GET /v1/connect/sessions/{id}`): the spec's 2 requests per second. */
   session: Limiter;
-  /** `memory` or `postgres`, for logs and tests. */
-  kind: 'memory' | 'postgres';
   close(): Promise<void>;
 }
 
 /** The connect spec's polling rule: at most two status requests per second per session. */
-export const SESSION_POLLS_PER_SECOND = 2;
+const SESSION_POLLS_PER_SECOND = 2;
 /** The window over which RATE_LIMIT_BURST extra requests may be spent. */
-export const BURST_WINDOW_SECONDS = 10;
+const BURST_WINDOW_SECONDS = 10;
 /** The rate-limiter-flexible table, created by migration 0006 (UNLOGGED). */
 const TABLE = 'rate_limits';
 /** A small pool of its own: a rate check never queues behind slow queries of the main pool. */
@@ -57,26 +55,32 @@ export function createRateLimitStore(config: Pick<Config, 'rateLimit' | 'databas
   const clientBurst: Policy = { keyPrefix: 'client_burst', points: burst, duration: BURST_WINDOW_SECONDS };
   const session: Policy = { keyPrefix: 'session', points: SESSION_POLLS_PER_SECOND, duration: 1 };
 
-  if (capabilities.singleWriter) {
-    const memory = (policy: Policy) => new RateLimiterMemory(policy);
-    return {
-      client: withLimit(perSecond, burst > 0 ? new BurstyRateLimiter(memory(client), memory(clientBurst)) : memory(client)),
-      session: withLimit(session.points, memory(session)),
-      kind: 'memory',
-      close: async () => undefined,
-    };
-  }
+  const { limiter, close } = capabilities.singleWriter ? memoryLimiters() : sharedLimiters(config.database);
+  return {
+    client: withLimit(perSecond, burst > 0 ? new BurstyRateLimiter(limiter(client, true), limiter(clientBurst, false)) : limiter(client, true)),
+    session: withLimit(session.points, limiter(session, false)),
+    close,
+  };
+}
 
-  if (config.database.engine !== 'postgres') throw new Error('shared rate limits need a PostgreSQL database');
+/** Makes the limiter of one policy; `clearExpired` is set on one limiter per store. */
+type LimiterFactory = (policy: Policy, clearExpired: boolean) => RateLimiterAbstract;
+
+function memoryLimiters(): { limiter: LimiterFactory; close(): Promise<void> } {
+  return { limiter: (policy) => new RateLimiterMemory(policy), close: async () => undefined };
+}
+
+function sharedLimiters(database: Config['database']): { limiter: LimiterFactory; close(): Promise<void> } {
+  if (database.engine !== 'postgres') throw new Error('shared rate limits need a PostgreSQL database');
   const pool = new pg.Pool({
-    connectionString: config.database.url,
+    connectionString: database.url,
     max: POOL_SIZE,
     connectionTimeoutMillis: QUERY_TIMEOUT_MS,
     query_timeout: QUERY_TIMEOUT_MS,
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => undefined);
-  const shared = (policy: Policy, clearExpired: boolean) =>
+  const limiter: LimiterFactory = (policy, clearExpired) =>
     new RateLimiterPostgres({
       ...policy,
       storeClient: pool,
@@ -88,15 +92,7 @@ export function createRateLimitStore(config: Pick<Config, 'rateLimit' | 'databas
       inMemoryBlockOnConsumed: policy.points,
       insuranceLimiter: new RateLimiterMemory(policy),
     });
-  return {
-    client: withLimit(
-      perSecond,
-      burst > 0 ? new BurstyRateLimiter(shared(client, true), shared(clientBurst, false)) : shared(client, true),
-    ),
-    session: withLimit(session.points, shared(session, false)),
-    kind: 'postgres',
-    close: () => pool.end(),
-  };
+  return { limiter, close: () => pool.end() };
 }
 
 function withLimit(limit: number, limiter: { consume(key: string): Promise<RateLimiterRes> }): Limiter {

@@ -3,7 +3,7 @@ import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { AppContext } from '../context.js';
 import { hashSecret } from '../crypto/random.js';
 import { ApiError } from './errors.js';
-import { createRateLimitStore, type Limiter, type RateLimitStore } from './rate-limit-store.js';
+import { createRateLimitStore, type Limiter } from './rate-limit-store.js';
 
 /** The status route of a connect session, limited per session (the route's URL pattern in Fastify's syntax). */
 export const SESSION_POLL_ROUTE = '/v1/connect/sessions/:id';
@@ -67,7 +67,8 @@ function apply(request: FastifyRequest, reply: FastifyReply, verdict: Verdict, d
  * alone (so no other request pays for the check); its headers then show whichever limit is closer
  * to running out, and a refusal by either.
  */
-export function addRateLimitHooks(api: FastifyInstance, ctx: AppContext, store: RateLimitStore = createRateLimitStore(ctx.config, ctx.capabilities)): void {
+export function addRateLimitHooks(api: FastifyInstance, ctx: AppContext): void {
+  const store = createRateLimitStore(ctx.config, ctx.capabilities);
   api.addHook('onClose', async () => store.close());
   api.decorateRequest('rateLimit', null);
 

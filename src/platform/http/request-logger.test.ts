@@ -1,26 +1,15 @@
-import { Writable } from 'node:stream';
 import type { FastifyBaseLogger } from 'fastify';
 import pino from 'pino';
 import { describe, expect, it, vi } from 'vitest';
+import { captureStream } from '../../../test/support/test-app.js';
 import { lazyRequestLogger } from './request-logger.js';
-
-function capture() {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, stream };
-}
 
 const makeChild = (parent: FastifyBaseLogger) =>
   lazyRequestLogger.call(null as never, parent, { request_id: 'req_1' }, {}, undefined as never);
 
 describe('request loggers made on first use', () => {
   it('makes no pino child for a request that does not log', () => {
-    const parent = pino({ level: 'info' }, capture().stream);
+    const parent = pino({ level: 'info' }, captureStream().stream);
     const child = vi.spyOn(parent, 'child');
     const log = makeChild(parent);
     expect(log.level).toBe('info');
@@ -28,7 +17,7 @@ describe('request loggers made on first use', () => {
   });
 
   it('logs through one child bound to the request id, with every argument form', async () => {
-    const { lines, stream } = capture();
+    const { lines, stream } = captureStream();
     const parent = pino({ level: 'debug' }, stream);
     const child = vi.spyOn(parent, 'child');
     const log = makeChild(parent);
@@ -37,7 +26,7 @@ describe('request loggers made on first use', () => {
     log.trace('below the level');
     await new Promise((resolve) => setImmediate(resolve));
     expect(child).toHaveBeenCalledTimes(1);
-    expect(lines).toMatchObject([
+    expect(lines.map((line) => JSON.parse(line) as unknown)).toMatchObject([
       { level: 30, request_id: 'req_1', code: 'x', msg: 'first line' },
       { level: 20, request_id: 'req_1', msg: 'second' },
     ]);

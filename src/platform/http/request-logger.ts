@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger, FastifyServerOptions } from 'fastify';
 import type { Bindings, ChildLoggerOptions, LevelWithSilentOrString } from 'pino';
 
-type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+type LogMethod = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
 
 /**
  * `request.log`: the request's child logger (bound to its request id), created on first use.
@@ -49,9 +49,8 @@ class LazyRequestLogger {
   trace(...args: unknown[]) {
     this.log('trace', args);
   }
-  silent(...args: unknown[]) {
-    this.log('silent', args);
-  }
+  /** pino's `silent` logs nothing, so it needs no child. */
+  silent() {}
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
     return this.instance.child(bindings, options);

@@ -22,7 +22,7 @@ export function registerJobsCommands(program: Command, deps: JobsCliDeps): void 
     .description('List jobs, newest first')
     .addOption(new Option('--status <status>', 'only jobs in this state').choices(['pending', 'running', 'succeeded', 'dead']))
     .option('--type <type>', 'only jobs of this type (e.g. webhooks.deliver)')
-    .option('--limit <n>', 'at most this many (1-1000)', parseLimit, 50)
+    .option('--limit <n>', 'at most this many (1-1000)', wholeNumber('must be a whole number from 1 to 1000', 1, 1000), 50)
     .option('--json', 'one JSON object per line')
     .action(async (options: { status?: JobStatus; type?: string; limit: number; json?: boolean }) => {
       await deps.withRuntime(async (runtime) => {
@@ -63,7 +63,11 @@ export function registerJobsCommands(program: Command, deps: JobsCliDeps): void 
     });
 }
 
-function parseLimit(value: string): number {
-  if (!/^\d+$/.test(value) || Number(value) < 1 || Number(value) > 1000) throw new InvalidArgumentError('must be a whole number from 1 to 1000');
-  return Number(value);
+/** Commander parser for a whole number in [min, max], rejecting anything else with `message`; src/cli.ts uses it too. */
+export function wholeNumber(message: string, min = 0, max = Infinity): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min || n > max) throw new InvalidArgumentError(message);
+    return n;
+  };
 }

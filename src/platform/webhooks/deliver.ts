@@ -1,4 +1,5 @@
 import type { Static } from '@sinclair/typebox';
+import { unixSeconds } from '../clock.js';
 import type { AppContext } from '../context.js';
 import { newId } from '../crypto/random.js';
 import { recordEvent, toEvent } from '../events/event.service.js';
@@ -53,7 +54,7 @@ export async function deliverWebhook(ctx: DeliverContext, ref: DeliveryRef, run:
   if (!target || target.endpoint.status !== 'enabled') return;
   const { endpoint, event, last } = target;
   if (last && last.next_attempt_at === null) return; // settled by an earlier run whose job was not marked done
-  const startedAt = Math.floor(ctx.clock.now() / 1000);
+  const startedAt = unixSeconds(ctx.clock);
   // A run that comes early (its job was taken again after a crash that followed the recording).
   if (last?.next_attempt_at != null && last.next_attempt_at > startedAt + 1) {
     throw new RetryDelivery((last.next_attempt_at - startedAt) * 1000, 'delivery attempt is not due yet');

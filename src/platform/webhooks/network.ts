@@ -19,7 +19,7 @@ export interface WebhookNetwork {
 /** Standard Webhooks recommends 15 to 30 s; we wait 15 s for the receiver to answer. */
 export const DELIVERY_TIMEOUT_MS = 15_000;
 
-export const systemNetwork: WebhookNetwork = {
+const systemNetwork: WebhookNetwork = {
   async resolve(hostname) {
     const found = await lookup(hostname, { all: true, verbatim: true });
     return found.map((entry) => ({ address: entry.address, family: entry.family === 6 ? 6 : 4 }));

@@ -1,12 +1,14 @@
+import { parseRetryAfter as parseRetryAfterHeader } from '../../bitcoin/chain/esplora/retry-delay.js';
+
 /**
  * When failed deliveries are tried again: the Standard Webhooks recommendation. Attempt 1 goes out
  * at once; after attempt n fails, attempt n+1 follows after RETRY_DELAYS_SECONDS[n - 1] (±10 %
  * jitter, so receivers that fail together are not hit together again). Ten attempts over about
  * 3 days 3.5 hours, then the delivery is given up.
  */
-export const RETRY_DELAYS_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 14 * 3600, 20 * 3600, 24 * 3600] as const;
+const RETRY_DELAYS_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 14 * 3600, 20 * 3600, 24 * 3600] as const;
 export const MAX_DELIVERY_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
-export const JITTER = 0.1;
+const JITTER = 0.1;
 
 /** An endpoint whose attempts have all failed for this long (no success in between) is disabled. */
 export const DISABLE_AFTER_FAILING_SECONDS = 5 * 24 * 3600;
@@ -21,22 +23,10 @@ export function retryDelayMs(attempt: number, random: () => number = Math.random
   return Math.round(base * 1000 * (1 - JITTER + 2 * JITTER * random()));
 }
 
-/** RFC 9110's IMF-fixdate, the HTTP date form senders must use: `Sun, 06 Nov 1994 08:49:37 GMT`. */
-const HTTP_DATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
-
-/**
- * A Retry-After header in milliseconds from now: delta-seconds or an HTTP date, capped at
- * MAX_RETRY_AFTER_SECONDS; undefined when absent or unreadable.
- */
+/** A receiver's Retry-After in milliseconds from now, capped at MAX_RETRY_AFTER_SECONDS. */
 export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  let ms: number;
-  if (/^\d+$/.test(text)) ms = Number(text) * 1000;
-  else if (HTTP_DATE.test(text)) ms = Date.parse(text) - nowMs;
-  else return undefined;
-  if (Number.isNaN(ms)) return undefined;
-  return Math.max(0, Math.min(ms, MAX_RETRY_AFTER_SECONDS * 1000));
+  const ms = parseRetryAfterHeader(value, nowMs);
+  return ms === undefined ? undefined : Math.min(ms, MAX_RETRY_AFTER_SECONDS * 1000);
 }
 
 /**

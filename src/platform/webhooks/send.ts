@@ -100,7 +100,7 @@ function post(network: WebhookNetwork, url: URL, request: WebhookRequest): Promi
     const timer = setTimeout(() => req.destroy(new DeliveryTimeout(network.timeoutMs)), network.timeoutMs);
     req.on('response', (res) => {
       const status = res.statusCode ?? 0;
-      const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(headerValue(res.headers['retry-after']), Date.now()) : undefined;
+      const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(res.headers['retry-after'], Date.now()) : undefined;
       const outcome: Outcome = {
         status,
         ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
@@ -187,8 +187,4 @@ function describeError(error: unknown, network: WebhookNetwork): string {
   if (words) return words;
   if (e.code && /CERT|TLS|SSL/.test(e.code)) return `TLS error: ${e.code}`;
   return redactSecrets(`${e.code ? `${e.code}: ` : ''}${e.message ?? String(error)}`).slice(0, 500);
-}
-
-function headerValue(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
 }

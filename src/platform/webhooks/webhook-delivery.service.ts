@@ -10,11 +10,11 @@ import type { Scope } from '../scope.js';
 import { webhookDeliverJob } from './deliver.job.js';
 import { findWebhookDeliveryAttempt, listWebhookDeliveryAttemptRows } from './webhook-delivery.repository.js';
 import { listEnabledWebhookEndpoints } from './webhook-endpoint.repository.js';
-import { isSubscribed, requireEndpoint, type WebhookDeps } from './webhook-endpoint.service.js';
+import { requireEndpoint, type WebhookDeps } from './webhook-endpoint.service.js';
 import type { DeliveryListQuery, EventResend, ResendEventInput, WebhookDeliveryAttempt } from './webhook.schemas.js';
 import type { WebhookDeliveryAttemptRow, WebhookEndpointRow } from './webhook.table.js';
 
-export function toWebhookDeliveryAttempt(row: WebhookDeliveryAttemptRow): WebhookDeliveryAttempt {
+function toWebhookDeliveryAttempt(row: WebhookDeliveryAttemptRow): WebhookDeliveryAttempt {
   return {
     id: row.id,
     object: 'webhook_delivery_attempt',
@@ -34,7 +34,8 @@ export function toWebhookDeliveryAttempt(row: WebhookDeliveryAttemptRow): Webhoo
 
 /** Whether an endpoint takes events of this type. */
 export function takesEvent(endpoint: WebhookEndpointRow, type: string): boolean {
-  return isSubscribed(JSON.parse(endpoint.enabled_events) as string[], type);
+  const enabledEvents = JSON.parse(endpoint.enabled_events) as string[];
+  return enabledEvents.includes('*') || enabledEvents.includes(type);
 }
 
 /**
@@ -59,7 +60,7 @@ export async function queueDeliveries(
 }
 
 /** The dedupe key of the fan-out delivery of an event to an endpoint. */
-export function fanOutKey(eventId: string, endpointId: string): string {
+function fanOutKey(eventId: string, endpointId: string): string {
   return `webhooks.deliver:${eventId}:${endpointId}`;
 }
 

@@ -33,7 +33,7 @@ export interface WebhookDeps extends WebhookNetworkDeps {
 }
 
 /** The secret box purpose of an endpoint's secrets: bound to the column and the endpoint. */
-export function secretPurpose(column: 'secret' | 'previous_secret', endpointId: string): string {
+function secretPurpose(column: 'secret' | 'previous_secret', endpointId: string): string {
   return `webhook_endpoints.${column}:${endpointId}`;
 }
 
@@ -51,11 +51,6 @@ export function toWebhookEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
-}
-
-/** Whether an endpoint with these enabled events takes an event of this type. */
-export function isSubscribed(enabledEvents: readonly string[], type: string): boolean {
-  return enabledEvents.includes('*') || enabledEvents.includes(type);
 }
 
 /** Creates an endpoint with a fresh signing secret, returned this once. */

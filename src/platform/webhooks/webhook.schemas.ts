@@ -8,7 +8,7 @@ import { MAX_URL_LENGTH } from './url-policy.js';
 export type EnabledEvent = EventType | '*';
 
 /** Longest grace period of a secret rotation: a week. */
-export const MAX_GRACE_PERIOD_SECONDS = 7 * 24 * 3600;
+const MAX_GRACE_PERIOD_SECONDS = 7 * 24 * 3600;
 export const DEFAULT_GRACE_PERIOD_SECONDS = 24 * 3600;
 
 const Url = Type.String({

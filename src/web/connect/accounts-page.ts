@@ -1,15 +1,15 @@
 import type { Account } from '../../connect/account.schemas.js';
 import { html } from '../html.js';
-import { accountCount, csrfField, exitForm, type FlowPage, type FlowView } from './flow-view.js';
+import { accountCount, csrfField, exitForm, type FlowView } from './flow-view.js';
+import type { PageContent } from '../send-page.js';
 
 /** Step 4: what is connected so far; connect another, or finish and share. */
-export function accountsPage(view: FlowView, options: { accounts: readonly Account[]; error?: string; status?: number }): FlowPage {
-  const { accounts, error } = options;
+export function accountsPage(view: FlowView, options: { accounts: readonly Account[] }): PageContent {
+  const { accounts } = options;
   return {
-    status: options.status ?? 200,
-    title: `${error ? 'Error: ' : ''}Your connected accounts`,
+    status: 200,
+    title: 'Your connected accounts',
     body: html`<h1>You’ve connected ${accountCount(accounts.length)}</h1>
-${error ? html`<div class="error-summary" role="alert"><p>${error}</p></div>` : ''}
 <ul class="item-list" aria-label="Connected accounts">
 ${accounts.map((a) => html`<li><span class="item-title">${a.display_name}</span><span class="item-text">${a.provider.name}</span></li>`)}
 </ul>

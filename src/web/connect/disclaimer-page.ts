@@ -1,10 +1,11 @@
 import type { SessionPermission } from '../../connect/session.schemas.js';
 import { html } from '../html.js';
-import { csrfField, exitForm, type FlowPage, type FlowView } from './flow-view.js';
+import { csrfField, exitForm, type FlowView } from './flow-view.js';
 import { PERMISSION_TEXT } from './permission-text.js';
+import type { PageContent } from '../send-page.js';
 
 /** Step 1: who is asking and for what, before anything is connected. */
-export function disclaimerPage(view: FlowView, permissions: readonly SessionPermission[]): FlowPage {
+export function disclaimerPage(view: FlowView, permissions: readonly SessionPermission[]): PageContent {
   return {
     status: 200,
     title: `Connect your accounts to ${view.clientName}`,

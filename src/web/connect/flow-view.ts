@@ -1,5 +1,4 @@
 import { html, type SafeHtml } from '../html.js';
-import type { PageContent } from '../send-page.js';
 
 /** What every page of an open session needs: where its forms post, its CSRF token, who asks. */
 export interface FlowView {
@@ -8,9 +7,6 @@ export interface FlowView {
   csrfToken: string;
   clientName: string;
 }
-
-/** A rendered page of the flow, with its status code. */
-export type FlowPage = PageContent;
 
 export function csrfField(view: Pick<FlowView, 'csrfToken'>): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${view.csrfToken}">`;

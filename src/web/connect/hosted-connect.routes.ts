@@ -137,9 +137,8 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ stylesheet: string }> = a
     const provider = hosted.providers.find((p) => p.id === request.params.provider);
     if (!provider) return sendFlowPage(reply, hosted, providerMissingPage(viewOf(request, reply, hosted)));
     const values = formValues(request.body, provider.credentialFields.map((f) => f.name));
-    const attempt = await connectWithProvider(ctx, hosted, provider.id, values);
+    const attempt = await connectWithProvider(ctx, hosted, provider, values);
     if (attempt.ok) return redirectToStart(request, reply);
-    if (attempt.reason === 'unknown_provider') return sendFlowPage(reply, hosted, providerMissingPage(viewOf(request, reply, hosted)));
     const status = attempt.reason === 'provider_unavailable' ? 503 : attempt.reason === 'too_many_attempts' ? 429 : 422;
     const error = { message: attempt.message, ...(attempt.field ? { field: attempt.field } : {}) };
     return sendFlowPage(reply, hosted, providerFormPage(viewOf(request, reply, hosted), { provider, values, error, status }));

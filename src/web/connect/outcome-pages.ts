@@ -1,5 +1,6 @@
 import { html, type SafeHtml } from '../html.js';
-import { accountCount, type FlowPage, type FlowView } from './flow-view.js';
+import { accountCount, type FlowView } from './flow-view.js';
+import type { PageContent } from '../send-page.js';
 
 export type FlowOutcome =
   | { kind: 'completed'; accountCount: number }
@@ -33,7 +34,7 @@ function outcomeText(clientName: string, outcome: FlowOutcome): { status: number
 }
 
 /** The end of the flow when there is no return URL: the session is over, the tab can go. */
-export function closeTabPage(clientName: string, outcome: FlowOutcome): FlowPage {
+export function closeTabPage(clientName: string, outcome: FlowOutcome): PageContent {
   const text = outcomeText(clientName, outcome);
   return {
     status: text.status,
@@ -49,10 +50,10 @@ ${text.text}
  * follow a redirect to such a URL reliably (Chromium ignores it without a user gesture), so the
  * person gets a button: tapping it is the gesture that opens the app.
  */
-export function returnLinkPage(clientName: string, outcome: FlowOutcome, returnUrl: string): FlowPage {
+export function returnLinkPage(clientName: string, outcome: FlowOutcome, returnUrl: string): PageContent {
   const text = outcomeText(clientName, outcome);
   return {
-    status: text.status === 500 ? 500 : 200,
+    status: text.status,
     title: text.title,
     body: html`<h1>${text.heading}</h1>
 ${text.text}
@@ -64,7 +65,7 @@ ${text.text}
 }
 
 /** A provider id in the URL that this session's mode does not offer. */
-export function providerMissingPage(view: FlowView): FlowPage {
+export function providerMissingPage(view: FlowView): PageContent {
   return {
     status: 404,
     title: 'Provider not available',

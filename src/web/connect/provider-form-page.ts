@@ -1,6 +1,7 @@
 import type { CredentialField, Provider } from '../../connect/providers/provider.js';
 import { html, type SafeHtml } from '../html.js';
-import { csrfField, exitForm, type FlowPage, type FlowView } from './flow-view.js';
+import { csrfField, exitForm, type FlowView } from './flow-view.js';
+import type { PageContent } from '../send-page.js';
 
 export interface ProviderFormError {
   message: string;
@@ -9,7 +10,7 @@ export interface ProviderFormError {
 }
 
 /** Element ids from provider field names, which are ours but need not be valid id characters. */
-export function fieldId(name: string): string {
+function fieldId(name: string): string {
   return `field-${name.replace(/[^A-Za-z0-9_-]/g, '_')}`;
 }
 
@@ -22,7 +23,7 @@ export function fieldId(name: string): string {
 export function providerFormPage(
   view: FlowView,
   options: { provider: Provider; values?: Record<string, string>; error?: ProviderFormError; status?: number },
-): FlowPage {
+): PageContent {
   const { provider, error } = options;
   const values = options.values ?? {};
   const fieldError = error?.field !== undefined && provider.credentialFields.some((f) => f.name === error.field) ? error.field : undefined;

@@ -1,9 +1,10 @@
 import type { Provider } from '../../connect/providers/provider.js';
 import { html } from '../html.js';
-import { exitForm, type FlowPage, type FlowView } from './flow-view.js';
+import { exitForm, type FlowView } from './flow-view.js';
+import type { PageContent } from '../send-page.js';
 
 /** Above this many providers the list gets a search box; a query in the URL always filters. */
-export const SEARCH_THRESHOLD = 6;
+const SEARCH_THRESHOLD = 6;
 export const MAX_QUERY_LENGTH = 100;
 
 /** Case- and accent-insensitive, so "bitstamp" finds "Bitstamp" and "etoro" finds "eToro". */
@@ -12,7 +13,7 @@ function fold(text: string): string {
 }
 
 /** Providers whose name, description or id contain every word of the query. */
-export function filterProviders(providers: readonly Provider[], query: string): readonly Provider[] {
+function filterProviders(providers: readonly Provider[], query: string): readonly Provider[] {
   const words = fold(query).split(/\s+/).filter(Boolean);
   if (words.length === 0) return providers;
   return providers.filter((p) => {
@@ -24,7 +25,7 @@ export function filterProviders(providers: readonly Provider[], query: string): 
 const KIND: Record<Provider['type'], string> = { exchange: 'Exchange', wallet: 'Self-custody wallet' };
 
 /** Step 2: where are the assets? Each provider is a link; the search is a GET form (no script). */
-export function providersPage(view: FlowView, options: { providers: readonly Provider[]; query: string; connectedCount: number }): FlowPage {
+export function providersPage(view: FlowView, options: { providers: readonly Provider[]; query: string; connectedCount: number }): PageContent {
   const { providers, query, connectedCount } = options;
   const shown = filterProviders(providers, query);
   const searching = query.trim() !== '';
