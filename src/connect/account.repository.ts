@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Db } from '../platform/db/database.js';
+import type { Db, DbCapabilities } from '../platform/db/database.js';
 import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
 import type {
@@ -32,6 +32,12 @@ export async function insertAccount(db: Db, row: NewAccountRow): Promise<void> {
 
 export async function findAccount(db: Db, scope: Scope, id: string): Promise<AccountRow | undefined> {
   return delivered(db, scope).where('connect_accounts.id', '=', id).executeTakeFirst();
+}
+
+/** The account, locked until the transaction ends where the engine has row locks. */
+export async function findAccountForUpdate(trx: Db, capabilities: DbCapabilities, scope: Scope, id: string): Promise<AccountRow | undefined> {
+  const query = delivered(trx, scope).where('connect_accounts.id', '=', id);
+  return (capabilities.supportsRowLocks ? query.forUpdate('connect_accounts') : query).executeTakeFirst();
 }
 
 export async function findAccountById(db: Db, id: string): Promise<AccountRow | undefined> {

@@ -10,6 +10,7 @@ import {
   addressRows,
   balanceRows,
   findAccount,
+  findAccountForUpdate,
   findTransaction,
   insertAccount,
   listAccountRows,
@@ -187,39 +188,40 @@ export async function listTransactions(deps: AccountDeps, scope: Scope, id: stri
 
 /**
  * Starts a refresh of balances and/or transactions as a background job and returns the account
- * with those refreshes `pending`. A feature already pending is not started twice; a feature the
- * provider is throttling answers 429 with the time it will allow the next one.
+ * with those refreshes `pending`. A feature already pending is not started twice — also when two
+ * requests race: the account row is read locked, in the transaction that marks it pending. A
+ * feature the provider is throttling answers 429 with the time it will allow the next one.
  */
 export async function requestRefresh(deps: AccountDeps, scope: Scope, id: string, features: RefreshFeature[]): Promise<Account> {
-  const row = await scopedAccount(deps, scope, id);
-  for (const feature of features) requirePermission(row, feature);
-  if (row.status === 'disconnected') throw new ApiError('account_disconnected');
-  if (row.status === 'requires_reauth') throw new ApiError('account_requires_reauth');
   const now = unixSeconds(deps.clock);
-  for (const feature of features) {
-    const state = parseState(row[REFRESH_COLUMN[feature]]);
-    const availableAt = state?.next_refresh_available_at;
-    if (availableAt != null && availableAt > now && state?.status !== 'pending') {
-      throw new ApiError('refresh_throttled', {
-        param: 'features',
-        message: `The provider allows the next ${feature} refresh at ${new Date(availableAt * 1000).toISOString()} (next_refresh_available_at).`,
-        headers: { 'Retry-After': String(availableAt - now) },
-      });
-    }
-  }
   return deps.db.transaction().execute(async (trx) => {
-    const current = (await findAccount(trx, scope, id)) as AccountRow;
-    const starting = features.filter((feature) => parseState(current[REFRESH_COLUMN[feature]])?.status !== 'pending');
-    if (starting.length === 0) return toAccount(current);
+    const row = await findAccountForUpdate(trx, deps.capabilities, scope, id);
+    if (!row) throw notFound('account', id);
+    for (const feature of features) requirePermission(row, feature);
+    if (row.status === 'disconnected') throw new ApiError('account_disconnected');
+    if (row.status === 'requires_reauth') throw new ApiError('account_requires_reauth');
+    for (const feature of features) {
+      const state = parseState(row[REFRESH_COLUMN[feature]]);
+      const availableAt = state?.next_refresh_available_at;
+      if (availableAt != null && availableAt > now && state?.status !== 'pending') {
+        throw new ApiError('refresh_throttled', {
+          param: 'features',
+          message: `The provider allows the next ${feature} refresh at ${new Date(availableAt * 1000).toISOString()} (next_refresh_available_at).`,
+          headers: { 'Retry-After': String(availableAt - now) },
+        });
+      }
+    }
+    const starting = features.filter((feature) => parseState(row[REFRESH_COLUMN[feature]])?.status !== 'pending');
+    if (starting.length === 0) return toAccount(row);
     const changes: Partial<AccountRow> = { updated_at: now };
     for (const feature of starting) {
-      const previous = parseState(current[REFRESH_COLUMN[feature]]);
+      const previous = parseState(row[REFRESH_COLUMN[feature]]);
       const pending: RefreshState = { status: 'pending', last_attempted_at: now, next_refresh_available_at: previous?.next_refresh_available_at ?? null, error: null };
       changes[REFRESH_COLUMN[feature]] = JSON.stringify(pending);
     }
     await updateAccount(trx, id, changes);
     await enqueueJob(trx, deps.clock, refreshAccountJob, { account_id: id, features: starting });
-    return toAccount({ ...current, ...changes });
+    return toAccount({ ...row, ...changes });
   });
 }
 

@@ -102,6 +102,15 @@ describe.each(engines())('accounts API on %s', (engine) => {
     await runDueJobs(t.ctx);
   });
 
+  it('starts one refresh when several requests for it arrive at once', async () => {
+    const { id } = await connect('user_good');
+    const responses = await Promise.all(Array.from({ length: 8 }, () => call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['balances'] })));
+    expect(responses.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
+    const jobs = await t.ctx.db.selectFrom('jobs').selectAll().where('type', '=', 'connect.refresh_account').where('payload', 'like', `%${id}%`).execute();
+    expect(jobs).toHaveLength(1);
+    await runDueJobs(t.ctx);
+  });
+
   it('reports provider throttling honestly and refuses refreshes until the provider allows them', async () => {
     const { id } = await connect('user_throttled');
     await call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['balances'] });
