@@ -2,7 +2,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
-import { SERVICE_NODE_FLAGS } from '../src/platform/node-flags.js';
 
 export interface HttpBenchRow {
   target: string;
@@ -22,9 +21,8 @@ interface Target {
 
 const TARGET_SCRIPT = path.join(import.meta.dirname, 'http-target.ts');
 
-/** Both targets run with the Node options the service ships with (`npm start`, the bin). */
 async function startTarget(kind: 'bare' | 'ownproof', env: Record<string, string>): Promise<{ child: ChildProcess; target: Target }> {
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, '--import', 'tsx', TARGET_SCRIPT, kind], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', TARGET_SCRIPT, kind], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const announced = await new Promise<string>((resolve, reject) => {
     lines.on('line', (line) => {
