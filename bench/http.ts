@@ -50,24 +50,37 @@ export interface HttpBench {
 
 /**
  * Authenticated `GET /v1/connect/account_holders/{id}` on SQLite against a bare Fastify route that
- * returns a constant, both servers up at once, loaded in turn at the same concurrency. Each round
- * loads both, one right after the other (the order alternates between rounds), and yields one
- * ratio; the figure is the median of those ratios. The machine's speed drifts (other work on the
- * host), and a ratio of two loads taken seconds apart is far less exposed to that drift than a
- * ratio of medians taken over the whole run.
+ * returns a constant, loaded in turn at the same concurrency. Each round loads a bare server and
+ * one of ours, one right after the other (the order alternates between rounds), and yields one
+ * ratio; the figure is the median of those ratios. Two sources of noise are handled:
+ * - the machine's speed drifts (other work on the host): a ratio of two loads taken seconds apart
+ *   is far less exposed to it than a ratio of medians over the whole run;
+ * - every process has a speed of its own for its lifetime (JIT decisions, memory layout; identical
+ *   processes differed by up to 13 %): `instances` processes of each target are started and the
+ *   rounds go through the pairs in turn, so no single process decides the figure.
  */
-export async function runHttpBench(options: { connections?: number; seconds?: number; rounds?: number; logLevel?: string } = {}): Promise<HttpBench> {
+export async function runHttpBench(
+  options: { connections?: number; seconds?: number; instances?: number; rounds?: number; logLevel?: string } = {},
+): Promise<HttpBench> {
   const connections = options.connections ?? 50;
   const seconds = options.seconds ?? 3;
-  const rounds = options.rounds ?? 7;
+  const instances = options.instances ?? 3;
+  const rounds = options.rounds ?? 3 * instances;
   const env: Record<string, string> = options.logLevel ? { LOG_LEVEL: options.logLevel } : {};
-  const targets = [await startTarget('bare', env), await startTarget('ownproof', env)];
+  const pairs: { child: ChildProcess; target: Target }[][] = [];
   try {
-    const results = targets.map(() => [] as autocannon.Result[]);
-    for (const { target } of targets) await load(target, connections, 2); // warm-up: JIT, SQLite page cache
+    for (let i = 0; i < instances; i++) {
+      const pair: { child: ChildProcess; target: Target }[] = [];
+      pairs.push(pair); // before starting, so a failed start still stops its partner
+      pair.push(await startTarget('bare', env));
+      pair.push(await startTarget('ownproof', env));
+    }
+    for (const pair of pairs) for (const { target } of pair) await load(target, connections, 2); // warm-up: JIT, SQLite page cache
+    const results = [[], []] as autocannon.Result[][];
     for (let round = 0; round < rounds; round++) {
+      const pair = pairs[round % instances]!;
       const order = round % 2 === 0 ? [0, 1] : [1, 0];
-      for (const i of order) results[i]!.push(await load(targets[i]!.target, connections, seconds));
+      for (const i of order) results[i]!.push(await load(pair[i]!.target, connections, seconds));
     }
     const rows = results.map((runs, i) => {
       const rates = runs.map((r) => r.requests.average);
@@ -85,14 +98,14 @@ export async function runHttpBench(options: { connections?: number; seconds?: nu
     const ratios = ours.map((r, round) => r.requests.average / bare[round]!.requests.average);
     return { rows, ratios, ratio: median(ratios) };
   } finally {
-    for (const { child } of targets) child.kill('SIGTERM');
+    for (const pair of pairs) for (const { child } of pair) child.kill('SIGTERM');
   }
 }
 
 export function formatHttpBench({ rows, ratios, ratio }: HttpBench, connections = 50): string {
   const ours = rows[1];
   const lines = [
-    `HTTP (${connections} connections, autocannon, loopback; rounds load both targets in turn)`,
+    `HTTP (${connections} connections, autocannon, loopback; each round loads a pair of processes in turn)`,
     `| target | req/s (median) | rounds | p50 ms | p99 ms (worst round) | non-2xx |`,
     `|---|---|---|---|---|---|`,
     ...rows.map((r) => `| ${r.target} | ${Math.round(r.requestsPerSecond)} | ${r.rounds.join(', ')} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} |`),
