@@ -38,12 +38,11 @@ export async function listSessionRows(db: Db, scope: Scope, filter: { accountHol
 }
 
 /**
- * Changes an open session; false when it is no longer open (another request closed it first).
- * The status condition makes every transition happen at most once.
+ * Changes an open session and returns it as changed; undefined when it is no longer open (another
+ * request closed it first). The status condition makes every transition happen at most once.
  */
-export async function updateOpenSession(db: Db, id: string, changes: SessionUpdate): Promise<boolean> {
-  const result = await db.updateTable('connect_sessions').set(changes).where('id', '=', id).where('status', '=', 'open').executeTakeFirst();
-  return Number(result.numUpdatedRows) > 0;
+export async function updateOpenSession(db: Db, id: string, changes: SessionUpdate): Promise<SessionRow | undefined> {
+  return db.updateTable('connect_sessions').set(changes).where('id', '=', id).where('status', '=', 'open').returningAll().executeTakeFirst();
 }
 
 /** Counts a failed provider login; returns the new count. */

@@ -135,8 +135,8 @@ export async function completeSession(deps: ConnectDeps, row: SessionRow): Promi
   return deps.db.transaction().execute(async (trx) => {
     const accounts = await sessionAccountRows(trx, row.id);
     if (accounts.length === 0) return false;
-    if (!(await updateOpenSession(trx, row.id, { status: 'completed', updated_at: now }))) return false;
-    const completed = (await findSessionById(trx, row.id)) as SessionRow;
+    const completed = await updateOpenSession(trx, row.id, { status: 'completed', updated_at: now });
+    if (!completed) return false;
     await recordEvent({ db: trx, clock: deps.clock }, scope, 'session.completed', await toSession({ ...deps, db: trx }, completed, accounts.map((a) => a.id)));
     return true;
   });
@@ -156,11 +156,11 @@ export async function abandonSession(
   const now = unixSeconds(deps.clock);
   const scope: Scope = { clientId: row.client_id, mode: row.mode };
   return deps.db.transaction().execute(async (trx) => {
-    if (!(await updateOpenSession(trx, row.id, { status: 'abandoned', abandon_reason: reason, updated_at: now }))) return undefined;
+    const abandoned = await updateOpenSession(trx, row.id, { status: 'abandoned', abandon_reason: reason, updated_at: now });
+    if (!abandoned) return undefined;
     for (const account of await sessionAccountRows(trx, row.id)) {
       await updateAccount(trx, account.id, { status: 'disconnected', connection_sealed: erasedConnection(deps.secretBox, account.id), updated_at: now });
     }
-    const abandoned = (await findSessionById(trx, row.id)) as SessionRow;
     await recordEvent({ db: trx, clock: deps.clock }, scope, 'session.abandoned', await toSession({ ...deps, db: trx }, abandoned));
     return abandoned;
   });

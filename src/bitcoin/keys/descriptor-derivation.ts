@@ -3,6 +3,7 @@
  * BIP-32 nodes (everything before the `/*`) are derived once per descriptor and path and cached,
  * so deriving a range costs one child derivation per key and index.
  */
+import { concatBytes } from '@noble/hashes/utils.js';
 import { hash160, sha256 } from '../hashes.js';
 import type { HDKey } from '@scure/bip32';
 import { Script } from '@scure/btc-signer';
@@ -21,16 +22,6 @@ export interface DerivedOutput {
   scriptPubKey: Uint8Array;
   /** Its address, or undefined for scripts that have none (pk, bare multisig, non-standard raw). */
   address: string | undefined;
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let offset = 0;
-  for (const p of parts) {
-    out.set(p, offset);
-    offset += p.length;
-  }
-  return out;
 }
 
 const P2PKH_PREFIX = Uint8Array.of(0x76, 0xa9, 0x14);
@@ -85,19 +76,19 @@ function encode(node: ScriptNode, pathIndex: number, index: number): Uint8Array 
       return Script.encode([publicKeyAt(node.key, pathIndex, index, false), 'CHECKSIG']);
     }
     case 'pkh': {
-      return concat(P2PKH_PREFIX, hash160(publicKeyAt(node.key, pathIndex, index, false)), P2PKH_SUFFIX);
+      return concatBytes(P2PKH_PREFIX, hash160(publicKeyAt(node.key, pathIndex, index, false)), P2PKH_SUFFIX);
     }
     case 'wpkh': {
-      return concat(Uint8Array.of(0x00, 0x14), hash160(publicKeyAt(node.key, pathIndex, index, false)));
+      return concatBytes(Uint8Array.of(0x00, 0x14), hash160(publicKeyAt(node.key, pathIndex, index, false)));
     }
     case 'tr': {
-      return concat(Uint8Array.of(0x51, 0x20), taprootOutputKey(publicKeyAt(node.key, pathIndex, index, true)));
+      return concatBytes(Uint8Array.of(0x51, 0x20), taprootOutputKey(publicKeyAt(node.key, pathIndex, index, true)));
     }
     case 'sh': {
-      return concat(Uint8Array.of(0xa9, 0x14), hash160(encode(node.inner, pathIndex, index)), Uint8Array.of(0x87));
+      return concatBytes(Uint8Array.of(0xa9, 0x14), hash160(encode(node.inner, pathIndex, index)), Uint8Array.of(0x87));
     }
     case 'wsh': {
-      return concat(Uint8Array.of(0x00, 0x20), sha256(encode(node.inner, pathIndex, index)));
+      return concatBytes(Uint8Array.of(0x00, 0x20), sha256(encode(node.inner, pathIndex, index)));
     }
     case 'multi':
     case 'sortedmulti': {
