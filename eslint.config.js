@@ -3,6 +3,15 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+/** The domain modules (folders of src/ that the composition root lists). */
+const DOMAINS = ['clients', 'connect', 'bitcoin', 'verify'];
+
+/** An import of another domain's tables or SQL: a domain calls another domain's services instead. */
+const repositoryOf = (domain) => ({
+  regex: `(^|/)${domain}/(.+/)?[^/]+\\.(repository|table)\\.js$`,
+  message: `Call the ${domain} module's services; its repositories and tables are its own (docs/architecture.md, "Modules").`,
+});
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'coverage/', 'artifacts/', 'dist/'] },
   js.configs.recommended,
@@ -17,8 +26,34 @@ export default tseslint.config(
     },
   },
   {
+    // platform/ is the ground every module stands on: it names no domain and not the composition
+    // root. Modules reach it through the AppModule interface. (Tests exercise the whole service.)
+    files: ['src/platform/**/*.ts'],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `(^|/)(${[...DOMAINS, 'main'].join('|')})/`,
+              message: 'platform/ must not import a domain module or src/main (docs/architecture.md, "Modules").',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  ...DOMAINS.map((domain) => ({
+    files: [`src/${domain}/**/*.ts`],
+    ignores: ['**/*.test.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: DOMAINS.filter((other) => other !== domain).map(repositoryOf) }],
+    },
+  })),
+  {
     // The CLI, benchmarks and test support talk to a human on stdout.
-    files: ['src/cli.ts', 'src/cli/**', 'bench/**', 'bin/**', 'test/**', '**/*.test.ts'],
+    files: ['src/main/cli.ts', 'bench/**', 'bin/**', 'test/**', '**/*.test.ts'],
     rules: { 'no-console': 'off' },
   },
 );

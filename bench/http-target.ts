@@ -11,7 +11,7 @@ import Fastify from 'fastify';
 import { createClient } from '../src/clients/client.service.js';
 import { createAccountHolder } from '../src/connect/account-holder.service.js';
 import { loadConfig } from '../src/platform/config/config.js';
-import { startServer } from '../src/platform/server.js';
+import { startServer } from '../src/main/server.js';
 
 const kind = process.argv[2];
 

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { Type } from '@sinclair/typebox';
 import { Webhook } from 'standardwebhooks';
 import { createClient } from '../src/clients/client.service.js';
+import { service } from '../src/main/modules.js';
 import { systemClock } from '../src/platform/clock.js';
 import { loadConfig, type DatabaseConfig } from '../src/platform/config/config.js';
 import type { AppContext } from '../src/platform/context.js';
@@ -24,7 +25,6 @@ import { createSecretBox } from '../src/platform/crypto/secret-box.js';
 import { randomBase62 } from '../src/platform/crypto/random.js';
 import { openDatabase, type DatabaseHandle } from '../src/platform/db/database.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
-import { createAppContext } from '../src/platform/runtime.js';
 import { recordEvent } from '../src/platform/events/event.service.js';
 import { defineJob, JobCatalog } from '../src/platform/jobs/catalog.js';
 import { enqueueJob } from '../src/platform/jobs/enqueue.js';
@@ -117,7 +117,7 @@ async function scratchDatabase(engine: 'sqlite' | 'postgres', dataDir: string): 
 }
 
 async function benchEngine(scratch: Scratch, options: WebhookBenchOptions): Promise<WebhookBenchRow> {
-  const ctx: AppContext = createAppContext({
+  const ctx: AppContext = service.createContext({
     config: { ...loadConfig({ DATA_DIR: scratch.dataDir, LOG_LEVEL: 'silent' }), database: scratch.config },
     database: scratch.handle,
     clock: systemClock,

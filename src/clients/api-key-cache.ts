@@ -1,4 +1,5 @@
-import { authenticateApiKey, type ClientDeps, type KeyCheck } from './client.service.js';
+import type { ApiKeyAuthenticator, KeyCheck } from '../platform/http/auth.js';
+import { authenticateApiKey, type ClientDeps } from './client.service.js';
 
 export interface ApiKeyCacheOptions {
   /** How long a successful lookup is trusted. A key revoked elsewhere stops working within this. */
@@ -10,12 +11,6 @@ export interface ApiKeyCacheOptions {
 interface Entry {
   check: Extract<KeyCheck, { ok: true }>;
   validUntil: number;
-}
-
-export interface ApiKeyAuthenticator {
-  (presented: string): Promise<KeyCheck>;
-  /** The remembered answer for a key, without any I/O; undefined when the database must be asked. */
-  cached(presented: string): Extract<KeyCheck, { ok: true }> | undefined;
 }
 
 /**

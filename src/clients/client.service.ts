@@ -1,7 +1,8 @@
-import { unixSeconds, type Clock } from '../platform/clock.js';
+import { unixSeconds } from '../platform/clock.js';
+import type { AppContext } from '../platform/context.js';
 import { hashSecret, newId, newSecret, secretHint } from '../platform/crypto/random.js';
-import type { Db } from '../platform/db/database.js';
-import type { Mode, Scope } from '../platform/scope.js';
+import type { KeyCheck } from '../platform/http/auth.js';
+import type { Mode } from '../platform/scope.js';
 import {
   countClients,
   expireApiKeys,
@@ -12,10 +13,7 @@ import {
   insertClient,
 } from './client.repository.js';
 
-export interface ClientDeps {
-  db: Db;
-  clock: Clock;
-}
+export type ClientDeps = Pick<AppContext, 'db' | 'clock'>;
 
 export interface CreatedClient {
   clientId: string;
@@ -78,10 +76,6 @@ export class ClientNotFoundError extends Error {
   }
 }
 
-export type KeyCheck =
-  | { ok: true; scope: Scope; keyId: string; /** Unix seconds when a rolled key stops working. */ expiresAt: number | null }
-  | { ok: false; code: 'api_key_malformed' | 'api_key_invalid' | 'api_key_revoked' };
-
 /** Resolves a presented API key to the (client, mode) it acts for. */
 export async function authenticateApiKey(deps: ClientDeps, presented: string): Promise<KeyCheck> {
   if (!API_KEY_PATTERN.test(presented)) return { ok: false, code: 'api_key_malformed' };
@@ -92,6 +86,11 @@ export async function authenticateApiKey(deps: ClientDeps, presented: string): P
     return { ok: false, code: 'api_key_revoked' };
   }
   return { ok: true, scope: { clientId: key.client_id, mode: key.mode }, keyId: key.id, expiresAt: key.expires_at };
+}
+
+/** The name a client shows to account holders (hosted pages, e-mails); undefined for an unknown id. */
+export async function clientDisplayName(deps: Pick<ClientDeps, 'db'>, clientId: string): Promise<string | undefined> {
+  return (await findClient(deps.db, clientId))?.name;
 }
 
 /**

@@ -32,3 +32,8 @@ export interface ClientsTables {
   clients: ClientTable;
   api_keys: ApiKeyTable;
 }
+
+declare module '../platform/db/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- joins these tables to the service's Database
+  interface Database extends ClientsTables {}
+}

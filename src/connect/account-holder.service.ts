@@ -1,6 +1,6 @@
-import { unixSeconds, type Clock } from '../platform/clock.js';
+import type { AppContext } from '../platform/context.js';
+import { unixSeconds } from '../platform/clock.js';
 import { newId } from '../platform/crypto/random.js';
-import type { Db, DbCapabilities } from '../platform/db/database.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
 import { ApiError, notFound } from '../platform/http/errors.js';
 import { resolvePage, type PageQueryInput } from '../platform/http/pagination.js';
@@ -20,11 +20,7 @@ import type {
 } from './account-holder.schemas.js';
 import type { AccountHolderRow } from './account-holder.table.js';
 
-export interface AccountHolderDeps {
-  db: Db;
-  clock: Clock;
-  capabilities: DbCapabilities;
-}
+export type AccountHolderDeps = Pick<AppContext, 'db' | 'clock' | 'capabilities'>;
 
 const MAX_METADATA_KEYS = 50;
 

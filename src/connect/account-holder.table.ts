@@ -22,3 +22,8 @@ export type AccountHolderUpdate = Updateable<AccountHolderTable>;
 export interface AccountHoldersTables {
   account_holders: AccountHolderTable;
 }
+
+declare module '../platform/db/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- joins these tables to the service's Database
+  interface Database extends AccountHoldersTables {}
+}

@@ -108,3 +108,8 @@ export interface ConnectTables {
   connect_account_transactions: AccountTransactionTable;
   connect_account_addresses: AccountAddressTable;
 }
+
+declare module '../platform/db/schema.js' {
+  // eslint-disable-next-line @typescript-eslint/no-empty-object-type -- joins these tables to the service's Database
+  interface Database extends ConnectTables {}
+}

@@ -1,9 +1,8 @@
-import { findClient } from '../clients/client.repository.js';
-import type { AppContext } from '../platform/context.js';
+import { clientDisplayName } from '../clients/client.service.js';
 import { hashSecret } from '../platform/crypto/random.js';
 import type { Mode } from '../platform/scope.js';
 import type { Account } from './account.schemas.js';
-import { saveConnectedAccounts, toAccount } from './account.service.js';
+import { saveConnectedAccounts, toAccount, type AccountDeps } from './account.service.js';
 import { sessionAccountRows } from './account.repository.js';
 import type { SessionRow } from './connect.table.js';
 import type { Provider } from './providers/provider.js';
@@ -31,31 +30,33 @@ export type HostedLookup =
   /** The session ended (completed or abandoned): the pages show one "gone" notice for all. */
   | { state: 'ended' };
 
+/** The hosted flow reads sessions, saves accounts and asks providers: the connect services' parts. */
+export type HostedFlowDeps = AccountDeps;
+
 const SECRET_SHAPE = /^cs_(test|live)_[0-9A-Za-z]{32}$/;
 
 /** Resolves the secret in a hosted URL to the session behind it, expiring it first if it is due. */
-export async function lookUpHostedSession(ctx: AppContext, secret: string): Promise<HostedLookup> {
+export async function lookUpHostedSession(deps: HostedFlowDeps, secret: string): Promise<HostedLookup> {
   if (!SECRET_SHAPE.test(secret)) return { state: 'not_found' };
-  const found = await findSessionBySecretHash(ctx.db, hashSecret(secret));
+  const found = await findSessionBySecretHash(deps.db, hashSecret(secret));
   if (!found) return { state: 'not_found' };
-  const session = await expireIfDue(ctx, found);
+  const session = await expireIfDue(deps, found);
   if (session.status !== 'open') return { state: 'ended' };
-  const client = await findClient(ctx.db, session.client_id);
   return {
     state: 'open',
     session,
     mode: session.mode,
-    clientName: client?.name ?? 'This service',
+    clientName: (await clientDisplayName(deps, session.client_id)) ?? 'This service',
     permissions: JSON.parse(session.permissions) as SessionPermission[],
     consented: session.consented_at !== null,
-    accounts: (await sessionAccountRows(ctx.db, session.id)).map(toAccount),
-    providers: ctx.providers.list(session.mode),
+    accounts: (await sessionAccountRows(deps.db, session.id)).map(toAccount),
+    providers: deps.providers.list(session.mode),
   };
 }
 
 /** Step 1: the account holder read the permissions and chose Continue. */
-export async function acceptDisclaimer(ctx: AppContext, hosted: HostedSession): Promise<void> {
-  await recordConsent(ctx, hosted.session);
+export async function acceptDisclaimer(deps: HostedFlowDeps, hosted: HostedSession): Promise<void> {
+  await recordConsent(deps, hosted.session);
 }
 
 export type ConnectAttempt =
@@ -72,7 +73,7 @@ export const MAX_FAILED_LOGINS = 10;
 
 /** Step 3: authenticate with one of the session's providers; on success its accounts join the session. */
 export async function connectWithProvider(
-  ctx: AppContext,
+  deps: HostedFlowDeps,
   hosted: HostedSession,
   provider: Provider,
   input: Record<string, string>,
@@ -85,12 +86,12 @@ export async function connectWithProvider(
     return { ok: false, reason: 'provider_unavailable', message: `${provider.name} could not be reached. Please try again in a moment.` };
   }
   if (!outcome.ok) {
-    if (outcome.reason === 'invalid_credentials' && (await countFailedLogin(ctx.db, hosted.session.id)) > MAX_FAILED_LOGINS) {
+    if (outcome.reason === 'invalid_credentials' && (await countFailedLogin(deps.db, hosted.session.id)) > MAX_FAILED_LOGINS) {
       return tooManyAttempts();
     }
     return { ok: false, reason: outcome.reason, message: outcome.message, ...(outcome.field ? { field: outcome.field } : {}) };
   }
-  return { ok: true, accounts: await saveConnectedAccounts(ctx, hosted.session, provider, outcome.accounts) };
+  return { ok: true, accounts: await saveConnectedAccounts(deps, hosted.session, provider, outcome.accounts) };
 }
 
 function tooManyAttempts(): ConnectAttempt {
@@ -105,17 +106,17 @@ function tooManyAttempts(): ConnectAttempt {
  * Step 4, Done: completes the session. Returns where to send the browser (null: show "you can close
  * this tab"), or `{ ok: false }` when nothing was connected yet.
  */
-export async function finishSession(ctx: AppContext, hosted: HostedSession): Promise<{ ok: true; redirectUrl: string | null } | { ok: false }> {
-  if (!(await completeSession(ctx, hosted.session))) return { ok: false };
+export async function finishSession(deps: HostedFlowDeps, hosted: HostedSession): Promise<{ ok: true; redirectUrl: string | null } | { ok: false }> {
+  if (!(await completeSession(deps, hosted.session))) return { ok: false };
   return { ok: true, redirectUrl: exitUrl(hosted.session, 'completed') };
 }
 
 /** Cancel / exit, or a failure to start the flow: the session is abandoned. */
 export async function exitSession(
-  ctx: AppContext,
+  deps: HostedFlowDeps,
   hosted: HostedSession,
   reason: 'cancelled' | 'initialization_failed',
 ): Promise<string | null> {
-  await abandonSession(ctx, hosted.session, reason);
+  await abandonSession(deps, hosted.session, reason);
   return exitUrl(hosted.session, 'abandoned');
 }

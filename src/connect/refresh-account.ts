@@ -22,7 +22,7 @@ interface Fetched {
  * transaction. Safe to run twice: balances and addresses are replaced, transactions upserted.
  */
 export async function refreshAccount(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'db' | 'clock' | 'secretBox' | 'providers'>,
   accountId: string,
   features: RefreshFeature[],
   options: { lastAttempt: boolean; signal?: AbortSignal },

@@ -1,7 +1,8 @@
 import type { Mode } from '../platform/scope.js';
+import { UNSAFE_URL_SCHEMES } from '../platform/web/html.js';
 
-/** Schemes that run code or read local files when a browser follows them. */
-const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:', 'filesystem:', 'view-source:', 'ftp:', 'ws:', 'wss:']);
+/** Schemes a link must never use (the page kit's list), and those that cannot lead back to an app or site. */
+const FORBIDDEN_SCHEMES = new Set([...UNSAFE_URL_SCHEMES, 'ftp:', 'ws:', 'wss:']);
 export const MAX_RETURN_URL_LENGTH = 2048;
 
 /**

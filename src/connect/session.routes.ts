@@ -33,6 +33,8 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.get(
     '/connect/sessions/:id',
     {
+      // The spec's polling rule: at most two status requests per second per session.
+      config: { pollLimit: true },
       schema: {
         tags: TAGS,
         operationId: 'retrieveSession',

@@ -1,13 +1,20 @@
-import type { ChainSources } from '../bitcoin/chain-for-mode.js';
-import type { ProviderRegistry } from '../connect/providers/registry.js';
 import type { Config } from './config/config.js';
 import type { Clock } from './clock.js';
 import type { SecretBox } from './crypto/secret-box.js';
 import type { Db, DbCapabilities } from './db/database.js';
+import type { ApiKeyAuthenticator } from './http/auth.js';
+import type { WebhookNetwork } from './webhooks/network.js';
 
 /**
- * What services, request handlers and jobs need from the outside world (decorated onto Fastify as `ctx`).
- * Services take the parts they use as plain arguments, so jobs and the CLI call them the same way.
+ * What services, request handlers and jobs need from the outside world (decorated onto Fastify as
+ * `ctx`, handed to every job run and CLI command).
+ *
+ * Platform declares its own parts here; a domain module adds its parts by declaration merging in
+ * its `*.module.ts` (`declare module '../platform/context.js' { interface AppContext { … } }`)
+ * and builds them in `AppModule.context`, so this file names no domain type.
+ *
+ * Services take what they use as `deps: Pick<AppContext, 'db' | 'clock' | …>` (docs/architecture.md,
+ * "Dependencies").
  */
 export interface AppContext {
   config: Config;
@@ -15,10 +22,13 @@ export interface AppContext {
   capabilities: DbCapabilities;
   clock: Clock;
   secretBox: SecretBox;
-  /** Bitcoin chain data per mode (sandbox chain in test mode, Esplora in live mode). */
-  chains: ChainSources;
-  /** Exchanges and wallets an account holder can connect, per mode. */
-  providers: ProviderRegistry;
+  /** Resolves a presented API key to the (client, mode) it acts for; provided by the clients module. */
+  apiKeys: ApiKeyAuthenticator;
+  /**
+   * Test seam: the DNS resolver and timeout webhook delivery uses. Absent in production (the
+   * system resolver, 15 s); tests set it to simulate DNS rebinding, public names and slow receivers.
+   */
+  webhookNetwork?: Partial<WebhookNetwork>;
 }
 
 declare module 'fastify' {

@@ -2,11 +2,10 @@ import type { Config } from './config/config.js';
 import { systemClock, type Clock } from './clock.js';
 import { resolveMasterKey } from './crypto/master-key.js';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.js';
-import { createChainSources, type ChainSources } from '../bitcoin/chain-for-mode.js';
-import { createProviderRegistry } from '../connect/providers/registry.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import type { AppContext } from './context.js';
+import type { AppModule } from './module.js';
 
 export interface Runtime {
   ctx: AppContext;
@@ -14,11 +13,44 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
+/** What a context is built from: the platform's parts, and any parts given up front (test seams). */
+export interface ContextParts {
+  config: Config;
+  database: Pick<DatabaseHandle, 'db' | 'capabilities'>;
+  clock: Clock;
+  secretBox: SecretBox;
+  /** Parts that modules would otherwise build (a test's chain or providers, a test network). */
+  given?: Partial<AppContext>;
+}
+
+/**
+ * Assembles the context: the platform's parts, then each module's (in module order, so a module
+ * can build on the parts of modules before it). A part in `given` is kept as given.
+ */
+export function createAppContext(modules: readonly AppModule[], parts: ContextParts): AppContext {
+  const given = parts.given ?? {};
+  const ctx = {
+    config: parts.config,
+    db: parts.database.db,
+    capabilities: parts.database.capabilities,
+    clock: parts.clock,
+    secretBox: parts.secretBox,
+    ...given,
+  } as AppContext;
+  for (const module of modules) {
+    for (const [name, part] of Object.entries(module.context?.(ctx) ?? {})) {
+      if (!Object.hasOwn(given, name)) (ctx as unknown as Record<string, unknown>)[name] = part;
+    }
+  }
+  if (typeof ctx.apiKeys !== 'function') throw new Error('no module provides API key authentication (ctx.apiKeys)');
+  return ctx;
+}
+
 /**
  * Opens the database, brings its schema up to date and assembles the context every entry point
  * (server, worker, CLI) shares.
  */
-export async function openRuntime(config: Config, options: { clock?: Clock } = {}): Promise<Runtime> {
+export async function openRuntime(config: Config, modules: readonly AppModule[], options: { clock?: Clock } = {}): Promise<Runtime> {
   const database = openDatabase(config.database);
   try {
     await migrateToLatest(database);
@@ -26,27 +58,11 @@ export async function openRuntime(config: Config, options: { clock?: Clock } = {
     await database.destroy();
     throw error;
   }
-  const ctx = createAppContext({ config, database, clock: options.clock ?? systemClock, secretBox: createSecretBox(resolveMasterKey(config)) });
+  const ctx = createAppContext(modules, {
+    config,
+    database,
+    clock: options.clock ?? systemClock,
+    secretBox: createSecretBox(resolveMasterKey(config)),
+  });
   return { ctx, database, close: () => database.destroy() };
-}
-
-/** Assembles the context from its parts; chain sources and providers follow from the config. */
-export function createAppContext(parts: {
-  config: Config;
-  database: Pick<DatabaseHandle, 'db' | 'capabilities'>;
-  clock: Clock;
-  secretBox: SecretBox;
-  chains?: ChainSources;
-  extraProviders?: Parameters<typeof createProviderRegistry>[0]['extra'];
-}): AppContext {
-  const chains = parts.chains ?? createChainSources({ esploraUrl: parts.config.esploraUrl });
-  return {
-    config: parts.config,
-    db: parts.database.db,
-    capabilities: parts.database.capabilities,
-    clock: parts.clock,
-    secretBox: parts.secretBox,
-    chains,
-    providers: createProviderRegistry({ chains, ...(parts.extraProviders ? { extra: parts.extraProviders } : {}) }),
-  };
 }

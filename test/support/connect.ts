@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { jobCatalog } from '../../src/job-catalog.js';
+import { service } from '../../src/main/modules.js';
 import {
   acceptDisclaimer,
   connectWithProvider,
@@ -83,7 +83,7 @@ export async function completeWith(
 
 /** Runs the real worker until no job is due, so a test can look at what background work did. */
 export async function runDueJobs(ctx: AppContext, timeoutMs = 15_000): Promise<void> {
-  const worker = new Worker(ctx, jobCatalog(), { pollIntervalMs: 10, log: pino({ level: 'silent' }) });
+  const worker = new Worker(ctx, service.jobCatalog(), { pollIntervalMs: 10, log: pino({ level: 'silent' }) });
   worker.start();
   try {
     await eventually(async () => (await queueIdle(ctx)) && worker.activeJobs === 0, timeoutMs);

@@ -1,12 +1,10 @@
 import { Writable } from 'node:stream';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { createClient } from '../../src/clients/client.service.js';
+import { service } from '../../src/main/modules.js';
 import { loadConfig, type Config } from '../../src/platform/config/config.js';
-import { createSecretBox } from '../../src/platform/crypto/secret-box.js';
-import { buildApp } from '../../src/platform/http/app.js';
-import { createAppContext } from '../../src/platform/runtime.js';
-import type { ChainSources } from '../../src/bitcoin/chain-for-mode.js';
 import type { AppContext } from '../../src/platform/context.js';
+import { createSecretBox } from '../../src/platform/crypto/secret-box.js';
 import { TestClock } from './clock.js';
 import { createTestDatabase, type Engine, type TestDatabase } from './database.js';
 
@@ -38,30 +36,30 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
 }
 
 /**
- * The real application on a fresh database of the given engine, driven through Fastify's inject
- * (full routing, hooks, validation and serialisation; no socket).
+ * The real application (every module of the composition root) on a fresh database of the given
+ * engine, driven through Fastify's inject (full routing, hooks, validation and serialisation; no
+ * socket). `seams` are context parts the test supplies instead of the modules (a chain, extra
+ * providers, a webhook network): the test seams the context type declares.
  */
 export async function startTestApp(
   engine: Engine,
   options: {
     config?: Record<string, string>;
     logStream?: NodeJS.WritableStream;
-    chains?: ChainSources;
-    extraProviders?: Parameters<typeof createAppContext>[0]['extraProviders'];
+    seams?: Partial<AppContext>;
   } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase(engine);
   const clock = new TestClock();
   const config = testConfig(options.config);
-  const ctx: AppContext = createAppContext({
+  const ctx = service.createContext({
     config: { ...config, database: database.config },
     database: database.handle,
     clock,
     secretBox: createSecretBox(Buffer.from(TEST_MASTER_KEY, 'hex')),
-    ...(options.chains ? { chains: options.chains } : {}),
-    ...(options.extraProviders ? { extraProviders: options.extraProviders } : {}),
+    ...(options.seams ? { given: options.seams } : {}),
   });
-  const app = await buildApp(ctx, { logger: options.logStream ? { stream: options.logStream } : false });
+  const app = await service.buildApp(ctx, { logger: options.logStream ? { stream: options.logStream } : false });
   return {
     app,
     ctx,

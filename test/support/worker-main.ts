@@ -5,14 +5,14 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { service } from '../../src/main/modules.js';
 import { loadConfig } from '../../src/platform/config/config.js';
 import { JobCatalog } from '../../src/platform/jobs/catalog.js';
 import { Worker } from '../../src/platform/jobs/worker.js';
-import { openRuntime } from '../../src/platform/runtime.js';
 import { TEST_JOBS } from './test-jobs.js';
 
 const config = loadConfig({ ...process.env, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'ownproof-worker-')), LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
-const runtime = await openRuntime(config);
+const runtime = await service.openRuntime(config);
 const worker = new Worker(runtime.ctx, new JobCatalog(TEST_JOBS), {
   leaseMs: Number(process.env.LEASE_MS ?? 30_000),
   concurrency: Number(process.env.CONCURRENCY ?? 16),

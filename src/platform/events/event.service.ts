@@ -1,6 +1,6 @@
-import { unixSeconds, type Clock } from '../clock.js';
+import type { AppContext } from '../context.js';
+import { unixSeconds } from '../clock.js';
 import { newId } from '../crypto/random.js';
-import type { Db } from '../db/database.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { resolvePage } from '../http/pagination.js';
 import { enqueueJob } from '../jobs/enqueue.js';
@@ -10,10 +10,7 @@ import { findEvent, insertEvent, listEventRows } from './event.repository.js';
 import type { Event, EventListQuery, EventType } from './event.schemas.js';
 import type { EventRow } from './event.table.js';
 
-export interface EventDeps {
-  db: Db;
-  clock: Clock;
-}
+export type EventDeps = Pick<AppContext, 'db' | 'clock'>;
 
 export function toEvent(row: EventRow): Event {
   return {

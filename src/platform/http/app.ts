@@ -10,12 +10,8 @@ import Fastify, {
   type HookHandlerDoneFunction,
 } from 'fastify';
 import { requestIdGenerator } from '../crypto/random.js';
-import { accountHolderRoutes } from '../../connect/account-holder.routes.js';
-import { accountRoutes } from '../../connect/account.routes.js';
-import { sessionRoutes } from '../../connect/session.routes.js';
-import { eventRoutes } from '../events/event.routes.js';
-import { webhookRoutes } from '../webhooks/webhook.routes.js';
-import { webPages, webPagesPrefix } from '../../web/web.plugin.js';
+import type { AppModule } from '../module.js';
+import { registerPageSurface, surfacePrefix } from '../web/page-kit.js';
 import { bearerAuth } from './auth.js';
 import type { AppContext } from '../context.js';
 import { handleError } from './error-handler.js';
@@ -44,15 +40,17 @@ function defaultToEmptyBody(request: FastifyRequest, _reply: FastifyReply, done:
 export interface BuildAppOptions {
   /** false silences request logs (tests); otherwise logs go to stdout as JSON lines. */
   logger?: boolean | { stream: NodeJS.WritableStream };
-  /** Extra plugins registered inside `/v1` after the domain routes, under the API's hooks (tests add probe routes). */
+  /** Extra plugins registered inside `/v1` after the modules' routes, under the API's hooks (tests add probe routes). */
   apiPlugins?: FastifyPluginAsync[];
 }
 
 /**
- * Assembles the HTTP application: third-party plugins, then our platform pieces, then the domain
- * routes. Returns it not yet listening, so tests can inject requests or add routes before `ready()`.
+ * Assembles the HTTP application: third-party plugins, then our platform pieces, then what the
+ * modules contribute — public routes, page surfaces (each wrapped in the page kit) and API routes
+ * (inside `/v1`, after authentication, rate limits and idempotency). Returns it not yet
+ * listening, so tests can inject requests or add routes before `ready()`.
  */
-export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+export async function buildApp(ctx: AppContext, modules: readonly AppModule[], options: BuildAppOptions = {}): Promise<FastifyInstance> {
   const logger: FastifyServerOptions['logger'] =
     options.logger === false
       ? false
@@ -105,10 +103,15 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
     done();
   });
 
-  await registerOpenApi(app);
+  await registerOpenApi(app, modules.flatMap((m) => m.openApiTags ?? []));
   await app.register(healthRoutes);
-  // Hosted connect pages (HTML, forms, CSRF) under the path of CONNECT_BASE_URL, outside the JSON API.
-  await app.register(webPages, { prefix: webPagesPrefix(ctx.config.connectBaseUrl) });
+  for (const plugin of modules.flatMap((m) => m.publicRoutes ?? [])) await app.register(plugin);
+  // Pages (HTML, forms, CSRF) outside the JSON API, each surface under its own prefix.
+  const surfaces = modules.flatMap((m) => m.pages ?? []);
+  const prefixes = surfaces.map((s) => surfacePrefix(s.baseUrl(ctx.config)));
+  const clash = prefixes.findIndex((p, i) => prefixes.indexOf(p) !== i);
+  if (clash !== -1) throw new Error(`two page surfaces are mounted at "${prefixes[clash] || '/'}"; give them different base URLs`);
+  for (const surface of surfaces) await registerPageSurface(app, surface);
 
   await app.register(
     async (api) => {
@@ -124,12 +127,7 @@ export async function buildApp(ctx: AppContext, options: BuildAppOptions = {}): 
       api.addHook('onRoute', (route) => {
         if (route.schema?.body) route.preValidation = [defaultToEmptyBody, ...[route.preValidation ?? []].flat()];
       });
-      // Domain routes.
-      await api.register(accountHolderRoutes);
-      await api.register(sessionRoutes);
-      await api.register(accountRoutes);
-      await api.register(eventRoutes);
-      await api.register(webhookRoutes);
+      for (const plugin of modules.flatMap((m) => m.apiRoutes ?? [])) await api.register(plugin);
       for (const plugin of options.apiPlugins ?? []) await api.register(plugin);
     },
     { prefix: '/v1' },

@@ -1,7 +1,6 @@
-import { unixSeconds, type Clock } from '../clock.js';
+import type { AppContext } from '../context.js';
+import { unixSeconds } from '../clock.js';
 import { randomBase62 } from '../crypto/random.js';
-import type { SecretBox } from '../crypto/secret-box.js';
-import type { Db } from '../db/database.js';
 import type { Scope } from '../scope.js';
 import { ApiError } from './errors.js';
 import {
@@ -17,12 +16,8 @@ import {
 
 export type { SavedResponse } from './idempotency.repository.js';
 
-export interface IdempotencyDeps {
-  db: Db;
-  clock: Clock;
-  /** Saved responses are sealed: some carry secrets shown only once (webhook secrets, session client secrets). */
-  secretBox: SecretBox;
-}
+/** Saved responses are sealed (`secretBox`): some carry secrets shown only once (webhook secrets, session client secrets). */
+export type IdempotencyDeps = Pick<AppContext, 'db' | 'clock' | 'secretBox'>;
 
 /** Associated data binding a sealed response to its row, so it cannot be replayed for another key. */
 function sealPurpose(scope: Scope, key: string): string {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { engines } from '../../../test/support/database.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 import { unixSeconds } from '../clock.js';
-import { buildApp } from './app.js';
+import { service } from '../../main/modules.js';
 import { ApiError } from './errors.js';
 import { insertIdempotencyKey } from './idempotency.repository.js';
 import { purgeExpiredIdempotencyKeys } from './idempotency.service.js';
@@ -87,7 +87,7 @@ describe.each(engines())('Idempotency-Key on %s', (engine) => {
   beforeAll(async () => {
     // Rate limits are tested on their own; here they must not interfere.
     t = await startTestApp(engine, { config: { RATE_LIMIT_PER_SECOND: '100000' } });
-    app = await buildApp(t.ctx, { logger: false, apiPlugins: [probe.plugin] });
+    app = await service.buildApp(t.ctx, { logger: false, apiPlugins: [probe.plugin] });
     client = await t.newClient();
   });
   afterAll(async () => {

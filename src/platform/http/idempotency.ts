@@ -91,7 +91,7 @@ const PURGE_EVERY = 100;
  * - onResponse: releases a key still held (a response that never went through onSend) and now and
  *   then purges expired keys, after the response has gone out.
  */
-export function addIdempotencyHooks(api: FastifyInstance, ctx: AppContext): void {
+export function addIdempotencyHooks(api: FastifyInstance, ctx: Pick<AppContext, 'db' | 'clock' | 'secretBox'>): void {
   let keyedRequests = 0;
 
   api.decorateRequest('idempotency', null);

@@ -1,6 +1,7 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import type { OpenApiTag } from '../module.js';
 
 const DOCS_CSP = [
   "default-src 'self'",
@@ -18,7 +19,7 @@ const DOCS_CSP = [
  * OpenAPI 3.1 generated from the route schemas (nothing written by hand), served at
  * `/v1/openapi.json`, and a human reference page at `/docs` served from the installed package.
  */
-export async function registerOpenApi(app: FastifyInstance): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, tags: readonly OpenApiTag[]): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -37,14 +38,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         },
       },
       security: [{ apiKey: [] }],
-      tags: [
-        { name: 'Account holders', description: 'The people who connect accounts and share claims.' },
-        { name: 'Sessions', description: 'Hosted connection flows: send an account holder to connect exchange accounts and wallets.' },
-        { name: 'Accounts', description: 'Connected exchange accounts and wallets, their data and on-demand refresh.' },
-        { name: 'Events', description: 'What happened, newest first; the same events are delivered to webhook endpoints.' },
-        { name: 'Webhook endpoints', description: 'URLs that receive signed events (Standard Webhooks), their secrets and delivery attempts.' },
-        { name: 'Health', description: 'Liveness and readiness probes (no authentication).' },
-      ],
+      tags: [...tags, { name: 'Health', description: 'Liveness and readiness probes (no authentication).' }],
     },
     // Headers every API operation shares are added to the generated document here rather than to
     // each route schema, where Fastify would also start validating them.

@@ -18,13 +18,13 @@ export interface Limiter {
 export interface RateLimitStore {
   /** Per client and mode: RATE_LIMIT_PER_SECOND, plus RATE_LIMIT_BURST per 10 s once a second's allowance is used. */
   client: Limiter;
-  /** Per polled session (`GET /v1/connect/sessions/{id}`): the spec's 2 requests per second. */
-  session: Limiter;
+  /** Per polled object (routes with `config.pollLimit`, such as a session's status): 2 requests per second. */
+  poll: Limiter;
   close(): Promise<void>;
 }
 
 /** The connect spec's polling rule: at most two status requests per second per session. */
-const SESSION_POLLS_PER_SECOND = 2;
+const POLLS_PER_SECOND = 2;
 /** The window over which RATE_LIMIT_BURST extra requests may be spent. */
 const BURST_WINDOW_SECONDS = 10;
 /** The rate-limiter-flexible table, created by migration 0006 (UNLOGGED). */
@@ -53,12 +53,12 @@ export function createRateLimitStore(config: Pick<Config, 'rateLimit' | 'databas
   const { perSecond, burst } = config.rateLimit;
   const client: Policy = { keyPrefix: 'client', points: perSecond, duration: 1 };
   const clientBurst: Policy = { keyPrefix: 'client_burst', points: burst, duration: BURST_WINDOW_SECONDS };
-  const session: Policy = { keyPrefix: 'session', points: SESSION_POLLS_PER_SECOND, duration: 1 };
+  const poll: Policy = { keyPrefix: 'poll', points: POLLS_PER_SECOND, duration: 1 };
 
   const { limiter, close } = capabilities.singleWriter ? memoryLimiters() : sharedLimiters(config.database);
   return {
     client: withLimit(perSecond, burst > 0 ? new BurstyRateLimiter(limiter(client, true), limiter(clientBurst, false)) : limiter(client, true)),
-    session: withLimit(session.points, limiter(session, false)),
+    poll: withLimit(poll.points, limiter(poll, false)),
     close,
   };
 }

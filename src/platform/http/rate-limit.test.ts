@@ -5,12 +5,11 @@ import { engines } from '../../../test/support/database.js';
 import { startTestApp, type TestApp } from '../../../test/support/test-app.js';
 import { rollApiKey } from '../../clients/client.service.js';
 import { ConfigError, loadConfig } from '../config/config.js';
-import { buildApp } from './app.js';
-import { SESSION_POLL_ROUTE } from './rate-limit.js';
+import { service } from '../../main/modules.js';
 
-/** The session status route of the connect spec, as a probe for when the real one is not registered. */
-const sessionRoute: FastifyPluginAsync = async (api) => {
-  api.get('/connect/sessions/:id', async (request) => ({ id: (request.params as { id: string }).id }));
+/** A polled status route, as a probe of the `pollLimit` route option without a domain's route. */
+const pollRoute: FastifyPluginAsync = async (api) => {
+  api.get('/probe/status/:id', { config: { pollLimit: true } }, async (request) => ({ id: (request.params as { id: string }).id }));
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -29,7 +28,7 @@ describe.each(engines())('rate limits on %s', (engine) => {
 
   /** The real app with these limits (all sharing one database). */
   async function appWith(perSecond: number, burst: number, plugins: FastifyPluginAsync[] = []) {
-    const app = await buildApp({ ...t.ctx, config: { ...t.ctx.config, rateLimit: { perSecond, burst } } }, { logger: false, apiPlugins: plugins });
+    const app = await service.buildApp({ ...t.ctx, config: { ...t.ctx.config, rateLimit: { perSecond, burst } } }, { logger: false, apiPlugins: plugins });
     apps.push(app);
     return app;
   }
@@ -53,9 +52,7 @@ describe.each(engines())('rate limits on %s', (engine) => {
     t = await startTestApp(engine);
     limited = await appWith(5, 0);
     bursty = await appWith(3, 2);
-    polling = await appWith(100, 0);
-    // The limit is keyed on the route pattern, whatever the route answers (404 for unknown sessions).
-    if (!polling.hasRoute({ method: 'GET', url: SESSION_POLL_ROUTE })) polling = await appWith(100, 0, [sessionRoute]);
+    polling = await appWith(100, 0, [pollRoute]);
   });
   afterAll(async () => {
     for (const app of apps) await app.close();
@@ -153,6 +150,15 @@ describe.each(engines())('rate limits on %s', (engine) => {
     const list = await get(app, a.testKey);
     expect(list.statusCode).toBe(200);
     expect(rateHeaders(list)).toMatchObject({ limit: '100', remaining: '93' });
+  });
+
+  it('limits any GET route declared with config.pollLimit per id, and no route without it', async () => {
+    const { testKey } = await t.newClient('Probe poller');
+    const polls = await getTimes(polling, testKey, 3, '/v1/probe/status/x1');
+    expect(polls.map((r) => r.statusCode)).toEqual([200, 200, 429]);
+    expect((await get(polling, testKey, '/v1/probe/status/x2')).statusCode).toBe(200);
+    const plain = await getTimes(polling, testKey, 3, '/v1/connect/account_holders/ah_missing');
+    expect(plain.map((r) => r.statusCode)).toEqual([404, 404, 404]);
   });
 
   it.runIf(engine === 'postgres')('keeps the counters in the database on PostgreSQL', async () => {

@@ -5,9 +5,6 @@ import { hashSecret } from '../crypto/random.js';
 import { ApiError } from './errors.js';
 import { createRateLimitStore, type Limiter } from './rate-limit-store.js';
 
-/** The status route of a connect session, limited per session (the route's URL pattern in Fastify's syntax). */
-export const SESSION_POLL_ROUTE = '/v1/connect/sessions/:id';
-
 /** One limiter's verdict on one request. */
 interface Verdict {
   allowed: boolean;
@@ -21,6 +18,13 @@ declare module 'fastify' {
     /** The verdict the RateLimit headers show, once the client limit was checked. */
     rateLimit: Verdict | null;
   }
+  interface FastifyContextConfig {
+    /**
+     * A status that clients poll (`GET …/{id}`): limited to 2 requests per second per client, mode
+     * and `:id` as well, on top of the client's limit (the connect spec's session polling rule).
+     */
+    pollLimit?: boolean;
+  }
 }
 
 /** Whole seconds until `ms` has passed, at least 1 (RateLimit-Reset and Retry-After). */
@@ -28,8 +32,8 @@ function wholeSeconds(ms: number): number {
   return Math.max(1, Math.ceil(ms / 1000));
 }
 
-/** Session ids come from the URL: long ones are hashed so every key fits the store's 255 characters. */
-function sessionKey(id: string): string {
+/** Ids come from the URL: long ones are hashed so every key fits the store's 255 characters. */
+function idKey(id: string): string {
   return id.length <= 64 ? id : hashSecret(id);
 }
 
@@ -63,11 +67,11 @@ function apply(request: FastifyRequest, reply: FastifyReply, verdict: Verdict, d
  * authentication: limits belong to the API key's client and mode, and a request refused with 401
  * never gets here, so it spends nobody's budget. Every request seen gets RateLimit-Limit /
  * -Remaining / -Reset; one over a limit gets 429 `rate_limit_exceeded` with Retry-After.
- * `GET /v1/connect/sessions/{id}` is also limited per session, by a hook attached to that route
- * alone (so no other request pays for the check); its headers then show whichever limit is closer
- * to running out, and a refusal by either.
+ * A GET route declared with `config: { pollLimit: true }` is also limited per object id, by a hook
+ * attached to that route alone (so no other request pays for the check); its headers then show
+ * whichever limit is closer to running out, and a refusal by either.
  */
-export function addRateLimitHooks(api: FastifyInstance, ctx: AppContext): void {
+export function addRateLimitHooks(api: FastifyInstance, ctx: Pick<AppContext, 'config' | 'capabilities'>): void {
   const store = createRateLimitStore(ctx.config, ctx.capabilities);
   api.addHook('onClose', async () => store.close());
   api.decorateRequest('rateLimit', null);
@@ -80,11 +84,11 @@ export function addRateLimitHooks(api: FastifyInstance, ctx: AppContext): void {
     }, done);
   });
 
-  const sessionLimit: onRequestHookHandler = (request, reply, done) => {
+  const pollLimit: onRequestHookHandler = (request, reply, done) => {
     const id = (request.params as { id?: unknown }).id;
     if (typeof id !== 'string') return done();
-    const key = `${request.scope.clientId}:${request.scope.mode}:${sessionKey(id)}`;
-    check(store.session, key, request).then((verdict) => {
+    const key = `${request.scope.clientId}:${request.scope.mode}:${idKey(id)}`;
+    check(store.poll, key, request).then((verdict) => {
       const shown = request.rateLimit;
       if (verdict === undefined || (verdict.allowed && shown !== null && shown.remaining < verdict.remaining)) return done();
       apply(request, reply, verdict, done);
@@ -92,8 +96,8 @@ export function addRateLimitHooks(api: FastifyInstance, ctx: AppContext): void {
   };
   api.addHook('onRoute', (route: RouteOptions) => {
     const methods = [route.method].flat();
-    if (route.url !== SESSION_POLL_ROUTE || !methods.some((m) => m === 'GET' || m === 'HEAD')) return;
+    if (!route.config?.pollLimit || !methods.some((m) => m === 'GET' || m === 'HEAD')) return;
     // Route-level onRequest hooks run after the plugin's, so after authentication and the client limit.
-    route.onRequest = [...[route.onRequest ?? []].flat(), sessionLimit];
+    route.onRequest = [...[route.onRequest ?? []].flat(), pollLimit];
   });
 }

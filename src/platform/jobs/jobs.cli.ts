@@ -1,20 +1,13 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
-import type { Runtime } from '../runtime.js';
+import { Option, type Command } from 'commander';
+import { wholeNumber, type CliDeps } from '../cli.js';
 import { listJobs, retryDeadJob } from './job.repository.js';
 import type { JobStatus } from './job.table.js';
-
-/** How the CLI opens the runtime and prints; supplied by src/cli.ts. */
-export interface JobsCliDeps {
-  withRuntime<T>(fn: (runtime: Runtime) => Promise<T>): Promise<T>;
-  print(text: string): void;
-  fail(message: string): never;
-}
 
 /**
  * `ownproof jobs list` and `ownproof jobs retry`: dead jobs are kept for people to look at, and
  * this is where they look (and put one back in the queue once its cause is fixed).
  */
-export function registerJobsCommands(program: Command, deps: JobsCliDeps): void {
+export function registerJobsCommands(program: Command, deps: CliDeps): void {
   const jobs = program.command('jobs').description('Inspect background jobs (dead ones are kept)');
 
   jobs
@@ -61,13 +54,4 @@ export function registerJobsCommands(program: Command, deps: JobsCliDeps): void 
         deps.print(`Job ${id} is queued again.`);
       });
     });
-}
-
-/** Commander parser for a whole number in [min, max], rejecting anything else with `message`; src/cli.ts uses it too. */
-export function wholeNumber(message: string, min = 0, max = Infinity): (value: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value) || n < min || n > max) throw new InvalidArgumentError(message);
-    return n;
-  };
 }

@@ -9,7 +9,7 @@ import { testConfig } from '../../../test/support/test-app.js';
 import { createEffectsTable, effects, flakyJob, hangingJob, recordJob, slowRecordJob, TEST_JOBS } from '../../../test/support/test-jobs.js';
 import type { AppContext } from '../context.js';
 import { createSecretBox } from '../crypto/secret-box.js';
-import { createAppContext } from '../runtime.js';
+import { service } from '../../main/modules.js';
 import { testDatabaseUrl } from '../../../test/support/postgres.js';
 import { JobCatalog } from './catalog.js';
 import { enqueueJob } from './enqueue.js';
@@ -36,7 +36,7 @@ describe.each(engines())('job queue on %s', (engine) => {
   beforeAll(async () => {
     database = await createTestDatabase(engine);
     await createEffectsTable(database.handle.db);
-    ctx = createAppContext({ config: testConfig(), database: database.handle, clock, secretBox: createSecretBox(Buffer.alloc(32)) });
+    ctx = service.createContext({ config: testConfig(), database: database.handle, clock, secretBox: createSecretBox(Buffer.alloc(32)) });
   });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.stop(100)));

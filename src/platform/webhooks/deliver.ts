@@ -5,7 +5,7 @@ import { newId } from '../crypto/random.js';
 import { recordEvent, toEvent } from '../events/event.service.js';
 import type { webhookDeliverJob } from './deliver.job.js';
 import type { JobRun } from '../jobs/catalog.js';
-import { networkOf, type WebhookNetworkDeps } from './network.js';
+import { networkOf } from './network.js';
 import { DISABLE_AFTER_FAILING_SECONDS, retryDelayMs, RetryDelivery } from './retry-schedule.js';
 import { sendWebhook, type WebhookResponse } from './send.js';
 import { signatureHeader } from './signature.js';
@@ -18,7 +18,7 @@ import {
 import { signingSecrets, toWebhookEndpoint } from './webhook-endpoint.service.js';
 import type { WebhookDisabledReason, WebhookEndpointRow } from './webhook.table.js';
 
-type DeliverContext = AppContext & WebhookNetworkDeps;
+type DeliverContext = Pick<AppContext, 'db' | 'clock' | 'secretBox' | 'webhookNetwork'>;
 
 /** What one attempt means for its delivery. */
 export type AttemptOutcome =

@@ -27,11 +27,7 @@ const systemNetwork: WebhookNetwork = {
   timeoutMs: DELIVERY_TIMEOUT_MS,
 };
 
-/** What webhook services need; `webhookNetwork` is absent in production and set by tests. */
-export interface WebhookNetworkDeps {
-  webhookNetwork?: Partial<WebhookNetwork>;
-}
-
-export function networkOf(deps: WebhookNetworkDeps): WebhookNetwork {
+/** The network webhook services use: the system's, with what a test put on the context (`ctx.webhookNetwork`). */
+export function networkOf(deps: { webhookNetwork?: Partial<WebhookNetwork> | undefined }): WebhookNetwork {
   return deps.webhookNetwork ? { ...systemNetwork, ...deps.webhookNetwork } : systemNetwork;
 }

@@ -1,4 +1,4 @@
-import { parseRetryAfter as parseRetryAfterHeader } from '../../bitcoin/chain/esplora/retry-delay.js';
+import { parseRetryAfter as parseRetryAfterHeader } from '../http/retry-after.js';
 
 /**
  * When failed deliveries are tried again: the Standard Webhooks recommendation. Attempt 1 goes out

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
 import { queueIdle } from '../../../test/support/queue.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
-import { jobCatalog } from '../../job-catalog.js';
+import { service } from '../../main/modules.js';
 import { recordEvent } from '../events/event.service.js';
 import { Worker } from '../jobs/worker.js';
 import type { Scope } from '../scope.js';
@@ -54,14 +54,15 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
   };
 
   beforeAll(async () => {
-    t = await startTestApp(engine);
-    Object.assign(t.ctx, {
-      webhookNetwork: {
-        timeoutMs: TIMEOUT_MS,
-        resolve: fakeResolver({ 'rebind.example.com': () => rebindAnswer, 'hooks.example.com': ['93.184.216.34'] }),
+    t = await startTestApp(engine, {
+      seams: {
+        webhookNetwork: {
+          timeoutMs: TIMEOUT_MS,
+          resolve: fakeResolver({ 'rebind.example.com': () => rebindAnswer, 'hooks.example.com': ['93.184.216.34'] }),
+        },
       },
     });
-    worker = new Worker(t.ctx, jobCatalog(), { pollIntervalMs: 20, concurrency: 8 });
+    worker = new Worker(t.ctx, service.jobCatalog(), { pollIntervalMs: 20, concurrency: 8 });
     worker.start();
   });
   afterAll(async () => {

@@ -1,11 +1,10 @@
-import { unixSeconds, type Clock } from '../clock.js';
-import type { SecretBox } from '../crypto/secret-box.js';
+import type { AppContext } from '../context.js';
+import { unixSeconds } from '../clock.js';
 import { newId } from '../crypto/random.js';
-import type { Db } from '../db/database.js';
 import { ApiError, notFound } from '../http/errors.js';
 import { resolvePage, type PageQueryInput } from '../http/pagination.js';
 import type { Scope } from '../scope.js';
-import { networkOf, type WebhookNetworkDeps } from './network.js';
+import { networkOf } from './network.js';
 import { newWebhookSecret } from './signature.js';
 import { checkWebhookUrl, UrlRefused } from './url-policy.js';
 import {
@@ -26,11 +25,7 @@ import {
 } from './webhook.schemas.js';
 import type { WebhookEndpointRow } from './webhook.table.js';
 
-export interface WebhookDeps extends WebhookNetworkDeps {
-  db: Db;
-  clock: Clock;
-  secretBox: SecretBox;
-}
+export type WebhookDeps = Pick<AppContext, 'db' | 'clock' | 'secretBox' | 'webhookNetwork'>;
 
 /** The secret box purpose of an endpoint's secrets: bound to the column and the endpoint. */
 function secretPurpose(column: 'secret' | 'previous_secret', endpointId: string): string {

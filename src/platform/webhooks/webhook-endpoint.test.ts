@@ -13,18 +13,19 @@ describe.each(engines())('webhook endpoints API on %s', (engine) => {
   const update = (id: string, json: unknown, key = client.testKey) => t.call(key, { method: 'POST', url: `/v1/webhook_endpoints/${id}`, json });
 
   beforeAll(async () => {
-    t = await startTestApp(engine);
-    Object.assign(t.ctx, {
-      webhookNetwork: {
-        resolve: fakeResolver({
-          [PUBLIC_HOST]: ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'],
-          localhost: ['127.0.0.1', '::1'],
-          'internal.example.com': ['10.1.2.3'],
-          'metadata.example.com': ['169.254.169.254'],
-          'mixed.example.com': ['93.184.216.34', '192.168.1.10'],
-          'ula.example.com': ['fd12:3456::1'],
-          'mapped.example.com': ['::ffff:127.0.0.1'],
-        }),
+    t = await startTestApp(engine, {
+      seams: {
+        webhookNetwork: {
+          resolve: fakeResolver({
+            [PUBLIC_HOST]: ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946'],
+            localhost: ['127.0.0.1', '::1'],
+            'internal.example.com': ['10.1.2.3'],
+            'metadata.example.com': ['169.254.169.254'],
+            'mixed.example.com': ['93.184.216.34', '192.168.1.10'],
+            'ula.example.com': ['fd12:3456::1'],
+            'mapped.example.com': ['::ffff:127.0.0.1'],
+          }),
+        },
       },
     });
     client = await t.newClient();

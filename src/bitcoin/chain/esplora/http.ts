@@ -5,7 +5,8 @@
  */
 import { ChainSourceError } from '../chain-source.js';
 import { ConcurrencyLimit } from '../concurrency-limit.js';
-import { backoffDelay, parseRetryAfter, type BackoffPolicy } from './retry-delay.js';
+import { parseRetryAfter } from '../../../platform/http/retry-after.js';
+import { backoffDelay, type BackoffPolicy } from './retry-delay.js';
 
 /** What the hook learns about each HTTP attempt. */
 export interface EsploraAttempt {

@@ -1,0 +1,36 @@
+import { defineModule } from '../platform/module.js';
+import type { Mode } from '../platform/scope.js';
+import { accountHolderRoutes } from './account-holder.routes.js';
+import { accountRoutes } from './account.routes.js';
+import { expireSessionJob } from './expire-session.job.js';
+import { connectPages } from './pages/connect.surface.js';
+import type { Provider } from './providers/provider.js';
+import { createProviderRegistry, type ProviderRegistry } from './providers/registry.js';
+import { refreshAccountJob } from './refresh-account.job.js';
+import { sessionRoutes } from './session.routes.js';
+
+declare module '../platform/context.js' {
+  interface AppContext {
+    /** Exchanges and wallets an account holder can connect, per mode. */
+    providers: ProviderRegistry;
+    /** Test seam: more providers behind the same interface (absent in production). */
+    extraProviders?: Partial<Record<Mode, Provider[]>>;
+  }
+}
+
+/**
+ * Connect: account holders, sessions and the hosted connect pages, connected accounts and their
+ * refresh. Needs the bitcoin module's chain sources (listed before it).
+ */
+export const connectModule = defineModule({
+  name: 'connect',
+  context: (ctx) => ({ providers: createProviderRegistry({ chains: ctx.chains, ...(ctx.extraProviders ? { extra: ctx.extraProviders } : {}) }) }),
+  apiRoutes: [accountHolderRoutes, sessionRoutes, accountRoutes],
+  pages: [connectPages],
+  jobs: [expireSessionJob, refreshAccountJob],
+  openApiTags: [
+    { name: 'Account holders', description: 'The people who connect accounts and share claims.' },
+    { name: 'Sessions', description: 'Hosted connection flows: send an account holder to connect exchange accounts and wallets.' },
+    { name: 'Accounts', description: 'Connected exchange accounts and wallets, their data and on-demand refresh.' },
+  ],
+});

@@ -1,0 +1,16 @@
+import type { PageSurface } from '../../platform/web/page-surface.js';
+import { hostedConnectRoutes } from './hosted-connect.routes.js';
+import { invalidLinkPage } from './link-pages.js';
+
+/**
+ * The hosted connect flow, at the path of CONNECT_BASE_URL (`/connect` by default; a host of its
+ * own such as `https://connect.example.com/` mounts it at the root).
+ */
+export const connectPages: PageSurface = {
+  id: 'connect',
+  baseUrl: (config) => config.connectBaseUrl,
+  footer: 'Secure account connection by ownproof.',
+  stylesheet: new URL('./connect.css', import.meta.url),
+  notFoundPage: invalidLinkPage,
+  routes: hostedConnectRoutes,
+};

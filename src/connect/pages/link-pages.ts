@@ -1,0 +1,32 @@
+import { html } from '../../platform/web/html.js';
+import type { PageContent } from '../../platform/web/page-surface.js';
+
+const START_AGAIN = html`<p>If an app or website sent you here, go back to it and start again: it will give you a new link.</p>`;
+
+/**
+ * Unknown or malformed links. The same page for every unknown secret, so it tells nothing about
+ * which links exist.
+ */
+export function invalidLinkPage(): PageContent {
+  return {
+    status: 404,
+    title: 'Page not found',
+    body: html`<h1>This link isn’t valid</h1>
+<p class="lead">The page you asked for doesn’t exist. The link may be mistyped or incomplete.</p>
+${START_AGAIN}`,
+  };
+}
+
+/**
+ * A link whose session ended (completed, cancelled or expired). One page for all of them: whoever
+ * holds an old link learns only that it no longer works.
+ */
+export function expiredLinkPage(): PageContent {
+  return {
+    status: 410,
+    title: 'Link no longer valid',
+    body: html`<h1>This link has expired</h1>
+<p class="lead">This connection link was already used or is too old, so it can’t be used any more.</p>
+${START_AGAIN}`,
+  };
+}

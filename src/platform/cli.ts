@@ -1,0 +1,34 @@
+import type { Readable, Writable } from 'node:stream';
+import { InvalidArgumentError } from 'commander';
+import type { Runtime } from './runtime.js';
+
+/**
+ * What a module's `ownproof` commands get from the CLI (`AppModule.commands`): the runtime on
+ * demand, the process's streams, and the two ways to end — a result printed, or one line of
+ * failure with exit code 1.
+ */
+export interface CliDeps {
+  /** Opens the database and context, runs `fn`, closes them again. */
+  withRuntime<T>(fn: (runtime: Runtime) => Promise<T>): Promise<T>;
+  /** One line on stdout. */
+  print(text: string): void;
+  /** Ends the command with `ownproof: <message>` on stderr and exit code 1. */
+  fail(message: string): never;
+  stdin: Readable;
+  stdout: Writable;
+  stderr: Writable;
+  /** The exit code once the command finished without throwing (e.g. 1 for "signature invalid"). */
+  setExitCode(code: number): void;
+}
+
+/** A failure to report as one line on stderr, with exit code 1 (`CliDeps.fail` throws it). */
+export class CliFailure extends Error {}
+
+/** Commander parser for a whole number in [min, max], rejecting anything else with `message`. */
+export function wholeNumber(message: string, min = 0, max = Infinity): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min || n > max) throw new InvalidArgumentError(message);
+    return n;
+  };
+}

@@ -1,0 +1,52 @@
+import type { TSchema } from '@sinclair/typebox';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Command } from 'commander';
+import type { CliDeps } from './cli.js';
+import type { AppContext } from './context.js';
+import type { JobDefinition } from './jobs/catalog.js';
+import type { PageSurface } from './web/page-surface.js';
+
+/** A group of operations in the OpenAPI document (and the `/docs` page). */
+export interface OpenApiTag {
+  name: string;
+  description: string;
+}
+
+/**
+ * What a domain contributes to the service. The composition root (`src/main/modules.ts`) lists
+ * every module once; the server, the worker, the CLI and the test app are all assembled from that
+ * list, so adding a domain touches its folder, that list, a migration and the error table.
+ */
+export interface AppModule {
+  /** Short name, unique among modules (`connect`, `verify`). */
+  name: string;
+  /**
+   * This module's parts of the context (chain sources, providers, later a mailer or a claim
+   * signer). Called once per context, in module order, so it may read the parts of modules listed
+   * before it. A part the caller already gave (a test seam) is kept, not replaced.
+   */
+  context?(ctx: AppContext): Partial<AppContext>;
+  /** JSON API routes, registered inside `/v1` after authentication, rate limits and idempotency. */
+  apiRoutes?: readonly FastifyPluginAsync[];
+  /** Routes anyone may call without an API key (JWKS, public verification), at the root. */
+  publicRoutes?: readonly FastifyPluginAsync[];
+  /** Server-rendered pages, each surface under its own prefix and wrapped in the page kit. */
+  pages?: readonly PageSurface[];
+  /** Background job types the worker runs. */
+  jobs?: readonly JobDefinition<TSchema>[];
+  /** Tags its API routes use, in the order `/docs` shows them. */
+  openApiTags?: readonly OpenApiTag[];
+  /** Adds its `ownproof` sub-commands. */
+  commands?(program: Command, cli: CliDeps): void;
+  /**
+   * Work when `ownproof serve` starts, before it listens (e.g. the first start's bootstrap client).
+   * Runs under a lock shared by every process starting on the same database. Returns lines for
+   * the start-up banner.
+   */
+  onServe?(ctx: AppContext, server: { baseUrl: string }): Promise<string[]>;
+}
+
+/** Declares a module; the identity function gives the object literal its type. */
+export function defineModule(module: AppModule): AppModule {
+  return module;
+}
