@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { PassThrough, Readable } from 'node:stream';
 import { Command } from 'commander';
+import { runOwnproof } from '../../../test/support/cli-process.js';
 import { makeWallet, signBip322, signLegacy } from './fixtures/signers.js';
 import { EXIT_INVALID, EXIT_USAGE, EXIT_VALID, registerVerifyMessageCommand } from './cli.js';
 
@@ -109,18 +108,13 @@ describe('verify-message --batch', () => {
 });
 
 describe('verify-message over a real pipe (end to end)', () => {
-  it('answers a batch through a child process', async () => {
-    const entry = fileURLToPath(new URL('./verify-message-main.ts', import.meta.url));
-    const child = spawn(process.execPath, ['--import', 'tsx', entry, 'verify-message', '--batch'], { stdio: ['pipe', 'pipe', 'pipe'] });
-    const out: Buffer[] = [];
-    child.stdout.on('data', (d: Buffer) => out.push(d));
+  it('answers a batch through the ownproof command in a child process', async () => {
     const input = Array.from({ length: 50 }, (_, i) =>
       JSON.stringify({ address: wallet.address, message: i % 2 === 0 ? message : `${message} ${i}`, signature }),
     );
-    child.stdin.end(input.join('\n') + '\n{broken\n');
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-    expect(code).toBe(0);
-    const results = Buffer.concat(out).toString().trimEnd().split('\n').map((l) => JSON.parse(l) as { valid: boolean });
+    const run = await runOwnproof(['verify-message', '--batch'], {}, input.join('\n') + '\n{broken\n');
+    expect(run.code, run.stderr).toBe(0);
+    const results = run.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { valid: boolean });
     expect(results).toHaveLength(51);
     expect(results.slice(0, 50).map((x) => x.valid)).toEqual(input.map((_, i) => i % 2 === 0));
     expect(results[50]).toMatchObject({ valid: false, reason: 'input line 51: not valid JSON' });
