@@ -1,4 +1,5 @@
 import type { Mode } from '../platform/scope.js';
+import { urlTextProblem } from '../platform/url-text.js';
 import { UNSAFE_URL_SCHEMES } from '../platform/web/html.js';
 
 /** Schemes a link must never use (the page kit's list), and those that cannot lead back to an app or site. */
@@ -12,9 +13,8 @@ export const MAX_RETURN_URL_LENGTH = 2048;
  */
 export function returnUrlProblem(value: string, mode: Mode): string | undefined {
   if (value.length > MAX_RETURN_URL_LENGTH) return `must be at most ${MAX_RETURN_URL_LENGTH} characters long`;
-  if ([...value].some((ch) => /\s/.test(ch) || ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) {
-    return 'must not contain spaces or control characters';
-  }
+  const textProblem = urlTextProblem(value);
+  if (textProblem !== undefined) return textProblem;
   if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(value)) return 'must be an absolute URL with a scheme, such as https://example.com/done or myapp://done';
   let url: URL;
   try {

@@ -45,7 +45,8 @@ export const CreateSessionBody = Type.Object(
         maxLength: MAX_RETURN_URL_LENGTH,
         description:
           'Where to send the browser when the flow ends, with `session_id` and `status` added to the query. ' +
-          '`https` (or `http` in test mode) or a custom app scheme such as `myapp://done`.',
+          '`https` (or `http` in test mode) or a custom app scheme such as `myapp://done`. ' +
+          'No white space, control characters or backslashes (refused, never rewritten).',
       }),
     ),
   },

@@ -98,6 +98,16 @@ describe.each(engines())('sessions API on %s', (engine) => {
     }
   });
 
+  it.each([
+    ['a space (U+0020) at character 25', 'https://example.com/done now'],
+    ['a line feed (U+000A) at character 23', 'https://example.com/do\nne'],
+    ['a backslash (U+005C) at character 20', 'https://example.com\\done'],
+  ])('refuses a return_url with %s instead of rewriting it, naming the character', async (named, returnUrl) => {
+    const res = await create({ permissions: ['balances'], account_holder: holderId, return_url: returnUrl });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'parameter_invalid', param: 'return_url', message: `Invalid value for return_url: must not contain ${named}.` });
+  });
+
   it('refuses an http return_url in live mode', async () => {
     const live = (await t.call(client.liveKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'l2@example.com' } })).json().id;
     const res = await create({ permissions: ['balances'], account_holder: live, return_url: 'http://example.com/done' }, client.liveKey);

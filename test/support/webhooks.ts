@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { ResolvedAddress } from '../../src/platform/webhooks/network.js';
 
@@ -11,9 +12,15 @@ export interface ReceivedWebhook {
 /** What the receiver answers to its n-th request (0-based); `stall` never answers. */
 export type ReceiverReply = { status: number; headers?: Record<string, string> } | { stall: true };
 
+/** Where a TestReceiver listens: a fixed port (0: any free one), and HTTPS with this key and certificate. */
+export interface ReceiverOptions {
+  port?: number;
+  tls?: { key: string; cert: string };
+}
+
 /**
- * A real HTTP server on 127.0.0.1 that records webhook requests (tests only). `reply` decides each
- * answer and can be changed while it runs.
+ * A real HTTP (or HTTPS) server on 127.0.0.1 that records webhook requests (tests only). `reply`
+ * decides each answer and can be changed while it runs.
  */
 export class TestReceiver {
   readonly received: ReceivedWebhook[] = [];
@@ -22,12 +29,16 @@ export class TestReceiver {
 
   private constructor(
     private readonly server: Server,
+    private readonly scheme: 'http' | 'https',
     public reply: (index: number, request: ReceivedWebhook) => ReceiverReply,
   ) {}
 
-  static async start(reply: (index: number, request: ReceivedWebhook) => ReceiverReply = () => ({ status: 200 }), port = 0): Promise<TestReceiver> {
-    const server = createServer();
-    const receiver = new TestReceiver(server, reply);
+  static async start(
+    reply: (index: number, request: ReceivedWebhook) => ReceiverReply = () => ({ status: 200 }),
+    { port = 0, tls }: ReceiverOptions = {},
+  ): Promise<TestReceiver> {
+    const server = tls ? createTlsServer(tls) : createServer();
+    const receiver = new TestReceiver(server, tls ? 'https' : 'http', reply);
     server.on('request', (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -52,7 +63,7 @@ export class TestReceiver {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}/hook`;
+    return `${this.scheme}://127.0.0.1:${this.port}/hook`;
   }
 
   /** Resolves once `count` requests have arrived; rejects after `timeoutMs`. */

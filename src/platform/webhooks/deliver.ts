@@ -74,6 +74,10 @@ export async function deliverWebhook(ctx: DeliverContext, ref: DeliveryRef, run:
   });
   // Aborted (shutdown, lost lease, job timeout): whoever runs the job next makes this attempt again.
   if (run.signal.aborted) throw run.signal.reason ?? new Error('delivery aborted');
+  // The stored error is plain words; what the network library said stays here, for operators.
+  if (response.detail !== undefined) {
+    run.log.warn({ endpoint_id: endpoint.id, delivery_id: ref.delivery_id, attempt, error: response.error, detail: response.detail }, 'webhook attempt failed');
+  }
   const outcome = judgeAttempt(response, attempt);
   const disabled = await recordAttempt(ctx, ref, endpoint, { attempt, startedAt, response, outcome });
   if (disabled) run.log.warn({ endpoint_id: endpoint.id, reason: disabled }, 'webhook endpoint disabled');

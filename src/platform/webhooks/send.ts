@@ -6,6 +6,7 @@ import type { Mode } from '../scope.js';
 import { classifyAddress } from './ip-address.js';
 import type { WebhookNetwork } from './network.js';
 import { parseRetryAfter } from './retry-schedule.js';
+import { tlsFailure } from './tls-failure.js';
 import { addressAllowed, checkAddresses, checkUrlShape, ipLiteral, UrlRefused } from './url-policy.js';
 
 export interface WebhookRequest {
@@ -23,8 +24,13 @@ export interface WebhookResponse {
   durationMs: number;
   /** From Retry-After on a 429 or 503. */
   retryAfterMs?: number;
-  /** Why the attempt failed, in words; undefined on a 2xx. */
+  /** Why the attempt failed, in plain words that integrators see; undefined on a 2xx. */
   error?: string;
+  /**
+   * For the log only: the network or TLS error behind `error` in Node's and OpenSSL's words,
+   * secrets redacted. Never stored or shown: it carries library internals.
+   */
+  detail?: string;
 }
 
 /** Response bodies are read and dropped (so the connection can be reused) up to this size. */
@@ -61,7 +67,7 @@ export async function sendWebhook(network: WebhookNetwork, request: WebhookReque
       throw new UrlRefused(`${literal} is a ${classifyAddress(literal) ?? 'unknown'} address`);
     }
   } catch (error) {
-    return { status: null, durationMs: elapsed(), error: describeError(error, network) };
+    return { status: null, durationMs: elapsed(), ...describeError(error, network) };
   }
   let outcome = await post(network, url, request);
   // A kept-alive connection the receiver closed just as we reused it: try once on a fresh one.
@@ -121,7 +127,7 @@ function post(network: WebhookNetwork, url: URL, request: WebhookRequest): Promi
     req.on('error', (error: NodeJS.ErrnoException) => {
       finish({
         status: null,
-        error: describeError(error, network),
+        ...describeError(error, network),
         ...(req.reusedSocket && error.code === 'ECONNRESET' ? { resetOnReusedSocket: true } : {}),
       });
     });
@@ -178,13 +184,15 @@ const ERROR_WORDS: Record<string, string> = {
   ABORT_ERR: 'aborted (the worker stopped or the job timed out)',
 };
 
-/** One line for the attempt record: what went wrong, never a stack, never a secret. */
-function describeError(error: unknown, network: WebhookNetwork): string {
-  if (error instanceof UrlRefused) return `refused: ${error.message}`;
-  if (error instanceof DeliveryTimeout) return `timed out after ${network.timeoutMs / 1000} s`;
+/**
+ * One line for the attempt record: what went wrong, never a stack, never a secret, never TLS
+ * library text; and for errors raised by Node, its own words for the log.
+ */
+function describeError(error: unknown, network: WebhookNetwork): Pick<WebhookResponse, 'error' | 'detail'> {
+  if (error instanceof UrlRefused) return { error: `refused: ${error.message}` };
+  if (error instanceof DeliveryTimeout) return { error: `timed out after ${network.timeoutMs / 1000} s` };
   const e = error as NodeJS.ErrnoException;
-  const words = e.code ? ERROR_WORDS[e.code] : undefined;
-  if (words) return words;
-  if (e.code && /CERT|TLS|SSL/.test(e.code)) return `TLS error: ${e.code}`;
-  return redactSecrets(`${e.code ? `${e.code}: ` : ''}${e.message ?? String(error)}`).slice(0, 500);
+  const detail = redactSecrets(`${e.code ? `${e.code}: ` : ''}${e.message ?? String(error)}`).trim();
+  const words = tlsFailure(e) ?? (e.code ? ERROR_WORDS[e.code] : undefined);
+  return { error: words ?? detail.slice(0, 500), detail };
 }

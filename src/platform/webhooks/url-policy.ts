@@ -1,4 +1,5 @@
 import type { Mode } from '../scope.js';
+import { urlTextProblem } from '../url-text.js';
 import { classifyAddress, parseIp, type AddressKind } from './ip-address.js';
 import type { ResolvedAddress, WebhookNetwork } from './network.js';
 
@@ -18,9 +19,12 @@ export class UrlRefused extends Error {
  * webhook can never be aimed at our own network or at mail, SSH and other well-known services.
  * Test mode: http too, loopback addresses too and any port, so integrators can receive on their
  * own machine. Both: no user name or password in the URL, no fragment, never a private,
- * link-local, shared (CGNAT), multicast, unspecified, documentation or reserved address.
+ * link-local, shared (CGNAT), multicast, unspecified, documentation or reserved address, and no
+ * character that parsing would drop or reinterpret (white space, control characters, `\`).
  */
 export function checkUrlShape(raw: string, mode: Mode): URL {
+  const textProblem = urlTextProblem(raw);
+  if (textProblem !== undefined) throw new UrlRefused(textProblem);
   let url: URL;
   try {
     url = new URL(raw);
@@ -65,7 +69,9 @@ export function ipLiteral(url: URL): string | undefined {
 /**
  * The full check when an endpoint is created or its URL changed: the shape, then the addresses
  * the host resolves to right now. Delivery checks again (DNS may change; see send.ts).
- * Returns the normalised URL.
+ * Returns the URL as it will be requested (its WHATWG serialisation: scheme and host in lower case,
+ * default port and dot segments dropped, other characters percent-encoded), which is what is stored
+ * and shown, so the endpoint never names a URL other than the one deliveries go to.
  */
 export async function checkWebhookUrl(network: WebhookNetwork, raw: string, mode: Mode): Promise<string> {
   const url = checkUrlShape(raw, mode);

@@ -1,16 +1,18 @@
 import { createHmac } from 'node:crypto';
+import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
 import { queueIdle } from '../../../test/support/queue.js';
-import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
+import { SELF_SIGNED_TLS } from '../../../test/support/self-signed-tls.js';
+import { captureStream, startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 import { service } from '../../main/modules.js';
 import { recordEvent } from '../events/event.service.js';
 import { Worker } from '../jobs/worker.js';
 import type { Scope } from '../scope.js';
 import { DISABLE_AFTER_FAILING_SECONDS } from './retry-schedule.js';
 import { eventually } from '../../../test/support/eventually.js';
-import { fakeResolver, TestReceiver, type ReceiverReply } from '../../../test/support/webhooks.js';
+import { fakeResolver, TestReceiver, type ReceiverOptions, type ReceiverReply } from '../../../test/support/webhooks.js';
 
 const TIMEOUT_MS = 400;
 
@@ -21,9 +23,10 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
   let scope: Scope;
   const receivers: TestReceiver[] = [];
   let rebindAnswer = ['93.184.216.34'];
+  const workerLog = captureStream();
 
-  const receiver = async (reply?: (index: number) => ReceiverReply) => {
-    const r = await TestReceiver.start(reply);
+  const receiver = async (reply?: (index: number) => ReceiverReply, options?: ReceiverOptions) => {
+    const r = await TestReceiver.start(reply, options);
     receivers.push(r);
     return r;
   };
@@ -62,7 +65,7 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
         },
       },
     });
-    worker = new Worker(t.ctx, service.jobCatalog(), { pollIntervalMs: 20, concurrency: 8 });
+    worker = new Worker(t.ctx, service.jobCatalog(), { pollIntervalMs: 20, concurrency: 8, log: pino({ level: 'warn' }, workerLog.stream) });
     worker.start();
   });
   afterAll(async () => {
@@ -159,7 +162,7 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
     expect(delay).toBeGreaterThanOrEqual(4); // 5 s ± 10 %
     expect(delay).toBeLessThanOrEqual(7);
 
-    const up = await TestReceiver.start(undefined, port);
+    const up = await TestReceiver.start(undefined, { port });
     receivers.push(up);
     await advance(7);
     const [request] = await up.waitFor(1);
@@ -389,6 +392,41 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
     expect(filtered.data.map((a: { event: string }) => a.event)).toEqual([events[1]!.id]);
     const other = await t.newClient('Peek');
     expect((await t.call(other.testKey, { method: 'GET', url: `/v1/webhook_endpoints/${endpointId}/deliveries` })).statusCode).toBe(404);
+  });
+
+  describe('TLS failures', () => {
+    const firstAttempt = async (endpointId: string) => {
+      const [attempt] = await eventually(async () => {
+        const list = await attempts(endpointId);
+        return list.length === 1 ? list : undefined;
+      });
+      return attempt!;
+    };
+    const logLinesAbout = (endpointId: string) =>
+      workerLog.lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.endpoint_id === endpointId);
+
+    it('records a plain reason when an https endpoint answers in plain HTTP, and leaves the OpenSSL text to the log', async () => {
+      const plain = await receiver();
+      const { id: endpointId } = await createEndpoint({ url: `https://127.0.0.1:${plain.port}/hook` });
+      await emit();
+      const attempt = await firstAttempt(endpointId);
+      expect(attempt).toMatchObject({ status: 'failed', response_status: null, error: 'tls_error: the endpoint did not speak TLS' });
+      const [logged] = await eventually(async () => (logLinesAbout(endpointId).length > 0 ? logLinesAbout(endpointId) : undefined));
+      expect(logged).toMatchObject({ msg: 'webhook attempt failed', delivery_id: attempt.delivery, attempt: 1, error: attempt.error });
+      expect(logged!.detail).toMatch(/^EPROTO: .*wrong version number/);
+      expect(workerLog.lines.join('')).not.toContain('whsec_');
+    });
+
+    it('records a plain reason for a self-signed certificate, and sends nothing to that server', async () => {
+      const selfSigned = await receiver(undefined, { tls: SELF_SIGNED_TLS });
+      const { id: endpointId } = await createEndpoint({ url: selfSigned.url });
+      await emit();
+      const attempt = await firstAttempt(endpointId);
+      expect(attempt).toMatchObject({ status: 'failed', response_status: null, error: 'tls_error: the certificate is self-signed' });
+      expect(selfSigned.received).toHaveLength(0);
+      const [logged] = await eventually(async () => (logLinesAbout(endpointId).length > 0 ? logLinesAbout(endpointId) : undefined));
+      expect(logged!.detail).toBe('DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate');
+    });
   });
 
   describe('live mode', () => {

@@ -252,6 +252,46 @@ describe.each(engines())('webhook endpoints API on %s', (engine) => {
       expect(await countEndpoints()).toBe(before);
     });
 
+    // URL parsing would drop, encode or reinterpret these, so the stored URL would not be the one sent.
+    it.each([
+      ['a control character (U+0000) at character 19', 'http://127.0.0.1/a\u0000b'],
+      ['a line feed (U+000A) at character 19', 'http://127.0.0.1/a\nb'],
+      ['a carriage return (U+000D)', 'http://127.0.0.1/a\rb'],
+      ['a tab (U+0009)', 'http://127.0.0.1/a\tb'],
+      ['a space (U+0020)', 'http://127.0.0.1/a b'],
+      ['a space (U+0020) at character 1', ' http://127.0.0.1/a'],
+      ['a space (U+0020) at character 19', 'http://127.0.0.1/a '],
+      ['a control character (U+001F)', 'http://127.0.0.1/a\u001fb'],
+      ['a control character (U+007F)', 'http://127.0.0.1/a\u007fb'],
+      ['a control character (U+0085)', 'http://127.0.0.1/a\u0085b'],
+      ['a white-space character (U+00A0)', 'http://127.0.0.1/a\u00a0b'],
+      ['an invisible formatting character (U+200B)', 'http://127.0.0.1/a\u200bb'],
+      ['an unpaired surrogate (U+D800)', 'http://127.0.0.1/a\ud800b'],
+      ['a backslash (U+005C)', 'http://127.0.0.1\\a'],
+      ['a backslash (U+005C) at character 6', 'http:\\\\127.0.0.1/a'],
+    ])('refuses a URL with %s instead of rewriting it, on create and on update', async (named, url) => {
+      const before = await countEndpoints();
+      const res = await create({ url, enabled_events: ['*'] });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 'parameter_invalid', param: 'url' });
+      expect(res.json().error.message).toContain(`must not contain ${named}`);
+      expect(await countEndpoints()).toBe(before);
+
+      const created = (await create({ url: 'http://127.0.0.1:4000/a', enabled_events: ['*'] })).json();
+      const updated = await update(created.id, { url });
+      expect(updated.statusCode).toBe(400);
+      expect(updated.json().error).toMatchObject({ code: 'parameter_invalid', param: 'url' });
+      expect(updated.json().error.message).toContain(`must not contain ${named}`);
+      expect((await get(created.id)).json().url).toBe('http://127.0.0.1:4000/a');
+    });
+
+    it('stores and shows the URL exactly as deliveries will request it', async () => {
+      const res = await create({ url: 'HTTPS://Hooks.Example.COM:443/a/../b?q=é', enabled_events: ['*'] }, client.liveKey);
+      expect(res.statusCode).toBe(200);
+      expect(res.json().url).toBe(`https://${PUBLIC_HOST}/b?q=%C3%A9`);
+      expect((await get(res.json().id, client.liveKey)).json().url).toBe(`https://${PUBLIC_HOST}/b?q=%C3%A9`);
+    });
+
     it('applies the rules again when the URL is updated', async () => {
       const created = (await create({ url: `https://${PUBLIC_HOST}/hook`, enabled_events: ['*'] }, client.liveKey)).json();
       const res = await update(created.id, { url: 'https://10.0.0.1/hook' }, client.liveKey);

@@ -16,7 +16,8 @@ const Url = Type.String({
   maxLength: MAX_URL_LENGTH,
   description:
     'Where events are POSTed. Live mode: https, a public address, port 443 or 1024–65535. Test mode also allows http and loopback addresses. ' +
-    'No user name or password, no fragment. See docs/webhooks.md.',
+    'No user name or password, no fragment, no white space, control characters or backslashes (refused, never rewritten). ' +
+    'Stored and shown in its normalised form (lower-case scheme and host, percent-encoded). See docs/webhooks.md.',
   examples: ['https://example.com/webhooks/ownproof'],
 });
 
