@@ -154,6 +154,17 @@ describe('a module added to the module list', () => {
     await served.close();
   });
 
+  it('answers a path under its pages that the router cannot decode with its HTML not-found page', async () => {
+    const served = await app();
+    const res = await served.inject({ method: 'GET', url: '/notes/%E0%A4%A' });
+    expect(res.statusCode).toBe(404);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.body).toContain('<h1>Page not found</h1>');
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.headers['request-id']).toMatch(/^req_/);
+    await served.close();
+  });
+
   it('documents its operations under its OpenAPI tag', async () => {
     const served = await app();
     const spec = (await served.inject({ method: 'GET', url: '/v1/openapi.json' })).json();

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import type { ValidatorFactory } from '@fastify/ajv-compiler';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, {
@@ -11,9 +12,10 @@ import Fastify, {
 } from 'fastify';
 import { requestIdGenerator } from '../crypto/random.js';
 import type { AppModule } from '../module.js';
-import { registerPageSurface, surfacePrefix } from '../web/page-kit.js';
+import { registerPageSurface, surfacePrefix, type MountedSurface } from '../web/page-kit.js';
 import { bearerAuth } from './auth.js';
 import type { AppContext } from '../context.js';
+import { clientErrorHandler } from './client-error.js';
 import { handleError } from './error-handler.js';
 import { ApiError, errorBody } from './errors.js';
 import { healthRoutes } from './health.routes.js';
@@ -58,19 +60,31 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[], o
           ...loggerOptions(ctx.config.logLevel),
           stream: typeof options.logger === 'object' ? options.logger.stream : bufferedStdout().stream,
         } as FastifyServerOptions['logger']);
+  const nextRequestId = requestIdGenerator();
+  const mountedSurfaces: MountedSurface[] = [];
   const app = Fastify({
     logger,
     bodyLimit: BODY_LIMIT_BYTES,
     // A hop count is valid at run time though Fastify's typings only list the other forms.
     trustProxy: ctx.config.trustProxy as boolean | string[],
-    genReqId: requestIdGenerator(),
+    genReqId: nextRequestId,
     requestIdHeader: false,
+    // Requests Node's parser refuses (broken framing, a head over 16 KiB, headers that stall)
+    // never reach Fastify: they are answered on the socket.
+    clientErrorHandler: clientErrorHandler(nextRequestId),
+    // URLs the router turns away before any route or hook of ours runs: a path that is not valid
+    // percent-encoding (and a segment over maxParamLength, which cannot happen: see routerOptions).
+    frameworkErrors: (_error, request, reply) => answerUnroutable(request, reply),
     // One access-log line per request at most (below), instead of Fastify's two ("incoming", "completed").
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     childLoggerFactory: lazyRequestLogger,
     // Fastify's typing of validator factories is tied to its own Ajv wrapper; ours has the same runtime contract.
     schemaController: { compilersFactory: { buildValidator: buildValidatorCompiler as unknown as ValidatorFactory } },
-    routerOptions: { ignoreTrailingSlash: true },
+    // The router would answer a path segment over maxParamLength (100 by default) itself, with a
+    // 414 in Fastify's shape. Node already caps the request line with the headers (431
+    // headers_too_large), so the router's cap is set past it: every segment reaches its route,
+    // whose schema says how long it may be (ids: MAX_ID_LENGTH).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: http.maxHeaderSize },
     // `/api/v1/...` is an alias of `/v1/...` (some spec examples carry the /api prefix).
     rewriteUrl: (request) => {
       const url = request.url ?? '/';
@@ -92,14 +106,20 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[], o
   // Logged as the response is sent (onSend): an onResponse hook would make Fastify listen for every
   // response's 'finish' event, which measurably slows every request.
   const logSuccesses = ctx.config.logLevel === 'debug' || ctx.config.logLevel === 'trace';
-  app.addHook('onSend', (request, reply, payload, done) => {
+  function logRequest(request: FastifyRequest, reply: FastifyReply) {
     if (reply.statusCode >= 400) request.log.info({ req: request, status: reply.statusCode, ms: round(reply.elapsedTime) }, 'request');
     else if (logSuccesses) request.log.debug({ req: request, status: reply.statusCode, ms: round(reply.elapsedTime) }, 'request');
+  }
+  function setResponseHeaders(request: FastifyRequest, reply: FastifyReply) {
+    reply.headers(API_SECURITY_HEADERS);
+    reply.header('request-id', request.id);
+  }
+  app.addHook('onSend', (request, reply, payload, done) => {
+    logRequest(request, reply);
     done(null, payload);
   });
   app.addHook('onRequest', (request, reply, done) => {
-    reply.headers(API_SECURITY_HEADERS);
-    reply.header('request-id', request.id);
+    setResponseHeaders(request, reply);
     done();
   });
 
@@ -111,7 +131,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[], o
   const prefixes = surfaces.map((s) => surfacePrefix(s.baseUrl(ctx.config)));
   const clash = prefixes.findIndex((p, i) => prefixes.indexOf(p) !== i);
   if (clash !== -1) throw new Error(`two page surfaces are mounted at "${prefixes[clash] || '/'}"; give them different base URLs`);
-  for (const surface of surfaces) await registerPageSurface(app, surface);
+  for (const surface of surfaces) mountedSurfaces.push(await registerPageSurface(app, surface));
 
   await app.register(
     async (api) => {
@@ -133,17 +153,38 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[], o
     { prefix: '/v1' },
   );
 
+  const pathOf = (request: FastifyRequest) => request.url.split('?')[0] ?? '/';
+  const routeNotFound = (request: FastifyRequest) =>
+    new ApiError('route_not_found', { message: `Unrecognised request URL (${request.method} ${pathOf(request)}).` });
+
   app.setNotFoundHandler(async (request, reply) => {
-    const path = request.url.split('?')[0] ?? '/';
+    const path = pathOf(request);
     const allowed = [...new Set(knownRoutes.filter((r) => r.pattern.test(path)).map((r) => r.method))].filter(
       (method) => method !== 'HEAD',
     );
-    const error = allowed.length > 0 ? new ApiError('method_not_allowed') : new ApiError('route_not_found', {
-      message: `Unrecognised request URL (${request.method} ${path}).`,
-    });
+    const error = allowed.length > 0 ? new ApiError('method_not_allowed') : routeNotFound(request);
     if (allowed.length > 0) reply.header('Allow', allowed.join(', '));
     return reply.status(error.status).send(errorBody(error, request.id));
   });
+
+  /**
+   * A URL the router cannot route leads nowhere: it gets the not-found answer of whoever owns the
+   * path (the surface under whose prefix it is, else the API's JSON 404; at the root a surface has
+   * no not-found handler of its own, as for unknown paths). No hook ran, so the headers and the
+   * log line they would have given are added here.
+   */
+  function answerUnroutable(request: FastifyRequest, reply: FastifyReply) {
+    setResponseHeaders(request, reply);
+    const path = pathOf(request);
+    const surface = mountedSurfaces.find((s) => s.prefix !== '' && (path === s.prefix || path.startsWith(`${s.prefix}/`)));
+    if (surface) {
+      surface.sendNotFound(reply);
+    } else {
+      const error = routeNotFound(request);
+      reply.status(error.status).send(errorBody(error, request.id));
+    }
+    logRequest(request, reply);
+  }
 
   return app;
 }

@@ -21,7 +21,7 @@ describe('the error table', () => {
 
   it('maps each type to the statuses DESIGN.md gives it', () => {
     const allowed: Record<string, number[]> = {
-      invalid_request_error: [400, 404, 405, 409, 413, 415, 422],
+      invalid_request_error: [400, 404, 405, 408, 409, 413, 415, 422, 431],
       authentication_error: [401],
       permission_error: [403],
       rate_limit_error: [429],

@@ -1,15 +1,16 @@
 import { Type, type Static, type TLiteral, type TSchema } from '@sinclair/typebox';
 import { sql, type SelectQueryBuilder } from 'kysely';
 import { ApiError } from './errors.js';
+import { MAX_ID_LENGTH } from './schemas.js';
 
 /** Query parameters every list endpoint takes. */
 export const PageQueryFields = {
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'How many objects to return, 1 to 100.' }),
   starting_after: Type.Optional(
-    Type.String({ maxLength: 255, description: 'Cursor: an object id; returns the objects that come after it (older ones).' }),
+    Type.String({ maxLength: MAX_ID_LENGTH, description: 'Cursor: an object id; returns the objects that come after it (older ones).' }),
   ),
   ending_before: Type.Optional(
-    Type.String({ maxLength: 255, description: 'Cursor: an object id; returns the objects that come before it (newer ones).' }),
+    Type.String({ maxLength: MAX_ID_LENGTH, description: 'Cursor: an object id; returns the objects that come before it (newer ones).' }),
   ),
 };
 export const PageQuery = Type.Object(PageQueryFields, { additionalProperties: false });

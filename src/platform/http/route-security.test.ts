@@ -7,7 +7,7 @@ import { startTestApp, type TestApp } from '../../../test/support/test-app.js';
  */
 describe('every authenticated route', () => {
   let t: TestApp;
-  let operations: { method: string; url: string; name: string; requiresBody: boolean }[];
+  let operations: { method: string; path: string; url: string; name: string; requiresBody: boolean }[];
 
   beforeAll(async () => {
     t = await startTestApp('sqlite');
@@ -18,6 +18,7 @@ describe('every authenticated route', () => {
         .filter(([, op]) => op.security === undefined || op.security.length > 0)
         .map(([method, op]) => ({
           method: method.toUpperCase(),
+          path,
           url: path.replace(/\{[^}]+\}/g, 'obj_doesnotexist000000000000'),
           name: `${method.toUpperCase()} ${path}`,
           requiresBody: (op.requestBody?.content['application/json']?.schema.required ?? []).length > 0,
@@ -63,6 +64,39 @@ describe('every authenticated route', () => {
       const expected = op.requiresBody ? ['resource_missing', 'parameter_missing'] : ['resource_missing'];
       expect(expected, op.name).toContain(res.json().error.code);
       expect(res.statusCode, op.name).toBe(res.json().error.code === 'resource_missing' ? 404 : 400);
+    }
+  });
+
+  /** Each route with an id in its path, called with `id` in place of it. */
+  async function callWithId(testKey: string, id: string) {
+    const answers = [];
+    for (const op of operations.filter((o) => o.path.includes('{'))) {
+      const res = await t.app.inject({
+        method: op.method as 'GET',
+        url: op.path.replace(/\{[^}]+\}/g, id),
+        headers: { authorization: `Bearer ${testKey}`, 'content-type': 'application/json' },
+        payload: op.method === 'GET' ? undefined : '{}',
+      });
+      answers.push({ op, res });
+    }
+    return answers;
+  }
+
+  // Fastify's router refuses a path segment over 100 characters by default, with an answer of its own.
+  it('answers an id of 255 characters, the longest an id may be, like any unknown id', async () => {
+    const { testKey } = await t.newClient();
+    for (const { op, res } of await callWithId(testKey, `obj_${'a'.repeat(251)}`)) {
+      const expected = op.requiresBody ? ['resource_missing', 'parameter_missing'] : ['resource_missing'];
+      expect(expected, op.name).toContain(res.json().error.code);
+      expect(res.headers['request-id'], op.name).toBe(res.json().error.request_id);
+    }
+  });
+
+  it('answers 400 parameter_invalid naming the id for an id over 255 characters', async () => {
+    const { testKey } = await t.newClient();
+    for (const { op, res } of await callWithId(testKey, `obj_${'a'.repeat(252)}`)) {
+      expect(res.statusCode, op.name).toBe(400);
+      expect(res.json().error, op.name).toMatchObject({ code: 'parameter_invalid', param: 'id' });
     }
   });
 });

@@ -28,7 +28,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   404: 'No such object for this client and mode, or no such URL.',
   409: 'Conflicts with the current state (e.g. a reused unique value).',
   413: 'Request body over 1 MiB.',
-  415: 'Request body not sent as application/json.',
+  415: 'Request body not sent as application/json in UTF-8.',
   429: 'Too many requests; retry after the Retry-After header.',
   500: 'Unexpected server error; details are in the server log under the request id.',
 };
@@ -39,9 +39,15 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   return Object.fromEntries(all.map((status) => [status, Type.Ref(ErrorResponse, { description: ERROR_DESCRIPTIONS[status] })]));
 }
 
+/**
+ * The longest object id the API reads, wherever it is sent (path, cursor, filter, body field).
+ * Ours are far shorter; a longer one is `parameter_invalid`, a shorter unknown one a 404.
+ */
+export const MAX_ID_LENGTH = 255;
+
 /** Common shape of object ids in path parameters. */
 export function IdParams(description: string) {
-  return Type.Object({ id: Type.String({ description, maxLength: 255 }) }, { additionalProperties: false });
+  return Type.Object({ id: Type.String({ description, maxLength: MAX_ID_LENGTH }) }, { additionalProperties: false });
 }
 
 /** Unix timestamp in seconds. */

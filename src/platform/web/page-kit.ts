@@ -1,7 +1,7 @@
 import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { badRequestPage, forbiddenPage, notFoundPage, serverErrorPage } from './error-pages.js';
 import { CSRF_FIELD, firstString } from './form-values.js';
 import { renderPage, type SurfaceLayout } from './layout.js';
@@ -12,6 +12,17 @@ import { surfaceStylesheet } from './stylesheet.js';
 /** Form bodies are a few short fields; a long wallet descriptor is a few kilobytes. */
 const FORM_BODY_LIMIT = 64 * 1024;
 const CSRF_FAILURES = new Set(['FST_CSRF_MISSING_SECRET', 'FST_CSRF_INVALID_TOKEN']);
+
+/** A surface as the app sees it once mounted. */
+export interface MountedSurface {
+  /** The path it is mounted at ('' at the root). */
+  prefix: string;
+  /**
+   * Sends its not-found page with the page headers, for a URL under the prefix that the router
+   * turned away before the surface's hooks and not-found handler could run.
+   */
+  sendNotFound(reply: FastifyReply): FastifyReply;
+}
 
 /** The path a surface is mounted at: its base URL's path without a trailing slash ('' at the root). */
 export function surfacePrefix(baseUrl: string): string {
@@ -25,7 +36,7 @@ export function surfacePrefix(baseUrl: string): string {
  * HTML error and not-found pages instead of the API's JSON. Each surface has its own CSRF cookie,
  * scoped to its path, so two surfaces never read each other's.
  */
-export async function registerPageSurface(app: FastifyInstance, surface: PageSurface): Promise<void> {
+export async function registerPageSurface(app: FastifyInstance, surface: PageSurface): Promise<MountedSurface> {
   const baseUrl = new URL(surface.baseUrl(app.ctx.config));
   const prefix = surfacePrefix(baseUrl.href);
   const secure = baseUrl.protocol === 'https:';
@@ -46,6 +57,7 @@ export async function registerPageSurface(app: FastifyInstance, surface: PageSur
         .send(renderPage(layout, { ...content, testMode: options.testMode ?? false }));
     },
   };
+  const sendNotFound = (reply: FastifyReply) => kit.send(reply, surface.notFoundPage?.() ?? notFoundPage());
 
   await app.register(
     async (pages) => {
@@ -81,7 +93,7 @@ export async function registerPageSurface(app: FastifyInstance, surface: PageSur
 
       // A not-found handler belongs to a prefix; at the root ('') the API's JSON handler answers instead.
       if (prefix !== '') {
-        pages.setNotFoundHandler((_request, reply) => kit.send(reply, surface.notFoundPage?.() ?? notFoundPage()));
+        pages.setNotFoundHandler((_request, reply) => sendNotFound(reply));
       }
 
       pages.get(`/assets/${stylesheet.file}`, { schema: { hide: true } }, async (_request, reply) =>
@@ -92,4 +104,5 @@ export async function registerPageSurface(app: FastifyInstance, surface: PageSur
     },
     { prefix },
   );
+  return { prefix, sendNotFound: (reply) => sendNotFound(reply.headers(PAGE_HEADERS)) };
 }
