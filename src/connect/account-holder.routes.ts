@@ -16,7 +16,7 @@ import {
 
 const TAGS = ['Account holders'];
 const AccountHolderRef = Type.Ref(AccountHolder);
-const Params = IdParams('The account holder id (`ah_...`).');
+const Params = IdParams('ah_', 'account holder');
 const LIST_URL = '/v1/connect/account_holders';
 
 export const accountHolderRoutes: FastifyPluginAsyncTypebox = async (app) => {

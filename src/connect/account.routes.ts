@@ -15,7 +15,7 @@ import {
 
 const TAGS = ['Accounts'];
 const AccountRef = Type.Ref(Account);
-const Params = IdParams('The account id (`acct_...`).');
+const Params = IdParams('acct_', 'account');
 const ACCOUNTS_URL = '/v1/connect/accounts';
 
 export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {

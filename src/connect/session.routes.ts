@@ -40,7 +40,7 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         operationId: 'retrieveSession',
         summary: 'Retrieve a session',
         description: 'Poll at most twice a second per session (429 `rate_limit_exceeded` above that). When `completed`, `accounts` and `account_ids` hold the connected accounts.',
-        params: IdParams('The session id (`sess_...`).'),
+        params: IdParams('sess_', 'session'),
         response: { 200: SessionRef, ...errorResponses(404, 429) },
       },
     },

@@ -34,7 +34,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         operationId: 'retrieveEvent',
         summary: 'Retrieve an event',
-        params: IdParams('The event id (`evt_...`).'),
+        params: IdParams('evt_', 'event'),
         response: { 200: EventRef, ...errorResponses(404) },
       },
     },

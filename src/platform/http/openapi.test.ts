@@ -1,6 +1,51 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BODY_METHODS, readOperations, type OpenApiDocument } from '../../../test/support/openapi-operations.js';
 import { startTestApp, type TestApp } from '../../../test/support/test-app.js';
+import { ERROR_TABLE, type ErrorCode } from './errors.js';
+
+/**
+ * Where each code of the error table can happen, so the document can be checked against the table:
+ * - `authenticated`: any operation that takes an API key (authentication, rate limits, parameters);
+ * - `post`: any POST (Idempotency-Key);
+ * - `body`: any operation whose method has a body Fastify reads (POST, PUT, PATCH, DELETE), whatever its schema;
+ * - `path id`: any operation with an id in its path;
+ * - `route`: only the routes that throw it, which declare it themselves (the route-security probes and the
+ *   route's own tests see them);
+ * - `no operation`: answered for a URL no operation matches (or never produced, see below).
+ * A code added to the table without a line here fails type checking (`satisfies`).
+ */
+const WHERE_CODES_HAPPEN = {
+  api_key_missing: 'authenticated',
+  api_key_malformed: 'authenticated',
+  api_key_invalid: 'authenticated',
+  api_key_revoked: 'authenticated',
+  rate_limit_exceeded: 'authenticated',
+  parameter_unknown: 'authenticated',
+  parameter_missing: 'authenticated',
+  parameter_invalid: 'authenticated',
+  api_error: 'authenticated',
+  invalid_json: 'body',
+  body_invalid: 'body',
+  unsupported_media_type: 'body',
+  body_too_large: 'body',
+  idempotency_key_reused: 'post',
+  idempotency_request_in_progress: 'post',
+  resource_missing: 'path id',
+  external_ref_taken: 'route',
+  permission_missing: 'route',
+  account_disconnected: 'route',
+  account_requires_reauth: 'route',
+  refresh_throttled: 'route',
+  route_not_found: 'no operation',
+  method_not_allowed: 'no operation',
+  // Written on the socket when Node's parser refuses the bytes: no request, so no operation, exists.
+  request_malformed: 'no operation',
+  headers_too_large: 'no operation',
+  request_timeout: 'no operation',
+  // Nothing throws it today: while the server closes, Fastify itself answers 503 before routing.
+  service_unavailable: 'no operation',
+} as const satisfies Record<ErrorCode, 'authenticated' | 'post' | 'body' | 'path id' | 'route' | 'no operation'>;
 
 interface Operation {
   operationId?: string;
@@ -50,15 +95,47 @@ describe('OpenAPI document', () => {
     expect(Object.keys(spec.components.schemas)).toEqual(expect.arrayContaining(['Error', 'AccountHolder']));
   });
 
-  it('documents Idempotency-Key on every API POST and the rate-limit headers on every API response', () => {
+  it('documents Idempotency-Key on every API POST and the rate-limit headers on every API response but a 401', () => {
+    const rateLimitHeaders = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
     for (const [path, methods] of Object.entries(spec.paths).filter(([p]) => p.startsWith('/v1/'))) {
       for (const [method, op] of Object.entries(methods) as [string, Operation & { parameters?: { name: string; in: string }[] }][]) {
         if (method === 'post') expect(op.parameters?.some((p) => p.name === 'Idempotency-Key' && p.in === 'header'), path).toBe(true);
-        for (const response of Object.values(op.responses) as { headers?: Record<string, unknown> }[]) {
-          expect(Object.keys(response.headers ?? {}), path).toEqual(expect.arrayContaining(['Request-Id', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset']));
+        for (const [status, response] of Object.entries(op.responses) as [string, { headers?: Record<string, unknown> }][]) {
+          const headers = Object.keys(response.headers ?? {});
+          expect(headers, `${path} ${status}`).toContain('Request-Id');
+          // A request refused for its key reaches no limiter (docs/architecture.md, "Rate limits").
+          if (status === '401') expect(headers.filter((h) => rateLimitHeaders.includes(h)), `${path} ${status}`).toEqual([]);
+          else expect(headers, `${path} ${status}`).toEqual(expect.arrayContaining(rateLimitHeaders));
+          if (status === '429') expect(headers, `${path} ${status}`).toContain('Retry-After');
         }
       }
     }
+  });
+
+  it('declares on every API operation the error statuses the error table says it can return, each with the Error schema and a description', () => {
+    const document = spec as unknown as OpenApiDocument;
+    const operations = readOperations(document).filter((op) => op.authenticated && op.path.startsWith('/v1/'));
+    expect(operations.length).toBeGreaterThan(20);
+    const missing: string[] = [];
+    for (const op of operations) {
+      const applies = {
+        authenticated: true,
+        post: op.method === 'POST',
+        body: BODY_METHODS.includes(op.method),
+        'path id': op.pathParams.length > 0,
+        route: false,
+        'no operation': false,
+      };
+      for (const [code, where] of Object.entries(WHERE_CODES_HAPPEN)) {
+        const status = String(ERROR_TABLE[code as ErrorCode].status);
+        if (applies[where] && !(status in op.declared)) missing.push(`${op.name} lacks ${status} (${code})`);
+      }
+      for (const [status, response] of Object.entries(op.declared).filter(([s]) => Number(s) >= 400)) {
+        expect(response.content?.['application/json']?.schema, `${op.name} ${status}`).toEqual({ $ref: '#/components/schemas/Error' });
+        expect(response.description, `${op.name} ${status}`).toMatch(/\w/);
+      }
+    }
+    expect(missing).toEqual([]);
   });
 
   it('is served from /api/v1 as well', async () => {

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import type { OpenApiTag } from '../module.js';
+import { ERROR_DESCRIPTIONS } from './schemas.js';
 
 const DOCS_CSP = [
   "default-src 'self'",
@@ -42,7 +43,8 @@ export async function registerOpenApi(app: FastifyInstance, tags: readonly OpenA
     },
     // Headers every API operation shares are added to the generated document here rather than to
     // each route schema, where Fastify would also start validating them.
-    transformObject: (documents) => addCommonHeaders((documents as { openapiObject: OpenApiDocument }).openapiObject) as never,
+    transformObject: (documents) =>
+      addCommonHeaders(declareCommonErrors((documents as { openapiObject: OpenApiDocument }).openapiObject)) as never,
     refResolver: {
       // Shared schemas keep their own names ($id) in components.schemas.
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
@@ -62,7 +64,8 @@ export async function registerOpenApi(app: FastifyInstance, tags: readonly OpenA
   });
 }
 
-type Operation = { parameters?: unknown[]; responses?: Record<string, { headers?: Record<string, unknown> }>; security?: unknown[] };
+type Response = { description?: string; content?: Record<string, unknown>; headers?: Record<string, unknown> };
+type Operation = { parameters?: ({ in?: string } & Record<string, unknown>)[]; responses?: Record<string, Response>; security?: unknown[] };
 type OpenApiDocument = { paths?: Record<string, Record<string, Operation>>; components?: Record<string, unknown> };
 
 const header = (description: string, schema: object) => ({ description, schema });
@@ -72,6 +75,45 @@ const RESPONSE_HEADERS = {
   'RateLimit-Remaining': header('Requests left in the current window.', { type: 'integer' }),
   'RateLimit-Reset': header('Seconds until the current window ends.', { type: 'integer' }),
 };
+
+/** Methods whose request body Fastify reads (a GET, HEAD or TRACE body is ignored), whatever the route's schema. */
+const BODY_METHODS = new Set(['post', 'put', 'patch', 'delete']);
+
+const IDEMPOTENCY_CONFLICT =
+  'Idempotency conflict: the Idempotency-Key was already used with another request (`idempotency_key_reused`) or its first ' +
+  'request is still running (`idempotency_request_in_progress`).';
+
+/**
+ * Declares, on every authenticated `/v1` operation, the error statuses the platform can answer
+ * before or around any handler, so no route has to remember them: 400 (parameters), 401
+ * (authentication), 429 (rate limit) and 500 everywhere; 409 (idempotency conflicts) on every POST;
+ * 413 and 415 wherever a body is read; 404 wherever the path names an object. What only a route's
+ * handler can answer (403, a 409 of its own) the route declares with `errorResponses(...)`. Each
+ * error response is the shared `Error` schema with a description.
+ */
+function declareCommonErrors(document: OpenApiDocument): OpenApiDocument {
+  for (const [path, operations] of Object.entries(document.paths ?? {})) {
+    if (!path.startsWith('/v1/')) continue;
+    for (const [method, operation] of Object.entries(operations)) {
+      if (operation.security !== undefined && operation.security.length === 0) continue;
+      const statuses = [400, 401, 429, 500];
+      if (method === 'post') statuses.push(409);
+      if (BODY_METHODS.has(method)) statuses.push(413, 415);
+      if ((operation.parameters ?? []).some((p) => p.in === 'path')) statuses.push(404);
+      const responses = (operation.responses ??= {});
+      // A POST's 409 is also an idempotency conflict, besides whatever the route's own 409 means.
+      const routeConflict = responses[409];
+      if (method === 'post' && routeConflict) routeConflict.description = `${routeConflict.description ?? ''} ${IDEMPOTENCY_CONFLICT}`.trim();
+      for (const status of statuses) {
+        responses[status] ??= {
+          description: status === 409 ? IDEMPOTENCY_CONFLICT : (ERROR_DESCRIPTIONS[status] ?? 'Error.'),
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        };
+      }
+    }
+  }
+  return document;
+}
 
 /** Documents Idempotency-Key on every authenticated POST and the shared response headers. */
 function addCommonHeaders(document: OpenApiDocument): OpenApiDocument {
@@ -94,7 +136,8 @@ function addCommonHeaders(document: OpenApiDocument): OpenApiDocument {
       }
       for (const [status, response] of Object.entries(operation.responses ?? {})) {
         response.headers = {
-          ...RESPONSE_HEADERS,
+          // A request refused for its API key reaches no rate limiter: its 401 has no RateLimit headers.
+          ...(status === '401' ? { 'Request-Id': RESPONSE_HEADERS['Request-Id'] } : RESPONSE_HEADERS),
           ...(status === '429' ? { 'Retry-After': header('Seconds to wait before retrying.', { type: 'integer' }) } : {}),
           ...response.headers,
         };

@@ -1,31 +1,72 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engines } from '../../../test/support/database.js';
+import { describeChanges, snapshotDatabase } from '../../../test/support/db-snapshot.js';
+import {
+  BODY_METHODS,
+  minimalBody,
+  readOperations,
+  urlOf,
+  type ApiOperation,
+  type OpenApiDocument,
+  type OpenApiParameter,
+} from '../../../test/support/openapi-operations.js';
+import { FIXTURE_MAKERS, keyOf, makeTenancyWorld, TENANCY_SEAMS, type Mode, type TenancyWorld } from '../../../test/support/tenancy-fixtures.js';
 import { startTestApp, type TestApp } from '../../../test/support/test-app.js';
+import { BODY_LIMIT_BYTES } from './app.js';
+
+type Owner = 'a' | 'b';
+interface Call {
+  url: string;
+  key?: string | undefined;
+  /** Raw payload and its media type; a JSON value is sent as application/json. */
+  payload?: string;
+  contentType?: string;
+  json?: unknown;
+  headers?: Record<string, string>;
+}
 
 /**
- * Runs over every operation in the generated OpenAPI document, so a route added later is covered
- * without anyone remembering to add it here.
+ * Runs over every authenticated operation of the generated OpenAPI document, so a route added later
+ * is covered without anyone remembering to add it here: authentication, the answers the platform
+ * gives before any handler runs (bodies, parameters, idempotency, rate limits), and tenancy — every
+ * id-taking operation called with another client's and with the other mode's real object must answer
+ * 404 `resource_missing` and change nothing in the database. Last, every status these probes
+ * received must be declared in the document.
  */
-describe('every authenticated route', () => {
+describe.each(engines())('every authenticated route (%s)', (engine) => {
   let t: TestApp;
-  let operations: { method: string; path: string; url: string; name: string; requiresBody: boolean }[];
+  let spec: OpenApiDocument;
+  let operations: ApiOperation[];
+  /** Statuses each operation answered to the probes below, for the last test. */
+  const received = new Map<string, Set<number>>();
 
   beforeAll(async () => {
-    t = await startTestApp('sqlite');
-    const spec = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
-    type Op = { security?: unknown[]; requestBody?: { content: Record<string, { schema: { required?: string[] } }> } };
-    operations = Object.entries(spec.paths as Record<string, Record<string, Op>>).flatMap(([path, methods]) =>
-      Object.entries(methods)
-        .filter(([, op]) => op.security === undefined || op.security.length > 0)
-        .map(([method, op]) => ({
-          method: method.toUpperCase(),
-          path,
-          url: path.replace(/\{[^}]+\}/g, 'obj_doesnotexist000000000000'),
-          name: `${method.toUpperCase()} ${path}`,
-          requiresBody: (op.requestBody?.content['application/json']?.schema.required ?? []).length > 0,
-        })),
-    );
+    t = await startTestApp(engine, { seams: TENANCY_SEAMS });
+    spec = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
+    operations = readOperations(spec).filter((op) => op.authenticated && op.path.startsWith('/v1/'));
   });
-  afterAll(() => t.close());
+  afterAll(() => t?.close());
+
+  /** Sends one request to an operation and records the status it got. */
+  async function send(app: TestApp, op: ApiOperation, call: Call) {
+    const res = await app.app.inject({
+      method: op.method as 'GET',
+      url: call.url,
+      headers: {
+        ...(call.key === undefined ? {} : { authorization: `Bearer ${call.key}` }),
+        ...(call.json !== undefined ? { 'content-type': 'application/json' } : call.contentType ? { 'content-type': call.contentType } : {}),
+        ...call.headers,
+      },
+      ...(call.json !== undefined ? { payload: JSON.stringify(call.json) } : call.payload !== undefined ? { payload: call.payload } : {}),
+    });
+    const statuses = received.get(op.name) ?? new Set<number>();
+    received.set(op.name, statuses.add(res.statusCode));
+    return res;
+  }
+  const code = (res: { json(): unknown }) => (res.json() as { error?: { code?: string } }).error?.code;
+  /** The URL with made-up ids of the right kind that exist nowhere. */
+  const unknownUrl = (op: ApiOperation, tag = 'doesnotexist') => urlOf(op, (p) => `${p.prefix ?? 'obj_'}${tag}${'0'.repeat(22 - tag.length)}`);
+  const withIds = (op: ApiOperation) => op.pathParams.length > 0;
 
   it('includes the account holder routes (the list is read from the OpenAPI document)', () => {
     expect(operations.map((o) => o.name)).toContain('POST /v1/connect/account_holders/{id}');
@@ -33,70 +74,215 @@ describe('every authenticated route', () => {
 
   it('answers 401 without a key, with a malformed key and with an unknown key, before touching anything', async () => {
     for (const op of operations) {
-      for (const [authorization, code] of [
+      for (const [authorization, expected] of [
         [undefined, 'api_key_missing'],
-        ['Bearer nope', 'api_key_malformed'],
-        [`Bearer sk_live_${'0'.repeat(32)}`, 'api_key_invalid'],
+        ['nope', 'api_key_malformed'],
+        [`sk_live_${'0'.repeat(32)}`, 'api_key_invalid'],
       ] as const) {
-        const res = await t.app.inject({
-          method: op.method as 'GET',
-          url: op.url,
-          headers: { ...(authorization ? { authorization } : {}), 'content-type': 'application/json' },
-          payload: op.method === 'GET' ? undefined : '{}',
-        });
-        expect(res.statusCode, `${op.name} ${code}`).toBe(401);
-        expect(res.json().error.code, op.name).toBe(code);
+        const res = await send(t, op, { url: unknownUrl(op), key: authorization, ...(op.method === 'GET' ? {} : { json: {} }) });
+        expect(res.statusCode, `${op.name} ${expected}`).toBe(401);
+        expect(code(res), op.name).toBe(expected);
       }
     }
   });
 
-  it('answers 404, not an error, for an id that does not exist', async () => {
+  it('answers 404 resource_missing for an id that does not exist, even with a valid body', async () => {
     const { testKey } = await t.newClient();
-    for (const op of operations.filter((o) => o.url.includes('obj_doesnotexist'))) {
-      const res = await t.app.inject({
-        method: op.method as 'GET',
-        url: op.url,
-        headers: { authorization: `Bearer ${testKey}`, 'content-type': 'application/json' },
-        payload: op.method === 'GET' ? undefined : '{}',
-      });
-      // The body is validated before the handler looks the id up: an empty body to an endpoint
-      // that needs one is a 400 naming the missing field, which is just as safe.
-      const expected = op.requiresBody ? ['resource_missing', 'parameter_missing'] : ['resource_missing'];
-      expect(expected, op.name).toContain(res.json().error.code);
-      expect(res.statusCode, op.name).toBe(res.json().error.code === 'resource_missing' ? 404 : 400);
+    for (const op of operations.filter(withIds)) {
+      const res = await send(t, op, { url: unknownUrl(op), key: testKey, ...jsonBody(op) });
+      expectBodyAccepted(op, res, op.name);
+      expect(res.statusCode, `${op.name}: ${res.body}`).toBe(404);
+      expect(code(res), op.name).toBe('resource_missing');
     }
   });
-
-  /** Each route with an id in its path, called with `id` in place of it. */
-  async function callWithId(testKey: string, id: string) {
-    const answers = [];
-    for (const op of operations.filter((o) => o.path.includes('{'))) {
-      const res = await t.app.inject({
-        method: op.method as 'GET',
-        url: op.path.replace(/\{[^}]+\}/g, id),
-        headers: { authorization: `Bearer ${testKey}`, 'content-type': 'application/json' },
-        payload: op.method === 'GET' ? undefined : '{}',
-      });
-      answers.push({ op, res });
-    }
-    return answers;
-  }
 
   // Fastify's router refuses a path segment over 100 characters by default, with an answer of its own.
   it('answers an id of 255 characters, the longest an id may be, like any unknown id', async () => {
     const { testKey } = await t.newClient();
-    for (const { op, res } of await callWithId(testKey, `obj_${'a'.repeat(251)}`)) {
-      const expected = op.requiresBody ? ['resource_missing', 'parameter_missing'] : ['resource_missing'];
-      expect(expected, op.name).toContain(res.json().error.code);
-      expect(res.headers['request-id'], op.name).toBe(res.json().error.request_id);
+    for (const op of operations.filter(withIds)) {
+      const res = await send(t, op, { url: urlOf(op, () => `obj_${'a'.repeat(251)}`), key: testKey, ...jsonBody(op) });
+      expect(res.statusCode, `${op.name}: ${res.body}`).toBe(404);
+      expect(code(res), op.name).toBe('resource_missing');
+      expect(res.headers['request-id'], op.name).toBe((res.json() as { error: { request_id: string } }).error.request_id);
     }
   });
 
   it('answers 400 parameter_invalid naming the id for an id over 255 characters', async () => {
     const { testKey } = await t.newClient();
-    for (const { op, res } of await callWithId(testKey, `obj_${'a'.repeat(252)}`)) {
+    for (const op of operations.filter(withIds)) {
+      const res = await send(t, op, { url: urlOf(op, () => `obj_${'a'.repeat(252)}`), key: testKey, ...jsonBody(op) });
       expect(res.statusCode, op.name).toBe(400);
       expect(res.json().error, op.name).toMatchObject({ code: 'parameter_invalid', param: 'id' });
     }
   });
+
+  it('answers 400 parameter_invalid to an invalid query parameter', async () => {
+    const { testKey } = await t.newClient();
+    for (const op of operations) {
+      const invalid = op.queryParams.map((p) => [p, invalidQueryValue(p)] as const).find(([, value]) => value !== undefined);
+      if (!invalid) continue;
+      const [param, value] = invalid;
+      const url = `${unknownUrl(op)}?${new URLSearchParams({ [param.name]: value as string })}`;
+      const res = await send(t, op, { url, key: testKey, ...jsonBody(op) });
+      expect([res.statusCode, code(res)], `${op.name} ?${param.name}=${value}`).toEqual([400, 'parameter_invalid']);
+    }
+  });
+
+  it('answers 415 to a body that is not JSON, 400 to malformed JSON and 413 to a body over 1 MiB wherever a body is read', async () => {
+    const { testKey } = await t.newClient();
+    for (const op of operations) {
+      const url = unknownUrl(op);
+      const notJson = await send(t, op, { url, key: testKey, payload: 'email=a@example.com', contentType: 'application/x-www-form-urlencoded' });
+      // GET bodies are never read (Fastify ignores them); the status is still recorded for the last test.
+      if (!BODY_METHODS.includes(op.method)) continue;
+      expect([notJson.statusCode, code(notJson)], op.name).toEqual([415, 'unsupported_media_type']);
+      const malformed = await send(t, op, { url, key: testKey, payload: '{"email":', contentType: 'application/json' });
+      expect([malformed.statusCode, code(malformed)], op.name).toEqual([400, 'invalid_json']);
+      const huge = await send(t, op, { url, key: testKey, payload: JSON.stringify({ pad: 'x'.repeat(BODY_LIMIT_BYTES) }), contentType: 'application/json' });
+      expect([huge.statusCode, code(huge)], op.name).toEqual([413, 'body_too_large']);
+    }
+  });
+
+  it('answers 400 to an invalid Idempotency-Key and 409 to a key already used for another request on every POST, before running it', async () => {
+    const { testKey } = await t.newClient();
+    const posts = operations.filter((op) => op.method === 'POST');
+    // The key is taken by one request that runs (a 404 is an answer, kept under the key)…
+    const claimer = posts.find(withIds);
+    if (!claimer) throw new Error('no POST operation with a path id to take an Idempotency-Key with');
+    const key = `route-security-${engine}`;
+    const first = await send(t, claimer, { url: unknownUrl(claimer, 'claim'), key: testKey, ...jsonBody(claimer), headers: { 'idempotency-key': key } });
+    expect(first.statusCode, first.body).toBe(404);
+    for (const op of posts) {
+      // …so every other request with it is refused before its handler: nothing is created.
+      const reused = await send(t, op, { url: unknownUrl(op), key: testKey, ...jsonBody(op), headers: { 'idempotency-key': key } });
+      expectBodyAccepted(op, reused, op.name);
+      expect([reused.statusCode, code(reused)], `${op.name}: ${reused.body}`).toEqual([409, 'idempotency_key_reused']);
+      const invalid = await send(t, op, { url: unknownUrl(op), key: testKey, ...jsonBody(op), headers: { 'idempotency-key': 'k'.repeat(256) } });
+      expect([invalid.statusCode, code(invalid)], op.name).toEqual([400, 'parameter_invalid']);
+    }
+  });
+
+  it('answers 429 rate_limit_exceeded on every operation once the client is over its limit', async () => {
+    const limited = await startTestApp(engine, { config: { RATE_LIMIT_PER_SECOND: '1', RATE_LIMIT_BURST: '0' } });
+    try {
+      const { testKey } = await limited.newClient();
+      for (const op of operations) {
+        // One request per second is allowed: within three, one is refused, whatever second they fall in.
+        const statuses: number[] = [];
+        for (let i = 0; i < 3 && !statuses.includes(429); i++) {
+          statuses.push((await send(limited, op, { url: unknownUrl(op), key: testKey, ...(op.method === 'GET' ? {} : { json: {} }) })).statusCode);
+        }
+        expect(statuses, op.name).toContain(429);
+      }
+    } finally {
+      await limited.close();
+    }
+  });
+
+  describe('tenancy: another client’s or the other mode’s real object', () => {
+    let world: TenancyWorld;
+    const idTaking = () => operations.filter(withIds);
+    const id = (owner: Owner, mode: Mode, prefix: string | undefined) => {
+      const found = world.ids[owner][mode][prefix ?? ''];
+      if (found === undefined) throw new Error(`no fixture of kind ${prefix}: add a maker to FIXTURE_MAKERS in test/support/tenancy-fixtures.ts`);
+      return found;
+    };
+    /** Tables a refused request may change: the PostgreSQL rate-limit counters count every request. */
+    const VOLATILE_TABLES = ['rate_limits'];
+
+    beforeAll(async () => {
+      world = await makeTenancyWorld(t);
+    });
+
+    it('knows the kind of object every path id names (x-id-prefix) and has a fixture of each kind', () => {
+      const unnamed = idTaking().flatMap((op) => op.pathParams.filter((p) => p.prefix === undefined).map((p) => `${op.name} {${p.name}}`));
+      expect(unnamed, 'declare these path parameters with IdParams(prefix, noun) from src/platform/http/schemas.ts').toEqual([]);
+      const prefixes = new Set(idTaking().flatMap((op) => op.pathParams.map((p) => p.prefix)));
+      const missing = [...prefixes].filter((prefix) => !FIXTURE_MAKERS.some((maker) => maker.prefix === prefix));
+      expect(missing, 'add a fixture maker for these id prefixes to FIXTURE_MAKERS in test/support/tenancy-fixtures.ts').toEqual([]);
+    });
+
+    /** Calls every id-taking operation with `caller`'s key on `owner`'s ids; each must be a 404 that changes nothing. */
+    async function expectRefused(cases: { caller: [Owner, Mode]; owner: [Owner, Mode] }[]) {
+      let before = await snapshotDatabase(t.ctx.db, VOLATILE_TABLES);
+      let calls = 0;
+      for (const { caller, owner } of cases) {
+        for (const op of idTaking()) {
+          const url = urlOf(op, (p) => id(owner[0], owner[1], p.prefix));
+          const what = `${op.name} by client ${caller[0].toUpperCase()} (${caller[1]} mode) on client ${owner[0].toUpperCase()}'s ${owner[1]}-mode object ${url}`;
+          const res = await send(t, op, { url, key: keyOf(world.clients[caller[0]], caller[1]), ...jsonBody(op) });
+          expectBodyAccepted(op, res, what);
+          expect([res.statusCode, code(res)], `${what}: ${res.body}`).toEqual([404, 'resource_missing']);
+          const after = await snapshotDatabase(t.ctx.db, VOLATILE_TABLES);
+          expect(describeChanges(before, after), `${what} changed the database`).toBe('');
+          before = after;
+          calls++;
+        }
+      }
+      expect(calls).toBe(cases.length * idTaking().length);
+    }
+
+    it('answers 404 resource_missing and changes nothing when the id belongs to another client', async () => {
+      await expectRefused([
+        { caller: ['b', 'test'], owner: ['a', 'test'] },
+        { caller: ['a', 'test'], owner: ['b', 'test'] },
+        { caller: ['b', 'live'], owner: ['a', 'live'] },
+      ]);
+    });
+
+    it('answers 404 resource_missing and changes nothing when the id belongs to the other mode of the same client', async () => {
+      await expectRefused([
+        { caller: ['a', 'live'], owner: ['a', 'test'] },
+        { caller: ['a', 'test'], owner: ['a', 'live'] },
+      ]);
+    });
+
+    it('lets the owner reach the same objects with the same requests (so the 404s above come from the tenancy check)', async () => {
+      // Reads first, deletions last: the owner's calls change things, and run after every refusal.
+      const order = (op: ApiOperation) => ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].indexOf(op.method);
+      for (const op of [...idTaking()].sort((x, y) => order(x) - order(y))) {
+        for (const mode of ['test', 'live'] as const) {
+          const url = urlOf(op, (p) => id('a', mode, p.prefix));
+          const res = await send(t, op, { url, key: keyOf(world.clients.a, mode), ...jsonBody(op) });
+          expectBodyAccepted(op, res, `${op.name} by its owner (${mode} mode)`);
+          // Found and accepted: any answer but a 400 (the body) or a 404 (the object); a later call
+          // may meet an earlier one's effect (a refresh after a disconnect is a 409).
+          expect(res.statusCode, `${op.name} by its owner (${mode} mode) ${url}: ${res.body}`).toBeLessThan(500);
+          expect([400, 404], `${op.name} by its owner (${mode} mode) ${url}: ${res.body}`).not.toContain(res.statusCode);
+        }
+      }
+    });
+  });
+
+  it('declares in the OpenAPI document every status the probes above received', () => {
+    expect(received.size).toBe(operations.length);
+    const undeclared = operations.flatMap((op) =>
+      [...(received.get(op.name) ?? [])].filter((status) => !(String(status) in op.declared)).map((status) => `${op.name} answered ${status}`),
+    );
+    expect(undeclared, 'statuses the API returns but the OpenAPI document does not declare').toEqual([]);
+  });
+
+  /** A 400 to a call sent with the generated body means the generator got the schema wrong: say how to help it. */
+  function expectBodyAccepted(op: ApiOperation, res: { statusCode: number; body: string }, what: string) {
+    if (res.statusCode !== 400 || op.method === 'GET') return;
+    throw new Error(
+      `${what}: the generated body ${JSON.stringify(minimalBody(spec, op) ?? {})} was refused (${res.body}); add \`examples\` to the request schema`,
+    );
+  }
+
+  /** The operation's minimal valid body (see minimalBody), as `json` for send(); nothing for GET. */
+  function jsonBody(op: ApiOperation): { json?: unknown } {
+    if (op.method === 'GET') return {};
+    return { json: minimalBody(spec, op) ?? {} };
+  }
 });
+
+/** A value the query parameter's schema refuses, or undefined when the generator knows none. */
+function invalidQueryValue(param: OpenApiParameter): string | undefined {
+  const schema = param.schema ?? {};
+  if (schema.type === 'integer' || schema.type === 'number') return 'not-a-number';
+  if (Array.isArray(schema.enum)) return 'not-one-of-them';
+  if (typeof schema.maxLength === 'number') return 'x'.repeat(schema.maxLength + 1);
+  if (typeof schema.pattern === 'string') return '\u0000';
+  return undefined;
+}

@@ -21,7 +21,8 @@ export const ErrorResponse = Type.Object(
   { $id: 'Error', title: 'Error' },
 );
 
-const ERROR_DESCRIPTIONS: Record<number, string> = {
+/** What each error status means, as the OpenAPI document describes it. */
+export const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: 'Invalid request (unknown, missing or invalid parameter, malformed JSON).',
   401: 'Missing, malformed, unknown or revoked API key.',
   403: 'The API key may not do this.',
@@ -33,7 +34,11 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   500: 'Unexpected server error; details are in the server log under the request id.',
 };
 
-/** Response schemas for the error statuses a route can return, for OpenAPI and serialisation. */
+/**
+ * Response schemas for the error statuses a route can return, for OpenAPI and serialisation. Name
+ * the ones only this route's handler gives (403, a 409 of its own): those every operation shares
+ * (401, 429, 500, idempotency 409, 413/415, 404 on a path id) are declared centrally (openapi.ts).
+ */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
   const all = [...new Set([400, 401, 500, ...statuses])].sort();
   return Object.fromEntries(all.map((status) => [status, Type.Ref(ErrorResponse, { description: ERROR_DESCRIPTIONS[status] })]));
@@ -45,9 +50,24 @@ export function errorResponses(...statuses: number[]): Record<number, TSchema> {
  */
 export const MAX_ID_LENGTH = 255;
 
-/** Common shape of object ids in path parameters. */
-export function IdParams(description: string) {
-  return Type.Object({ id: Type.String({ description, maxLength: MAX_ID_LENGTH }) }, { additionalProperties: false });
+/**
+ * Schema keyword naming the prefix of the ids a path parameter takes (`acct_`): a machine-readable
+ * statement of which kind of object the operation addresses, kept in the OpenAPI document (an `x-`
+ * extension; validation ignores it). The route-security suite reads it to call every id-taking
+ * operation with real objects of that kind belonging to another client or mode.
+ */
+export const ID_PREFIX_KEYWORD = 'x-id-prefix';
+
+/**
+ * The `{id}` path parameter of an operation on one kind of object: `IdParams('acct_', 'account')`
+ * is described as "The account id (`acct_...`)." An id of the wrong shape is not refused here: it is
+ * an unknown id (404), like another client's.
+ */
+export function IdParams(prefix: `${string}_`, noun: string) {
+  return Type.Object(
+    { id: Type.String({ description: `The ${noun} id (\`${prefix}...\`).`, maxLength: MAX_ID_LENGTH, [ID_PREFIX_KEYWORD]: prefix }) },
+    { additionalProperties: false },
+  );
 }
 
 /** Unix timestamp in seconds. */

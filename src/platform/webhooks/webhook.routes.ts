@@ -27,7 +27,7 @@ import {
 const TAGS = ['Webhook endpoints'];
 const EndpointRef = Type.Ref(WebhookEndpoint);
 const EndpointWithSecretRef = Type.Ref(WebhookEndpointWithSecret);
-const Params = IdParams('The webhook endpoint id (`we_...`).');
+const Params = IdParams('we_', 'webhook endpoint');
 const LIST_URL = '/v1/webhook_endpoints';
 
 export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
@@ -169,7 +169,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Queues a new delivery of the event, with the full retry schedule, to `endpoint` if given (it must be enabled), otherwise to every enabled ' +
           'endpoint subscribed to its type. The `webhook-id` header stays the event id.',
-        params: IdParams('The event id (`evt_...`).'),
+        params: IdParams('evt_', 'event'),
         body: ResendEventBody,
         response: { 200: Type.Ref(EventResend), ...errorResponses(404) },
       },
