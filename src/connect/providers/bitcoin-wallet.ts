@@ -1,14 +1,14 @@
-import { addressFromScript, parseAddress } from '../../bitcoin/address.js';
 import type { ChainSource, ChainTx } from '../../bitcoin/chain/index.js';
+import { chainOnNetwork } from '../../bitcoin/chain/on-network.js';
 import { deriveWalletAddress, parseWalletDescriptor, scanWallet, type WalletDescriptor } from '../../bitcoin/keys/index.js';
 import { sandboxWallet } from '../../bitcoin/sandbox/sandbox-wallet.js';
 import type { NetworkName } from '../../bitcoin/network.js';
+import { readWalletInput } from '../../bitcoin/wallet-input.js';
 import type { Mode } from '../../platform/scope.js';
 import { formatUnits } from '../amounts.js';
 import { ProviderError, type ConnectOutcome, type Provider, type ProviderAddress, type ProviderTransaction } from './provider.js';
 
 const SATS = 8;
-const TEST_NETWORKS: readonly NetworkName[] = ['testnet', 'signet', 'regtest'];
 
 interface WalletConnection {
   descriptor: string;
@@ -22,7 +22,6 @@ interface WalletConnection {
  * source is looked up on use, so building the test-mode chain costs nothing until a wallet is read.
  */
 export function bitcoinWalletProvider(mode: Mode, chainSource: () => ChainSource | undefined): Provider {
-  const networks = mode === 'live' ? (['mainnet'] as const) : TEST_NETWORKS;
   const scans = new WeakMap<object, ReturnType<typeof scanOnce>>();
   const provider: Provider = {
     id: 'bitcoin',
@@ -42,27 +41,9 @@ export function bitcoinWalletProvider(mode: Mode, chainSource: () => ChainSource
     ],
 
     async connect(input): Promise<ConnectOutcome> {
-      const text = (input.wallet ?? '').trim();
-      if (text === '') return { ok: false, reason: 'invalid_input', message: 'Enter an address, an extended public key or a descriptor.', field: 'wallet' };
-      if (looksLikeSecret(text)) {
-        return {
-          ok: false,
-          reason: 'invalid_input',
-          field: 'wallet',
-          message: 'This looks like a private key or seed phrase. Never share those: enter an address or an extended public key instead.',
-        };
-      }
-      const parsed = parseWalletDescriptor(text, { mode });
-      if (!parsed.ok) return { ok: false, reason: 'invalid_input', message: `That is not a wallet we can watch: ${parsed.error.reason}.`, field: 'wallet' };
-      const wallet = parsed.value;
-      if (!networks.includes(wallet.network)) {
-        return {
-          ok: false,
-          reason: 'invalid_input',
-          field: 'wallet',
-          message: mode === 'live' ? 'This is a test-network wallet; live mode needs a mainnet one.' : 'This is a mainnet wallet; test mode needs a test-network one.',
-        };
-      }
+      const read = readWalletInput(input.wallet ?? '', mode);
+      if (!read.ok) return { ok: false, reason: 'invalid_input', message: read.message, field: 'wallet' };
+      const wallet = read.wallet;
       const connection: WalletConnection = { descriptor: wallet.descriptor, network: wallet.network };
       return { ok: true, accounts: [{ displayName: displayName(wallet), connection: { ...connection } }] };
     },
@@ -136,7 +117,7 @@ export function bitcoinWalletProvider(mode: Mode, chainSource: () => ChainSource
     const parsed = parseWalletDescriptor(stored.descriptor, { network: stored.network });
     if (!parsed.ok) throw new ProviderError('provider_error', `stored wallet descriptor no longer parses: ${parsed.error.reason}`);
     const wallet = parsed.value;
-    const source = onNetwork(chain, wallet.network);
+    const source = chainOnNetwork(chain, wallet.network);
     try {
       const scanned = await scanWallet(source, wallet, {});
       return { source, wallet, scanned, addresses: scanned.used.map((u) => u.address) };
@@ -144,54 +125,6 @@ export function bitcoinWalletProvider(mode: Mode, chainSource: () => ChainSource
       throw new ProviderError('provider_unavailable', `Bitcoin chain data is unavailable: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
-}
-
-/**
- * The chain source as seen with another encoding of the same scripts: test networks share one
- * simulated chain in test mode, so a regtest or signet address is looked up by its script.
- */
-function onNetwork(source: ChainSource, network: NetworkName): ChainSource {
-  if (source.network === network) return source;
-  const toSource = (address: string) => convert(address, source.network);
-  const toWallet = (address: string) => convert(address, network);
-  const rekey = <T>(map: Map<string, T>): Map<string, T> => new Map([...map].map(([address, value]) => [toWallet(address), value]));
-  const relabel = (tx: ChainTx): ChainTx => ({
-    ...tx,
-    inputs: tx.inputs.map((input) => (input.prevout?.address ? { ...input, prevout: { ...input.prevout, address: toWallet(input.prevout.address) } } : input)),
-    outputs: tx.outputs.map((output) => (output.address ? { ...output, address: toWallet(output.address) } : output)),
-  });
-  return {
-    network,
-    getTip: () => source.getTip(),
-    getBlock: (height) => source.getBlock(height),
-    getHeightAtTime: (time) => source.getHeightAtTime(time),
-    getTransaction: async (txid) => {
-      const tx = await source.getTransaction(txid);
-      return tx && relabel(tx);
-    },
-    getAddressStats: async (addresses) => rekey(await source.getAddressStats(addresses.map(toSource))),
-    getAddressHistory: async (addresses, opts) => {
-      const map = await source.getAddressHistory(addresses.map(toSource), opts);
-      return new Map([...map].map(([address, txs]) => [toWallet(address), txs.map(relabel)]));
-    },
-    streamAddressHistory: async function* (address, opts) {
-      for await (const tx of source.streamAddressHistory(toSource(address), opts)) yield relabel(tx);
-    },
-    getUtxos: async (addresses) => {
-      const map = await source.getUtxos(addresses.map(toSource));
-      return new Map([...map].map(([address, utxos]) => [toWallet(address), utxos.map((u) => ({ ...u, address: toWallet(u.address) }))]));
-    },
-    getBalance: async (addresses, at, opts) => {
-      const balance = await source.getBalance(addresses.map(toSource), at, opts);
-      return { ...balance, byAddress: rekey(balance.byAddress) };
-    },
-  };
-}
-
-function convert(address: string, network: NetworkName): string {
-  const parsed = parseAddress(address);
-  if (!parsed.ok) return address;
-  return addressFromScript(parsed.address.scriptPubKey, network) ?? address;
 }
 
 /** Net effect of a transaction on the wallet: what it received minus what it spent. */
@@ -228,12 +161,4 @@ function displayName(wallet: WalletDescriptor): string {
 
 function networkLabel(network: NetworkName): string {
   return network === 'mainnet' ? 'bitcoin' : `bitcoin-${network}`;
-}
-
-/** WIF keys, xprv-style keys, hex private keys or 12/24-word phrases: things nobody should paste. */
-function looksLikeSecret(text: string): boolean {
-  if (/^[xyztuvYZUV]prv[1-9A-HJ-NP-Za-km-z]{100,}/.test(text) || /prv[1-9A-HJ-NP-Za-km-z]{100,}/.test(text)) return true;
-  if (/^[5KLc9][1-9A-HJ-NP-Za-km-z]{50,51}$/.test(text)) return true;
-  const words = text.split(/\s+/);
-  return (words.length === 12 || words.length === 24) && words.every((w) => /^[a-z]{3,8}$/.test(w));
 }

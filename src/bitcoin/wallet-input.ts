@@ -1,0 +1,34 @@
+import { parseWalletDescriptor, type WalletDescriptor } from './keys/index.js';
+import type { NetworkName } from './network.js';
+
+/** The networks each mode accepts: mainnet in live mode, the test networks in test mode. */
+export function modeNetworks(mode: 'test' | 'live'): readonly NetworkName[] {
+  return mode === 'live' ? ['mainnet'] : ['testnet', 'signet', 'regtest'];
+}
+
+/**
+ * Reads what a person typed to name a wallet — an address, an extended public key or a
+ * descriptor — for a mode, and says in plain words what is wrong with it otherwise (including a
+ * pasted private key or seed phrase, which is never echoed back). Never throws on input.
+ */
+export function readWalletInput(input: string, mode: 'test' | 'live'): { ok: true; wallet: WalletDescriptor } | { ok: false; message: string } {
+  const text = input.trim();
+  if (text === '') return { ok: false, message: 'Enter an address, an extended public key or a descriptor.' };
+  if (looksLikeSecret(text)) {
+    return { ok: false, message: 'This looks like a private key or seed phrase. Never share those: enter an address or an extended public key instead.' };
+  }
+  const parsed = parseWalletDescriptor(text, { mode });
+  if (!parsed.ok) return { ok: false, message: `That is not a wallet we can watch: ${parsed.error.reason}.` };
+  if (!modeNetworks(mode).includes(parsed.value.network)) {
+    return { ok: false, message: mode === 'live' ? 'This is a test-network wallet; live mode needs a mainnet one.' : 'This is a mainnet wallet; test mode needs a test-network one.' };
+  }
+  return { ok: true, wallet: parsed.value };
+}
+
+/** WIF keys, xprv-style keys, hex private keys or 12/24-word phrases: things nobody should paste. */
+export function looksLikeSecret(text: string): boolean {
+  if (/^[xyztuvYZUV]prv[1-9A-HJ-NP-Za-km-z]{100,}/.test(text) || /prv[1-9A-HJ-NP-Za-km-z]{100,}/.test(text)) return true;
+  if (/^[5KLc9][1-9A-HJ-NP-Za-km-z]{50,51}$/.test(text)) return true;
+  const words = text.split(/\s+/);
+  return (words.length === 12 || words.length === 24) && words.every((w) => /^[a-z]{3,8}$/.test(w));
+}
