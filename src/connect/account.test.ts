@@ -184,6 +184,33 @@ describe.each(engines())('accounts API on %s', (engine) => {
     expect(events.filter((e: { data: { object: { id: string } } }) => e.data.object.id === id)).toHaveLength(1);
   });
 
+  it.each(['[]', '"x"', 'null', '{"zzz_unknown":1}'])('refuses to disconnect with the body %s and leaves the account connected', async (payload) => {
+    const { id } = await connect('user_good');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/v1/connect/accounts/${id}/disconnect`,
+      headers: { authorization: `Bearer ${client.testKey}`, 'content-type': 'application/json' },
+      payload,
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe(payload.startsWith('{') ? 'parameter_unknown' : 'body_invalid');
+    expect((await call('GET', `/v1/connect/accounts/${id}`)).json().status).toBe('active');
+  });
+
+  it('disconnects with an empty object as body, as with none', async () => {
+    const { id } = await connect('user_good');
+    expect((await call('POST', `/v1/connect/accounts/${id}/disconnect`, {})).json().status).toBe('disconnected');
+  });
+
+  it('refuses a query parameter the balances, addresses and transactions lists do not take', async () => {
+    const { id } = await connect('user_good');
+    for (const query of ['balances?limit=5', 'addresses?foo=1', 'transactions?foo=1']) {
+      const res = await call('GET', `/v1/connect/accounts/${id}/${query}`);
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json().error, query).toMatchObject({ code: 'parameter_unknown', param: query.split(/[?=]/)[1] });
+    }
+  });
+
   it('connects the sandbox wallet watch-only and reads its balance, history and addresses from the chain', async () => {
     const { session } = await createSessionFor(t, client.testKey);
     const [id] = await completeWith(t.ctx, session.client_secret, 'bitcoin', { wallet: sandboxWallet().descriptor });

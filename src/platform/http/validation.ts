@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifySchemaValidationError } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import { ApiError } from './errors.js';
 
 /**
@@ -39,6 +39,46 @@ export function buildValidatorCompiler(externalSchemas: Record<string, unknown> 
   }
   return ({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction =>
     (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema);
+}
+
+/** No fields at all: what a route takes in the parts of a request it declares no schema for. */
+const NOTHING = { type: 'object', properties: {}, additionalProperties: false } as const;
+const noBody = makeAjv(false).compile(NOTHING);
+
+/** A bare POST to a route that takes a body is validated as `{}`, so the missing field gets named. */
+function defaultToEmptyBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (request.body === undefined) request.body = {};
+  done();
+}
+
+/**
+ * A route that declares no body takes none: an empty object counts as no body (many clients send
+ * `{}` on every POST), anything else is refused as the routes with a body schema refuse it. The
+ * body is then dropped, so `{}` and a bare request are the same request (Idempotency-Key).
+ */
+function refuseBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (request.body !== undefined && !noBody(request.body)) {
+    done(validationError(noBody.errors ?? [], 'body'));
+    return;
+  }
+  request.body = undefined;
+  done();
+}
+
+/**
+ * The `/v1` rule that a request carries only what its route declares, applied to each route as it
+ * is added (an `onRoute` hook), so a new route follows it without declaring anything:
+ * - no querystring schema → an empty strict one: any query parameter is `parameter_unknown`;
+ * - no body schema → no body (or `{}`), checked before validation on the methods that carry one;
+ * - a body schema → a bare request is validated as `{}`.
+ * GET routes get no hook, so reads do not pay for any of it.
+ */
+export function acceptDeclaredInputsOnly(route: RouteOptions): void {
+  if (!route.schema?.querystring) route.schema = { ...route.schema, querystring: NOTHING };
+  const carriesBody = [route.method].flat().some((method) => method !== 'GET' && method !== 'HEAD');
+  if (!carriesBody) return;
+  const hook = route.schema.body ? defaultToEmptyBody : refuseBody;
+  route.preValidation = [hook, ...[route.preValidation ?? []].flat()];
 }
 
 /** `/metadata/plan` → `metadata[plan]`, `/permissions/0` → `permissions[0]` (the form clients send). */

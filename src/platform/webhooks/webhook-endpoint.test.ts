@@ -108,6 +108,14 @@ describe.each(engines())('webhook endpoints API on %s', (engine) => {
     expect((await t.call(client.testKey, { method: 'DELETE', url: `/v1/webhook_endpoints/${created.id}` })).statusCode).toBe(404);
   });
 
+  it('refuses a DELETE with a body and deletes nothing', async () => {
+    const created = (await create({ url: 'http://127.0.0.1:4000/a', enabled_events: ['*'] })).json();
+    const res = await t.call(client.testKey, { method: 'DELETE', url: `/v1/webhook_endpoints/${created.id}`, json: { zzz: 1 } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'parameter_unknown', param: 'zzz' });
+    expect((await get(created.id)).statusCode).toBe(200);
+  });
+
   describe('rotate_secret', () => {
     it('returns a new secret and keeps the previous one signing for the grace period (default 24 h)', async () => {
       const created = (await create({ url: 'http://127.0.0.1:4000/a', enabled_events: ['*'] })).json();
