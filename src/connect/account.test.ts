@@ -211,6 +211,16 @@ describe.each(engines())('accounts API on %s', (engine) => {
     }
   });
 
+  it('gives each list of an account its real path as url, ids filled in, also when called under /api', async () => {
+    const { id } = await connect('user_good');
+    for (const list of ['balances', 'transactions', 'addresses']) {
+      for (const prefix of ['', '/api']) {
+        const res = await call('GET', `${prefix}/v1/connect/accounts/${id}/${list}`);
+        expect(res.json(), `${prefix} ${list}`).toMatchObject({ object: 'list', url: `/v1/connect/accounts/${id}/${list}` });
+      }
+    }
+  });
+
   it('connects the sandbox wallet watch-only and reads its balance, history and addresses from the chain', async () => {
     const { session } = await createSessionFor(t, client.testKey);
     const [id] = await completeWith(t.ctx, session.client_secret, 'bitcoin', { wallet: sandboxWallet().descriptor });

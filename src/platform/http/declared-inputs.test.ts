@@ -12,17 +12,21 @@ interface Operation {
   name: string;
   takesBody: boolean;
   requiresBody: boolean;
+  listUrl?: { enum?: string[]; description?: string };
 }
 
 /** Every /v1 operation of the generated OpenAPI document: routes added later are covered too. */
 function apiOperations(spec: { paths: Record<string, Record<string, Record<string, unknown>>> }): Operation[] {
   type Op = {
     requestBody?: { content: Record<string, { schema: { required?: string[] } }> };
+    responses: Record<string, { content?: Record<string, { schema: { properties?: Record<string, { enum?: unknown[]; description?: string }> } }> }>;
   };
   return Object.entries(spec.paths as Record<string, Record<string, Op>>)
     .filter(([path]) => path.startsWith('/v1/'))
     .flatMap(([path, methods]) =>
       Object.entries(methods).map(([method, op]) => {
+        const properties = op.responses['200']?.content?.['application/json']?.schema.properties;
+        const isList = properties?.object?.enum?.length === 1 && properties.object.enum[0] === 'list';
         return {
           method: method.toUpperCase(),
           path,
@@ -30,6 +34,7 @@ function apiOperations(spec: { paths: Record<string, Record<string, Record<strin
           name: `${method.toUpperCase()} ${path}`,
           takesBody: op.requestBody !== undefined,
           requiresBody: (op.requestBody?.content['application/json']?.schema.required ?? []).length > 0,
+          ...(isList ? { listUrl: properties.url as { enum?: string[]; description?: string } } : {}),
         };
       }),
     );
@@ -121,5 +126,16 @@ describe.each(engines())('input rules of every API route on %s', (engine) => {
     expect(empty.statusCode).toBe(200);
     // An empty object is no body: the handler sees the same as for a bare POST.
     expect(empty.json()).toEqual((await send('POST', '/v1/probe/undeclared')).json());
+  });
+
+  it('documents the url of every list as the path of that list', () => {
+    const lists = operations.filter((op) => op.listUrl !== undefined);
+    expect(lists.map((op) => op.name)).toEqual(
+      expect.arrayContaining(['GET /v1/connect/accounts/{id}/transactions', 'GET /v1/webhook_endpoints/{id}/deliveries', 'GET /v1/events']),
+    );
+    for (const op of lists) {
+      if (op.path.includes('{')) expect(op.listUrl?.description, op.name).toContain(`\`${op.path}\``);
+      else expect(op.listUrl?.enum, op.name).toEqual([op.path]);
+    }
   });
 });
