@@ -167,6 +167,20 @@ describe.each(engines())('accounts API on %s', (engine) => {
     expect(res.json().error).toMatchObject({ code, param });
   });
 
+  it('names every allowed value of features and of the status filter when one is not', async () => {
+    const { id } = await connect('user_good');
+    const refresh = await call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['zzz'] });
+    expect(refresh.json().error).toMatchObject({
+      param: 'features[0]',
+      message: 'Invalid value for features[0]: must be one of "balances", "transactions".',
+    });
+    const list = await call('GET', '/v1/connect/accounts?status=zzz');
+    expect(list.json().error).toMatchObject({
+      param: 'status',
+      message: 'Invalid value for status: must be one of "active", "disconnected", "requires_reauth".',
+    });
+  });
+
   it('disconnects: credentials erased, refresh refused, data still readable, idempotent', async () => {
     const { id } = await connect('user_good');
     await call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['balances'] });

@@ -63,6 +63,15 @@ describe.each(engines())('sessions API on %s', (engine) => {
     expect(res.json().error).toMatchObject({ code, param });
   });
 
+  it('names every permission there is when one is not', async () => {
+    const res = await create({ permissions: ['zzz'], account_holder: holderId });
+    expect(res.json().error).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'permissions[0]',
+      message: 'Invalid value for permissions[0]: must be one of "balances", "transactions", "addresses".',
+    });
+  });
+
   it("refuses another client's or the other mode's account holder exactly like a missing one", async () => {
     const other = await t.newClient('Other');
     const foreign = (await t.call(other.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'o@example.com' } })).json().id;

@@ -1,8 +1,9 @@
-import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyPluginAsync, type RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 import { service } from '../../main/modules.js';
+import { buildValidatorCompiler, validationError } from './validation.js';
 
 interface Operation {
   method: string;
@@ -137,5 +138,61 @@ describe.each(engines())('input rules of every API route on %s', (engine) => {
       if (op.path.includes('{')) expect(op.listUrl?.description, op.name).toContain(`\`${op.path}\``);
       else expect(op.listUrl?.enum, op.name).toEqual([op.path]);
     }
+  });
+});
+
+/** The body and query string schemas of every API route, as the modules declare them. */
+async function apiRouteSchemas(): Promise<{ name: string; part: 'body' | 'querystring'; schema: object }[]> {
+  const app = Fastify();
+  const routes: RouteOptions[] = [];
+  app.addHook('onRoute', (route) => {
+    routes.push(route);
+  });
+  for (const plugin of service.modules.flatMap((m) => m.apiRoutes ?? [])) await app.register(plugin, { prefix: '/v1' });
+  await app.close();
+  return routes.flatMap((route) =>
+    (['body', 'querystring'] as const).flatMap((part) => {
+      const schema = route.schema?.[part] as object | undefined;
+      return schema === undefined ? [] : [{ name: `${String(route.method)} ${route.url} ${part}`, part, schema }];
+    }),
+  );
+}
+
+type Node = { const?: unknown; enum?: unknown[]; anyOf?: Node[]; properties?: Record<string, Node>; items?: Node };
+
+/** Where a schema only allows a list of values (`enum`, or a union of `const`s), as segments of its path. */
+function enumFields(node: Node, path: string[] = []): { path: string[]; node: Node; values: unknown[] }[] {
+  if (node.enum) return [{ path, node, values: node.enum }];
+  if (node.anyOf?.length && node.anyOf.every((branch) => 'const' in branch)) return [{ path, node, values: node.anyOf.map((b) => b.const) }];
+  return [
+    ...Object.entries(node.properties ?? {}).flatMap(([key, child]) => enumFields(child, [...path, key])),
+    ...(node.items ? enumFields(node.items, [...path, '0']) : []),
+    ...(node.anyOf ?? []).flatMap((branch) => enumFields(branch, path)),
+  ];
+}
+
+describe('enum errors', () => {
+  it('name every allowed value, for every enum-like field of every API route', async () => {
+    const compile = buildValidatorCompiler();
+    const checked: string[] = [];
+    for (const { name, part, schema } of await apiRouteSchemas()) {
+      for (const field of enumFields(schema as Node)) {
+        // The field alone, on the path it has in the request, with a value it does not allow.
+        let wrapped: object = field.node;
+        let value: unknown = 'zzz_not_allowed';
+        for (const key of [...field.path].reverse()) {
+          wrapped = key === '0' ? { type: 'array', items: wrapped } : { type: 'object', properties: { [key]: wrapped } };
+          value = key === '0' ? [value] : { [key]: value };
+        }
+        const validate = compile({ schema: wrapped, httpPart: part });
+        expect(validate(value), name).toBe(false);
+        const error = validationError(validate.errors ?? [], part);
+        const param = field.path[0] + field.path.slice(1).map((p) => `[${p}]`).join('');
+        expect({ code: error.code, param: error.param }, name).toEqual({ code: 'parameter_invalid', param });
+        for (const allowed of field.values) expect(error.message, `${name} ${param}`).toContain(JSON.stringify(allowed));
+        checked.push(param);
+      }
+    }
+    expect(checked).toEqual(expect.arrayContaining(['permissions[0]', 'features[0]', 'status', 'enabled_events[0]']));
   });
 });

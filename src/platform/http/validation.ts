@@ -89,9 +89,39 @@ export function paramName(instancePath: string, child?: string): string | undefi
   return parts[0] + parts.slice(1).map((p) => `[${p}]`).join('');
 }
 
+/**
+ * The values a schema allows when it is a list of them: an `enum`, a `const`, or a union of those
+ * (a TypeBox `Type.Union` of `Type.Literal`s compiles to `anyOf` of `const`s). Otherwise undefined.
+ */
+function allowedValues(schema: unknown): unknown[] | undefined {
+  if (typeof schema !== 'object' || schema === null) return undefined;
+  const { const: only, enum: values, anyOf } = schema as { const?: unknown; enum?: unknown; anyOf?: unknown };
+  if (only !== undefined) return [only];
+  if (Array.isArray(values)) return values;
+  if (!Array.isArray(anyOf) || anyOf.length === 0) return undefined;
+  const branches = anyOf.map(allowedValues);
+  return branches.every((branch) => branch !== undefined) ? branches.flat() : undefined;
+}
+
+const oneOf = (values: unknown[]) => `must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}`;
+
+/**
+ * The violation to report. Usually the first; but a value outside a union of literals fails every
+ * branch, and Ajv (which stops at the first failing keyword) lists each branch's `const` error
+ * before the union's own `anyOf` error. The first would name one allowed value as if it were the
+ * only one, so the outermost such union is reported instead, with all of them.
+ */
+function reportedError(errors: ErrorObject[]): ErrorObject | undefined {
+  for (let i = errors.length - 1; i >= 0; i--) {
+    const error = errors[i] as ErrorObject;
+    if (error.keyword === 'anyOf' && allowedValues(error.parentSchema) !== undefined) return error;
+  }
+  return errors[0];
+}
+
 /** Turns the first schema violation into the API error a client can act on. */
 export function validationError(errors: FastifySchemaValidationError[], context: string): ApiError {
-  const error = errors[0] as ErrorObject | undefined;
+  const error = reportedError(errors as ErrorObject[]);
   if (!error) return new ApiError('parameter_invalid');
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'additionalProperties') {
@@ -126,7 +156,11 @@ function describe(error: ErrorObject): string {
     case 'maximum':
       return `must be at most ${String(p.limit)}`;
     case 'enum':
-      return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+      return oneOf(p.allowedValues as unknown[]);
+    case 'anyOf': {
+      const values = allowedValues(error.parentSchema);
+      return values === undefined ? (error.message ?? 'is not valid') : oneOf(values);
+    }
     case 'const':
       return `must be ${JSON.stringify(p.allowedValue)}`;
     case 'minItems':

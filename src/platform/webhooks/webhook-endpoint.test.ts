@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 import { fakeResolver } from '../../../test/support/webhooks.js';
+import { EVENT_TYPES } from '../events/event.schemas.js';
 
 const PUBLIC_HOST = 'hooks.example.com';
 
@@ -183,6 +184,12 @@ describe.each(engines())('webhook endpoints API on %s', (engine) => {
       expect(res.statusCode).toBe(400);
       expect(res.json().error).toMatchObject({ type: 'invalid_request_error', code, param });
       expect(await countEndpoints()).toBe(before);
+    });
+
+    it('names every event type and "*" when enabled_events holds something else', async () => {
+      const res = await create({ url: 'http://127.0.0.1/x', enabled_events: ['zzz'] });
+      const { message } = res.json().error;
+      for (const allowed of [...EVENT_TYPES, '*']) expect(message).toContain(`"${allowed}"`);
     });
 
     it.each([
