@@ -278,4 +278,19 @@ describe.each(engines())('accounts API on %s', (engine) => {
     expect(await list(`?session=${session.id}`)).toEqual([...ids].reverse());
     expect(await list(`?account_holder=${holderId}&status=disconnected`)).toEqual([]);
   });
+
+  it('refuses an account_holder or session filter that names nothing this key can see, rather than listing nothing', async () => {
+    const { session, holderId } = await createSessionFor(t, client.testKey);
+    const other = await t.newClient('Other filters');
+    for (const [param, id] of [
+      ['account_holder', 'ah_unknown'],
+      ['account_holder', holderId],
+      ['session', 'sess_unknown'],
+      ['session', session.id],
+    ] as const) {
+      const res = await call('GET', `/v1/connect/accounts?${param}=${id}`, undefined, other.testKey);
+      expect(res.statusCode, `${param}=${id}`).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 'parameter_invalid', param, message: `Invalid value for ${param}: no such ${param} '${id}'.` });
+    }
+  });
 });

@@ -1,7 +1,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { sql, type SelectQueryBuilder } from 'kysely';
-import { ApiError } from './errors.js';
+import { ApiError, unknownId } from './errors.js';
 
 /** Query parameters every list endpoint takes. */
 export const PageQueryFields = {
@@ -54,12 +54,12 @@ export interface PageRequest {
 /**
  * Resolves the cursor ids of a list query with `find` (whatever a list keys on: a sequence number,
  * a row). A cursor must name an object the caller can see: an id from another client reads as
- * unknown, exactly like one that never existed.
+ * unknown, exactly like one that never existed (`unknownId`, naming `objectName`).
  */
 export async function resolveCursors<C>(
   query: PageQueryInput,
   find: (id: string) => Promise<C | undefined>,
-  unknown: (id: string) => string = (id) => `no such object '${id}'`,
+  objectName = 'object',
 ): Promise<{ limit: number; after?: C; before?: C }> {
   if (query.starting_after !== undefined && query.ending_before !== undefined) {
     throw new ApiError('parameter_invalid', {
@@ -72,7 +72,7 @@ export async function resolveCursors<C>(
     const id = query[param];
     if (id === undefined) continue;
     const found = await find(id);
-    if (found === undefined) throw new ApiError('parameter_invalid', { param, message: `Invalid value for ${param}: ${unknown(id)}.` });
+    if (found === undefined) throw unknownId(param, objectName, id);
     if (param === 'starting_after') page.after = found;
     else page.before = found;
   }
