@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import Fastify, { type FastifyInstance, type FastifyPluginAsync, type RouteOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
@@ -194,5 +195,15 @@ describe('enum errors', () => {
       }
     }
     expect(checked).toEqual(expect.arrayContaining(['permissions[0]', 'features[0]', 'status', 'enabled_events[0]']));
+  });
+
+  it('name null too when a union of literals also allows it, and leave other unions to their first error', () => {
+    const compile = buildValidatorCompiler();
+    const nullable = compile({ schema: Type.Object({ reason: Type.Union([Type.Literal('a'), Type.Literal('b'), Type.Null()]) }), httpPart: 'body' });
+    nullable({ reason: 'zzz' });
+    expect(validationError(nullable.errors ?? [], 'body').message).toBe('Invalid value for reason: must be one of "a", "b", null.');
+    const text = compile({ schema: Type.Object({ name: Type.Union([Type.String({ minLength: 1 }), Type.Null()]) }), httpPart: 'body' });
+    text({ name: '' });
+    expect(validationError(text.errors ?? [], 'body').message).toBe('Invalid value for name: must not be empty.');
   });
 });

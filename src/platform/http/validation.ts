@@ -71,7 +71,7 @@ function refuseBody(request: FastifyRequest, _reply: FastifyReply, done: HookHan
  * - no querystring schema → an empty strict one: any query parameter is `parameter_unknown`;
  * - no body schema → no body (or `{}`), checked before validation on the methods that carry one;
  * - a body schema → a bare request is validated as `{}`.
- * GET routes get no hook, so reads do not pay for any of it.
+ * GET routes get no body hook; like every route they validate their (usually empty) query object.
  */
 export function acceptDeclaredInputsOnly(route: RouteOptions): void {
   if (!route.schema?.querystring) route.schema = { ...route.schema, querystring: NOTHING };
@@ -90,13 +90,14 @@ export function paramName(instancePath: string, child?: string): string | undefi
 }
 
 /**
- * The values a schema allows when it is a list of them: an `enum`, a `const`, or a union of those
- * (a TypeBox `Type.Union` of `Type.Literal`s compiles to `anyOf` of `const`s). Otherwise undefined.
+ * The values a schema allows when it is a list of them: an `enum`, a `const`, `null`, or a union of
+ * those (a TypeBox `Type.Union` of `Type.Literal`s compiles to `anyOf` of `const`s). Otherwise undefined.
  */
 function allowedValues(schema: unknown): unknown[] | undefined {
   if (typeof schema !== 'object' || schema === null) return undefined;
-  const { const: only, enum: values, anyOf } = schema as { const?: unknown; enum?: unknown; anyOf?: unknown };
+  const { const: only, enum: values, anyOf, type } = schema as { const?: unknown; enum?: unknown; anyOf?: unknown; type?: unknown };
   if (only !== undefined) return [only];
+  if (type === 'null') return [null];
   if (Array.isArray(values)) return values;
   if (!Array.isArray(anyOf) || anyOf.length === 0) return undefined;
   const branches = anyOf.map(allowedValues);
@@ -119,7 +120,7 @@ function reportedError(errors: ErrorObject[]): ErrorObject | undefined {
   return errors[0];
 }
 
-/** Turns the first schema violation into the API error a client can act on. */
+/** Turns a schema violation (the one `reportedError` picks) into the API error a client can act on. */
 export function validationError(errors: FastifySchemaValidationError[], context: string): ApiError {
   const error = reportedError(errors as ErrorObject[]);
   if (!error) return new ApiError('parameter_invalid');
