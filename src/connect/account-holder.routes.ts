@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ListOf, PageQuery } from '../platform/http/pagination.js';
+import { ListOf, listResponse, PageQuery } from '../platform/http/pagination.js';
 import { errorResponses, IdParams } from '../platform/http/schemas.js';
 import {
   AccountHolder,
@@ -17,7 +17,6 @@ import {
 const TAGS = ['Account holders'];
 const AccountHolderRef = Type.Ref(AccountHolder);
 const Params = IdParams('ah_', 'account holder');
-const LIST_URL = '/v1/connect/account_holders';
 
 export const accountHolderRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(AccountHolder);
@@ -46,10 +45,10 @@ export const accountHolderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'List account holders',
         description: 'Newest first, with cursor pagination (`starting_after` / `ending_before`).',
         querystring: PageQuery,
-        response: { 200: ListOf(AccountHolderRef, LIST_URL), ...errorResponses() },
+        response: { 200: ListOf(AccountHolderRef, '/v1/connect/account_holders'), ...errorResponses() },
       },
     },
-    async (request) => ({ object: 'list' as const, url: LIST_URL, ...(await listAccountHolders(app.ctx, request.scope, request.query)) }),
+    async (request) => listResponse(request, await listAccountHolders(app.ctx, request.scope, request.query)),
   );
 
   app.get(

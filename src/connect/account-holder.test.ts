@@ -113,6 +113,22 @@ describe.each(engines())('account holders API on %s', (engine) => {
     expect(res.json().error).toMatchObject({ code: 'parameter_missing', param: 'email' });
   });
 
+  it('refuses a query parameter on create, retrieve and update alike, and creates or changes nothing', async () => {
+    const holder = (await create({ email: 'query@example.com' })).json();
+    const before = await countHolders();
+    for (const request of [
+      { method: 'POST' as const, url: '/v1/connect/account_holders?foo=1', json: { email: 'query2@example.com' } },
+      { method: 'GET' as const, url: `/v1/connect/account_holders/${holder.id}?foo=1` },
+      { method: 'POST' as const, url: `/v1/connect/account_holders/${holder.id}?foo=1`, json: { name: 'Changed' } },
+    ]) {
+      const res = await t.call(client.testKey, request);
+      expect(res.statusCode, request.url).toBe(400);
+      expect(res.json().error, request.url).toMatchObject({ code: 'parameter_unknown', param: 'foo' });
+    }
+    expect(await countHolders()).toBe(before);
+    expect((await t.call(client.testKey, { method: 'GET', url: `/v1/connect/account_holders/${holder.id}` })).json()).toEqual(holder);
+  });
+
   describe('update', () => {
     it('changes e-mail and name, merges metadata and removes keys set to ""', async () => {
       const created = (await create({ email: 'old@example.com', name: 'Old', metadata: { a: '1', b: '2' } })).json();

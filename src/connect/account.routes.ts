@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ListOf, PageQuery } from '../platform/http/pagination.js';
+import { ListOf, listResponse, PageQuery } from '../platform/http/pagination.js';
 import { errorResponses, IdParams } from '../platform/http/schemas.js';
 import { Account, AccountAddress, AccountListQuery, Balance, RefreshBody, Transaction } from './account.schemas.js';
 import {
@@ -16,7 +16,6 @@ import {
 const TAGS = ['Accounts'];
 const AccountRef = Type.Ref(Account);
 const Params = IdParams('acct_', 'account');
-const ACCOUNTS_URL = '/v1/connect/accounts';
 
 export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
   for (const schema of [Account, Balance, Transaction, AccountAddress]) app.addSchema(schema);
@@ -45,10 +44,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'List accounts',
         description: 'Accounts of completed sessions, newest first; filter by `account_holder`, `session` or `status`.',
         querystring: AccountListQuery,
-        response: { 200: ListOf(AccountRef, ACCOUNTS_URL), ...errorResponses() },
+        response: { 200: ListOf(AccountRef, '/v1/connect/accounts'), ...errorResponses() },
       },
     },
-    async (request) => ({ object: 'list' as const, url: ACCOUNTS_URL, ...(await listAccounts(app.ctx, request.scope, request.query)) }),
+    async (request) => listResponse(request, await listAccounts(app.ctx, request.scope, request.query)),
   );
 
   app.post(
@@ -97,12 +96,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ListOf(Type.Ref(Balance), '/v1/connect/accounts/{id}/balances'), ...errorResponses(403, 404) },
       },
     },
-    async (request) => ({
-      object: 'list' as const,
-      url: '/v1/connect/accounts/{id}/balances' as const,
-      data: await listBalances(app.ctx, request.scope, request.params.id),
-      has_more: false,
-    }),
+    async (request) => listResponse(request, { data: await listBalances(app.ctx, request.scope, request.params.id), has_more: false }),
   );
 
   app.get(
@@ -118,11 +112,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ListOf(Type.Ref(Transaction), '/v1/connect/accounts/{id}/transactions'), ...errorResponses(403, 404) },
       },
     },
-    async (request) => ({
-      object: 'list' as const,
-      url: '/v1/connect/accounts/{id}/transactions' as const,
-      ...(await listTransactions(app.ctx, request.scope, request.params.id, request.query)),
-    }),
+    async (request) => listResponse(request, await listTransactions(app.ctx, request.scope, request.params.id, request.query)),
   );
 
   app.get(
@@ -137,11 +127,6 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
         response: { 200: ListOf(Type.Ref(AccountAddress), '/v1/connect/accounts/{id}/addresses'), ...errorResponses(403, 404) },
       },
     },
-    async (request) => ({
-      object: 'list' as const,
-      url: '/v1/connect/accounts/{id}/addresses' as const,
-      data: await listAddresses(app.ctx, request.scope, request.params.id),
-      has_more: false,
-    }),
+    async (request) => listResponse(request, { data: await listAddresses(app.ctx, request.scope, request.params.id), has_more: false }),
   );
 };

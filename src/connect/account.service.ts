@@ -2,10 +2,11 @@ import { unixSeconds } from '../platform/clock.js';
 import type { AppContext } from '../platform/context.js';
 import { newId } from '../platform/crypto/random.js';
 import { recordEvent } from '../platform/events/event.service.js';
-import { ApiError, notFound } from '../platform/http/errors.js';
+import { ApiError, notFound, unknownId } from '../platform/http/errors.js';
 import { resolveCursors, resolvePage, type PageQueryInput } from '../platform/http/pagination.js';
 import { enqueueJob } from '../platform/jobs/enqueue.js';
 import type { Scope } from '../platform/scope.js';
+import { findAccountHolder } from './account-holder.repository.js';
 import {
   addressRows,
   balanceRows,
@@ -21,6 +22,7 @@ import type { Account, AccountAddress, AccountListQuery, Balance, RefreshFeature
 import type { AccountRow, AccountTransactionRow, SessionRow } from './connect.table.js';
 import type { ConnectedAccount, Provider } from './providers/provider.js';
 import { refreshAccountJob } from './refresh-account.job.js';
+import { findSession } from './session.repository.js';
 import type { SessionPermission } from './session.schemas.js';
 
 export type AccountDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'capabilities' | 'providers'>;
@@ -102,6 +104,10 @@ export async function retrieveAccount(deps: AccountDeps, scope: Scope, id: strin
 }
 
 export async function listAccounts(deps: AccountDeps, scope: Scope, query: AccountListQuery) {
+  if (query.account_holder !== undefined && !(await findAccountHolder(deps.db, scope, query.account_holder))) {
+    throw unknownId('account_holder', 'account_holder', query.account_holder);
+  }
+  if (query.session !== undefined && !(await findSession(deps.db, scope, query.session))) throw unknownId('session', 'session', query.session);
   const page = await resolvePage(query, async (cursor) => (await findAccount(deps.db, scope, cursor))?.seq);
   const { rows, hasMore } = await listAccountRows(
     deps.db,
@@ -177,11 +183,7 @@ function toTransaction(row: AccountTransactionRow): Transaction {
 export async function listTransactions(deps: AccountDeps, scope: Scope, id: string, query: PageQueryInput) {
   const row = await scopedAccount(deps, scope, id);
   requirePermission(row, 'transactions');
-  const { limit, after, before } = await resolveCursors(
-    query,
-    (cursor) => findTransaction(deps.db, row.id, cursor),
-    (cursor) => `no such transaction '${cursor}' in this account`,
-  );
+  const { limit, after, before } = await resolveCursors(query, (cursor) => findTransaction(deps.db, row.id, cursor), 'transaction');
   const { rows, hasMore } = await transactionPage(deps.db, row.id, { limit, ...(after ? { after } : {}), ...(before ? { before } : {}) });
   return { data: rows.map(toTransaction), has_more: hasMore };
 }

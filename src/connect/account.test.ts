@@ -167,6 +167,20 @@ describe.each(engines())('accounts API on %s', (engine) => {
     expect(res.json().error).toMatchObject({ code, param });
   });
 
+  it('names every allowed value of features and of the status filter when one is not', async () => {
+    const { id } = await connect('user_good');
+    const refresh = await call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['zzz'] });
+    expect(refresh.json().error).toMatchObject({
+      param: 'features[0]',
+      message: 'Invalid value for features[0]: must be one of "balances", "transactions".',
+    });
+    const list = await call('GET', '/v1/connect/accounts?status=zzz');
+    expect(list.json().error).toMatchObject({
+      param: 'status',
+      message: 'Invalid value for status: must be one of "active", "disconnected", "requires_reauth".',
+    });
+  });
+
   it('disconnects: credentials erased, refresh refused, data still readable, idempotent', async () => {
     const { id } = await connect('user_good');
     await call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['balances'] });
@@ -182,6 +196,43 @@ describe.each(engines())('accounts API on %s', (engine) => {
     expect(t.ctx.secretBox.open(row.connection_sealed, `connect_account.connection:${id}`)).toBe('{}');
     const events = (await call('GET', '/v1/events?type=account.disconnected')).json().data;
     expect(events.filter((e: { data: { object: { id: string } } }) => e.data.object.id === id)).toHaveLength(1);
+  });
+
+  it.each(['[]', '"x"', 'null', '{"zzz_unknown":1}'])('refuses to disconnect with the body %s and leaves the account connected', async (payload) => {
+    const { id } = await connect('user_good');
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/v1/connect/accounts/${id}/disconnect`,
+      headers: { authorization: `Bearer ${client.testKey}`, 'content-type': 'application/json' },
+      payload,
+    });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error.code).toBe(payload.startsWith('{') ? 'parameter_unknown' : 'body_invalid');
+    expect((await call('GET', `/v1/connect/accounts/${id}`)).json().status).toBe('active');
+  });
+
+  it('disconnects with an empty object as body, as with none', async () => {
+    const { id } = await connect('user_good');
+    expect((await call('POST', `/v1/connect/accounts/${id}/disconnect`, {})).json().status).toBe('disconnected');
+  });
+
+  it('refuses a query parameter the balances, addresses and transactions lists do not take', async () => {
+    const { id } = await connect('user_good');
+    for (const query of ['balances?limit=5', 'addresses?foo=1', 'transactions?foo=1']) {
+      const res = await call('GET', `/v1/connect/accounts/${id}/${query}`);
+      expect(res.statusCode, query).toBe(400);
+      expect(res.json().error, query).toMatchObject({ code: 'parameter_unknown', param: query.split(/[?=]/)[1] });
+    }
+  });
+
+  it('gives each list of an account its real path as url, ids filled in, also when called under /api', async () => {
+    const { id } = await connect('user_good');
+    for (const list of ['balances', 'transactions', 'addresses']) {
+      for (const prefix of ['', '/api']) {
+        const res = await call('GET', `${prefix}/v1/connect/accounts/${id}/${list}`);
+        expect(res.json(), `${prefix} ${list}`).toMatchObject({ object: 'list', url: `/v1/connect/accounts/${id}/${list}` });
+      }
+    }
   });
 
   it('connects the sandbox wallet watch-only and reads its balance, history and addresses from the chain', async () => {
@@ -226,5 +277,20 @@ describe.each(engines())('accounts API on %s', (engine) => {
     expect(await list('')).toEqual([...ids].reverse());
     expect(await list(`?session=${session.id}`)).toEqual([...ids].reverse());
     expect(await list(`?account_holder=${holderId}&status=disconnected`)).toEqual([]);
+  });
+
+  it('refuses an account_holder or session filter that names nothing this key can see, rather than listing nothing', async () => {
+    const { session, holderId } = await createSessionFor(t, client.testKey);
+    const other = await t.newClient('Other filters');
+    for (const [param, id] of [
+      ['account_holder', 'ah_unknown'],
+      ['account_holder', holderId],
+      ['session', 'sess_unknown'],
+      ['session', session.id],
+    ] as const) {
+      const res = await call('GET', `/v1/connect/accounts?${param}=${id}`, undefined, other.testKey);
+      expect(res.statusCode, `${param}=${id}`).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 'parameter_invalid', param, message: `Invalid value for ${param}: no such ${param} '${id}'.` });
+    }
   });
 });

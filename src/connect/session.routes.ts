@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ListOf } from '../platform/http/pagination.js';
+import { ListOf, listResponse } from '../platform/http/pagination.js';
 import { errorResponses, IdParams } from '../platform/http/schemas.js';
 import { CreateSessionBody, Session, SessionListQuery } from './session.schemas.js';
 import { createSession, listSessions, retrieveSession } from './session.service.js';
 
 const TAGS = ['Sessions'];
 const SessionRef = Type.Ref(Session);
-const LIST_URL = '/v1/connect/sessions';
 
 export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Session);
@@ -56,9 +55,9 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'List sessions',
         description: 'Newest first; filter by `account_holder`.',
         querystring: SessionListQuery,
-        response: { 200: ListOf(SessionRef, LIST_URL), ...errorResponses() },
+        response: { 200: ListOf(SessionRef, '/v1/connect/sessions'), ...errorResponses() },
       },
     },
-    async (request) => ({ object: 'list' as const, url: LIST_URL, ...(await listSessions(app.ctx, request.scope, request.query)) }),
+    async (request) => listResponse(request, await listSessions(app.ctx, request.scope, request.query)),
   );
 };

@@ -63,6 +63,15 @@ describe.each(engines())('sessions API on %s', (engine) => {
     expect(res.json().error).toMatchObject({ code, param });
   });
 
+  it('names every permission there is when one is not', async () => {
+    const res = await create({ permissions: ['zzz'], account_holder: holderId });
+    expect(res.json().error).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'permissions[0]',
+      message: 'Invalid value for permissions[0]: must be one of "balances", "transactions", "addresses".',
+    });
+  });
+
   it("refuses another client's or the other mode's account holder exactly like a missing one", async () => {
     const other = await t.newClient('Other');
     const foreign = (await t.call(other.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'o@example.com' } })).json().id;
@@ -70,7 +79,11 @@ describe.each(engines())('sessions API on %s', (engine) => {
     for (const id of [foreign, live]) {
       const res = await create({ permissions: ['balances'], account_holder: id });
       expect(res.statusCode).toBe(400);
-      expect(res.json().error.message).toBe(`Invalid value for account_holder: no such account holder '${id}' for this API key's mode.`);
+      expect(res.json().error).toMatchObject({
+        code: 'parameter_invalid',
+        param: 'account_holder',
+        message: `Invalid value for account_holder: no such account_holder '${id}'.`,
+      });
     }
   });
 
@@ -168,6 +181,15 @@ describe.each(engines())('sessions API on %s', (engine) => {
     expect(all.data.map((s: { id: string }) => s.id)).toEqual([second.session.id, first.session.id]);
     const filtered = (await t.call(tenant.testKey, { method: 'GET', url: `/v1/connect/sessions?account_holder=${first.holderId}` })).json();
     expect(filtered.data.map((s: { id: string }) => s.id)).toEqual([first.session.id]);
+  });
+
+  it('refuses an account_holder filter that names no account holder of this client and mode, rather than listing nothing', async () => {
+    const foreign = (await t.call(client.liveKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'f@example.com' } })).json().id;
+    for (const id of ['ah_unknown', foreign]) {
+      const res = await t.call(client.testKey, { method: 'GET', url: `/v1/connect/sessions?account_holder=${id}` });
+      expect(res.statusCode, id).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 'parameter_invalid', param: 'account_holder' });
+    }
   });
 
   it('refuses further provider logins after 10 failed ones in a session', async () => {

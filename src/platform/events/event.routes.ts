@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ListOf } from '../http/pagination.js';
+import { ListOf, listResponse } from '../http/pagination.js';
 import { errorResponses, IdParams } from '../http/schemas.js';
 import { Event, EventListQuery } from './event.schemas.js';
 import { listEvents, retrieveEvent } from './event.service.js';
 
 const TAGS = ['Events'];
 const EventRef = Type.Ref(Event);
-const LIST_URL = '/v1/events';
 
 export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(Event);
@@ -21,10 +20,10 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'List events',
         description: 'Newest first. Filter by `type` (exact, or a family such as `session.*`) and creation time.',
         querystring: EventListQuery,
-        response: { 200: ListOf(EventRef, LIST_URL), ...errorResponses() },
+        response: { 200: ListOf(EventRef, '/v1/events'), ...errorResponses() },
       },
     },
-    async (request) => ({ object: 'list' as const, url: LIST_URL, ...(await listEvents(app.ctx, request.scope, request.query)) }),
+    async (request) => listResponse(request, await listEvents(app.ctx, request.scope, request.query)),
   );
 
   app.get(

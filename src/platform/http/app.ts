@@ -8,7 +8,6 @@ import Fastify, {
   type FastifyReply,
   type FastifyRequest,
   type FastifyServerOptions,
-  type HookHandlerDoneFunction,
 } from 'fastify';
 import { requestIdGenerator } from '../crypto/random.js';
 import type { AppModule } from '../module.js';
@@ -28,16 +27,11 @@ import { addRateLimitHooks } from './rate-limit.js';
 import type { Scope } from '../scope.js';
 import { ErrorResponse } from './schemas.js';
 import { API_SECURITY_HEADERS } from './security-headers.js';
-import { buildValidatorCompiler } from './validation.js';
+import { acceptDeclaredInputsOnly, buildValidatorCompiler } from './validation.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 const round = (ms: number) => Math.round(ms * 10) / 10;
-
-function defaultToEmptyBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  if (request.body === undefined) request.body = {};
-  done();
-}
 
 export interface BuildAppOptions {
   /** false silences request logs (tests); otherwise logs go to stdout as JSON lines. */
@@ -142,11 +136,8 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[], o
       // Both are per API key (client and mode), so they come after authentication.
       addRateLimitHooks(api, ctx);
       addIdempotencyHooks(api, ctx);
-      // A bare POST (no body at all) is validated as an empty object, so a missing field is named.
-      // Attached only to routes that take a body, so GET requests do not pay for the hook.
-      api.addHook('onRoute', (route) => {
-        if (route.schema?.body) route.preValidation = [defaultToEmptyBody, ...[route.preValidation ?? []].flat()];
-      });
+      // A request carries only the body and query parameters its route declares.
+      api.addHook('onRoute', acceptDeclaredInputsOnly);
       for (const plugin of modules.flatMap((m) => m.apiRoutes ?? [])) await api.register(plugin);
       for (const plugin of options.apiPlugins ?? []) await api.register(plugin);
     },

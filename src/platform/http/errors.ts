@@ -133,9 +133,20 @@ export class ApiError extends Error {
   }
 }
 
-/** Shorthand for the 404 that both a missing and another tenant's object get. */
-export function notFound(objectName: string, id: string, param = 'id'): ApiError {
-  return new ApiError('resource_missing', { param, message: `No such ${objectName}: '${id}'.` });
+/**
+ * The 404 for an id in the URL path that names nothing this client and mode can see (a missing
+ * object and another tenant's look the same). Ids sent in the body or query string get `unknownId`.
+ */
+export function notFound(objectName: string, id: string): ApiError {
+  return new ApiError('resource_missing', { param: 'id', message: `No such ${objectName}: '${id}'.` });
+}
+
+/**
+ * The 400 for an id sent in the body or query string (a reference, a filter, a cursor) that names
+ * nothing this client and mode can see: the URL is fine, a parameter is not, and `param` says which.
+ */
+export function unknownId(param: string, objectName: string, id: string): ApiError {
+  return new ApiError('parameter_invalid', { param, message: `Invalid value for ${param}: no such ${objectName} '${id}'.` });
 }
 
 /** The JSON body of every error response. */

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyPluginAsync, InjectOptions } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { engines } from '../../../test/support/database.js';
@@ -9,10 +10,13 @@ import { insertIdempotencyKey } from './idempotency.repository.js';
 import { purgeExpiredIdempotencyKeys } from './idempotency.service.js';
 import { canonicalJson, requestFingerprint } from './idempotency.js';
 
+/** A probe's body: a tag its runs are counted by. */
+const TAKES_TAG = { schema: { hide: true, body: Type.Object({ tag: Type.String() }) } };
+
 /**
  * Probe routes inside `/v1` (so under the API's hooks) that count their executions by `tag`:
  * one waits for the test to open a gate, one fails with a 500, one refuses with a 400, one answers
- * 201 in plain text.
+ * 201 in plain text, and one takes no body (its runs count under the tag "undefined").
  */
 function probes() {
   const runs = new Map<string, number>();
@@ -24,20 +28,24 @@ function probes() {
     return { tag, n };
   };
   const plugin: FastifyPluginAsync = async (api) => {
-    api.post('/probe/hold', async (request) => {
+    api.post('/probe/bare', async () => {
+      const run = count(undefined);
+      return { ...run };
+    });
+    api.post('/probe/hold', TAKES_TAG, async (request) => {
       const run = count(request.body);
       await new Promise<void>((resolve) => gates.set(run.tag, resolve));
       return { ...run, done: true };
     });
-    api.post('/probe/fail', async (request) => {
+    api.post('/probe/fail', TAKES_TAG, async (request) => {
       count(request.body);
       throw new Error('boom');
     });
-    api.post('/probe/reject', async (request) => {
+    api.post('/probe/reject', TAKES_TAG, async (request) => {
       count(request.body);
       throw new ApiError('parameter_invalid', { param: 'tag' });
     });
-    api.post('/probe/text', async (request, reply) => {
+    api.post('/probe/text', TAKES_TAG, async (request, reply) => {
       const run = count(request.body);
       return reply.code(201).type('text/plain; charset=utf-8').send(`run ${run.n} of ${run.tag}`);
     });
@@ -221,6 +229,32 @@ describe.each(engines())('Idempotency-Key on %s', (engine) => {
     const valid = await createHolder('validation-1', { email: 'valid@example.com' });
     expect(valid.statusCode).toBe(200);
     expect(valid.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('does not take the key when an undeclared query parameter is refused, and creates nothing', async () => {
+    const tenant = await t.newClient('Query');
+    const refused = await post('/v1/connect/account_holders?foo=1', 'query-1', { email: 'query@example.com' }, { key: tenant.testKey });
+    expect(refused.json().error).toMatchObject({ code: 'parameter_unknown', param: 'foo' });
+    expect(await holderCount(tenant.clientId)).toBe(0);
+    const valid = await post('/v1/connect/account_holders', 'query-1', { email: 'query@example.com' }, { key: tenant.testKey });
+    expect(valid.statusCode).toBe(200);
+    expect(valid.headers['idempotent-replayed']).toBeUndefined();
+  });
+
+  it('treats an empty object and no body as the same request on a route that takes no body', async () => {
+    const bare = (idempotencyKey: string, payload?: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/v1/probe/bare',
+        headers: { authorization: `Bearer ${client.testKey}`, 'idempotency-key': idempotencyKey, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(payload === undefined ? {} : { payload }),
+      });
+    const first = await bare('bare-1');
+    expect(first.statusCode).toBe(200);
+    const second = await bare('bare-1', '{}');
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(second.body).toBe(first.body);
+    expect(probe.runs('undefined')).toBe(1);
   });
 
   it('scopes keys to the client and the mode: the same key string is a different key elsewhere', async () => {

@@ -1,6 +1,7 @@
-import { Type, type Static, type TLiteral, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { sql, type SelectQueryBuilder } from 'kysely';
-import { ApiError } from './errors.js';
+import { ApiError, unknownId } from './errors.js';
 import { MAX_ID_LENGTH } from './schemas.js';
 
 /** Query parameters every list endpoint takes. */
@@ -16,23 +17,32 @@ export const PageQueryFields = {
 export const PageQuery = Type.Object(PageQueryFields, { additionalProperties: false });
 export type PageQueryInput = Static<typeof PageQuery>;
 
-function listSchema<T extends TSchema, U extends TSchema>(item: T, url: U) {
+/**
+ * `{object: "list", data, has_more, url}` around an item schema. `path` is the list's path as the
+ * OpenAPI document writes it (`/v1/events`, `/v1/connect/accounts/{id}/transactions`): a fixed
+ * path is documented as the exact value, a path with ids as what it becomes once they are filled
+ * in. Handlers build the object with `listResponse`, which fills them from the request.
+ */
+export function ListOf<T extends TSchema>(item: T, path: string) {
   return Type.Object({
     object: Type.Literal('list'),
     data: Type.Array(item),
     has_more: Type.Boolean({ description: 'Whether more objects lie beyond this page in the direction of travel.' }),
-    url,
+    url: path.includes('{')
+      ? Type.String({ description: `This list's path: \`${path}\` with the ids filled in.` })
+      : Type.Unsafe<string>({ type: 'string', const: path, description: "This list's path." }),
   });
 }
 
 /**
- * `{object: "list", data, has_more, url}` around an item schema. `url` is the list's fixed path, or
- * a schema for lists whose path holds an id.
+ * A page of a list as the API returns it. `url` is the route's own path with the request's path
+ * parameters filled in (`/v1/connect/accounts/acct_…/transactions`): never a template, never the
+ * `/api` alias, never a query string.
  */
-export function ListOf<T extends TSchema>(item: T, url: string): ReturnType<typeof listSchema<T, TLiteral<string>>>;
-export function ListOf<T extends TSchema, U extends TSchema>(item: T, url: U): ReturnType<typeof listSchema<T, U>>;
-export function ListOf(item: TSchema, url: string | TSchema): TSchema {
-  return listSchema(item, typeof url === 'string' ? Type.Literal(url) : url);
+export function listResponse<T>(request: Pick<FastifyRequest, 'routeOptions' | 'params'>, page: { data: T[]; has_more: boolean }) {
+  const params = request.params as Record<string, string>;
+  const url = (request.routeOptions.url ?? '').replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(params[name] ?? ''));
+  return { object: 'list' as const, url, data: page.data, has_more: page.has_more };
 }
 
 /** A page request with cursors already resolved to the internal sequence numbers. */
@@ -45,12 +55,12 @@ export interface PageRequest {
 /**
  * Resolves the cursor ids of a list query with `find` (whatever a list keys on: a sequence number,
  * a row). A cursor must name an object the caller can see: an id from another client reads as
- * unknown, exactly like one that never existed.
+ * unknown, exactly like one that never existed (`unknownId`, naming `objectName`).
  */
 export async function resolveCursors<C>(
   query: PageQueryInput,
   find: (id: string) => Promise<C | undefined>,
-  unknown: (id: string) => string = (id) => `no such object '${id}'`,
+  objectName = 'object',
 ): Promise<{ limit: number; after?: C; before?: C }> {
   if (query.starting_after !== undefined && query.ending_before !== undefined) {
     throw new ApiError('parameter_invalid', {
@@ -63,7 +73,7 @@ export async function resolveCursors<C>(
     const id = query[param];
     if (id === undefined) continue;
     const found = await find(id);
-    if (found === undefined) throw new ApiError('parameter_invalid', { param, message: `Invalid value for ${param}: ${unknown(id)}.` });
+    if (found === undefined) throw unknownId(param, objectName, id);
     if (param === 'starting_after') page.after = found;
     else page.before = found;
   }

@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import type { FastifySchemaValidationError } from 'fastify';
+import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, HookHandlerDoneFunction, RouteOptions } from 'fastify';
 import { ApiError } from './errors.js';
 
 /**
@@ -41,6 +41,46 @@ export function buildValidatorCompiler(externalSchemas: Record<string, unknown> 
     (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema);
 }
 
+/** No fields at all: what a route takes in the parts of a request it declares no schema for. */
+const NOTHING = { type: 'object', properties: {}, additionalProperties: false } as const;
+const noBody = makeAjv(false).compile(NOTHING);
+
+/** A bare POST to a route that takes a body is validated as `{}`, so the missing field gets named. */
+function defaultToEmptyBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (request.body === undefined) request.body = {};
+  done();
+}
+
+/**
+ * A route that declares no body takes none: an empty object counts as no body (many clients send
+ * `{}` on every POST), anything else is refused as the routes with a body schema refuse it. The
+ * body is then dropped, so `{}` and a bare request are the same request (Idempotency-Key).
+ */
+function refuseBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  if (request.body !== undefined && !noBody(request.body)) {
+    done(validationError(noBody.errors ?? [], 'body'));
+    return;
+  }
+  request.body = undefined;
+  done();
+}
+
+/**
+ * The `/v1` rule that a request carries only what its route declares, applied to each route as it
+ * is added (an `onRoute` hook), so a new route follows it without declaring anything:
+ * - no querystring schema → an empty strict one: any query parameter is `parameter_unknown`;
+ * - no body schema → no body (or `{}`), checked before validation on the methods that carry one;
+ * - a body schema → a bare request is validated as `{}`.
+ * GET routes get no body hook; like every route they validate their (usually empty) query object.
+ */
+export function acceptDeclaredInputsOnly(route: RouteOptions): void {
+  if (!route.schema?.querystring) route.schema = { ...route.schema, querystring: NOTHING };
+  const carriesBody = [route.method].flat().some((method) => method !== 'GET' && method !== 'HEAD');
+  if (!carriesBody) return;
+  const hook = route.schema.body ? defaultToEmptyBody : refuseBody;
+  route.preValidation = [hook, ...[route.preValidation ?? []].flat()];
+}
+
 /** `/metadata/plan` → `metadata[plan]`, `/permissions/0` → `permissions[0]` (the form clients send). */
 export function paramName(instancePath: string, child?: string): string | undefined {
   const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
@@ -49,9 +89,40 @@ export function paramName(instancePath: string, child?: string): string | undefi
   return parts[0] + parts.slice(1).map((p) => `[${p}]`).join('');
 }
 
-/** Turns the first schema violation into the API error a client can act on. */
+/**
+ * The values a schema allows when it is a list of them: an `enum`, a `const`, `null`, or a union of
+ * those (a TypeBox `Type.Union` of `Type.Literal`s compiles to `anyOf` of `const`s). Otherwise undefined.
+ */
+function allowedValues(schema: unknown): unknown[] | undefined {
+  if (typeof schema !== 'object' || schema === null) return undefined;
+  const { const: only, enum: values, anyOf, type } = schema as { const?: unknown; enum?: unknown; anyOf?: unknown; type?: unknown };
+  if (only !== undefined) return [only];
+  if (type === 'null') return [null];
+  if (Array.isArray(values)) return values;
+  if (!Array.isArray(anyOf) || anyOf.length === 0) return undefined;
+  const branches = anyOf.map(allowedValues);
+  return branches.every((branch) => branch !== undefined) ? branches.flat() : undefined;
+}
+
+const oneOf = (values: unknown[]) => `must be one of ${values.map((v) => JSON.stringify(v)).join(', ')}`;
+
+/**
+ * The violation to report. Usually the first; but a value outside a union of literals fails every
+ * branch, and Ajv (which stops at the first failing keyword) lists each branch's `const` error
+ * before the union's own `anyOf` error. The first would name one allowed value as if it were the
+ * only one, so the outermost such union is reported instead, with all of them.
+ */
+function reportedError(errors: ErrorObject[]): ErrorObject | undefined {
+  for (let i = errors.length - 1; i >= 0; i--) {
+    const error = errors[i] as ErrorObject;
+    if (error.keyword === 'anyOf' && allowedValues(error.parentSchema) !== undefined) return error;
+  }
+  return errors[0];
+}
+
+/** Turns a schema violation (the one `reportedError` picks) into the API error a client can act on. */
 export function validationError(errors: FastifySchemaValidationError[], context: string): ApiError {
-  const error = errors[0] as ErrorObject | undefined;
+  const error = reportedError(errors as ErrorObject[]);
   if (!error) return new ApiError('parameter_invalid');
   const params = error.params as Record<string, unknown>;
   if (error.keyword === 'additionalProperties') {
@@ -86,7 +157,11 @@ function describe(error: ErrorObject): string {
     case 'maximum':
       return `must be at most ${String(p.limit)}`;
     case 'enum':
-      return `must be one of ${(p.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+      return oneOf(p.allowedValues as unknown[]);
+    case 'anyOf': {
+      const values = allowedValues(error.parentSchema);
+      return values === undefined ? (error.message ?? 'is not valid') : oneOf(values);
+    }
     case 'const':
       return `must be ${JSON.stringify(p.allowedValue)}`;
     case 'minItems':

@@ -3,13 +3,13 @@ import { newId } from '../crypto/random.js';
 import type { Db } from '../db/database.js';
 import { findEvent } from '../events/event.repository.js';
 import type { EventRow } from '../events/event.table.js';
-import { ApiError, notFound } from '../http/errors.js';
+import { ApiError, notFound, unknownId } from '../http/errors.js';
 import { resolvePage } from '../http/pagination.js';
 import { enqueueJob } from '../jobs/enqueue.js';
 import type { Scope } from '../scope.js';
 import { webhookDeliverJob } from './deliver.job.js';
 import { findWebhookDeliveryAttempt, listWebhookDeliveryAttemptRows } from './webhook-delivery.repository.js';
-import { listEnabledWebhookEndpoints } from './webhook-endpoint.repository.js';
+import { findWebhookEndpoint, listEnabledWebhookEndpoints } from './webhook-endpoint.repository.js';
 import { requireEndpoint, type WebhookDeps } from './webhook-endpoint.service.js';
 import type { DeliveryListQuery, EventResend, ResendEventInput, WebhookDeliveryAttempt } from './webhook.schemas.js';
 import type { WebhookDeliveryAttemptRow, WebhookEndpointRow } from './webhook.table.js';
@@ -67,6 +67,7 @@ function fanOutKey(eventId: string, endpointId: string): string {
 /** Attempts to deliver to one endpoint, newest first, optionally for one event. */
 export async function listWebhookDeliveryAttempts(deps: WebhookDeps, scope: Scope, endpointId: string, query: DeliveryListQuery) {
   await requireEndpoint(deps, scope, endpointId);
+  if (query.event !== undefined && !(await findEvent(deps.db, scope, query.event))) throw unknownId('event', 'event', query.event);
   const page = await resolvePage(query, async (id) => (await findWebhookDeliveryAttempt(deps.db, scope, endpointId, id))?.seq);
   const filter = query.event === undefined ? {} : { eventId: query.event };
   const { rows, hasMore } = await listWebhookDeliveryAttemptRows(deps.db, scope, endpointId, filter, page);
@@ -83,7 +84,8 @@ export async function resendEvent(deps: WebhookDeps, scope: Scope, eventId: stri
   if (!event) throw notFound('event', eventId);
   let endpoints: WebhookEndpointRow[];
   if (input.endpoint !== undefined) {
-    const endpoint = await requireEndpoint(deps, scope, input.endpoint, 'endpoint');
+    const endpoint = await findWebhookEndpoint(deps.db, scope, input.endpoint);
+    if (!endpoint) throw unknownId('endpoint', 'webhook_endpoint', input.endpoint);
     if (endpoint.status !== 'enabled') {
       throw new ApiError('parameter_invalid', {
         param: 'endpoint',

@@ -332,7 +332,7 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
     expect(new Set(list.map((x) => x.delivery)).size).toBe(3);
   });
 
-  it('refuses to resend to an unknown, foreign or disabled endpoint, or an unknown event, and queues nothing', async () => {
+  it('refuses to resend to an unknown, foreign or disabled endpoint (400, the body is wrong) or an unknown event (404), and queues nothing', async () => {
     const r = await receiver();
     const mine = await createEndpoint({ url: r.url });
     const event = await emit();
@@ -341,8 +341,8 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
     const foreign = await createEndpoint({ url: r.url }, other.testKey);
     const jobsBefore = await countDeliveries();
     const cases: [string, unknown, number, string, string][] = [
-      [event.id, { endpoint: 'we_unknown' }, 404, 'resource_missing', 'endpoint'],
-      [event.id, { endpoint: foreign.id }, 404, 'resource_missing', 'endpoint'],
+      [event.id, { endpoint: 'we_unknown' }, 400, 'parameter_invalid', 'endpoint'],
+      [event.id, { endpoint: foreign.id }, 400, 'parameter_invalid', 'endpoint'],
       ['evt_unknown', {}, 404, 'resource_missing', 'id'],
       [event.id, { endpoint: 7 }, 400, 'parameter_invalid', 'endpoint'],
       [event.id, { endpoints: [mine.id] }, 400, 'parameter_unknown', 'endpoints'],
@@ -352,6 +352,8 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
       expect(res.statusCode, JSON.stringify(json)).toBe(status);
       expect(res.json().error).toMatchObject({ code, param });
     }
+    const unknown = await t.call(client.testKey, { method: 'POST', url: `/v1/events/${event.id}/resend`, json: { endpoint: foreign.id } });
+    expect(unknown.json().error.message).toBe(`Invalid value for endpoint: no such webhook_endpoint '${foreign.id}'.`);
     await t.call(client.testKey, { method: 'POST', url: `/v1/webhook_endpoints/${mine.id}`, json: { disabled: true } });
     const res = await t.call(client.testKey, { method: 'POST', url: `/v1/events/${event.id}/resend`, json: { endpoint: mine.id } });
     expect(res.statusCode).toBe(400);
@@ -427,6 +429,20 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
       const [logged] = await eventually(async () => (logLinesAbout(endpointId).length > 0 ? logLinesAbout(endpointId) : undefined));
       expect(logged!.detail).toBe('DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate');
     });
+  });
+
+  it('refuses an event filter that names no event of this client and mode, rather than listing nothing', async () => {
+    const { id: endpointId } = await createEndpoint({ url: 'http://127.0.0.1:9/hook' });
+    const foreign = await emit('account_holder.created', { clientId: (await t.newClient('Filter')).clientId, mode: 'test' });
+    for (const eventId of ['evt_unknown', foreign.id]) {
+      const res = await t.call(client.testKey, { method: 'GET', url: `/v1/webhook_endpoints/${endpointId}/deliveries?event=${eventId}` });
+      expect(res.statusCode, eventId).toBe(400);
+      expect(res.json().error).toMatchObject({
+        code: 'parameter_invalid',
+        param: 'event',
+        message: `Invalid value for event: no such event '${eventId}'.`,
+      });
+    }
   });
 
   describe('live mode', () => {

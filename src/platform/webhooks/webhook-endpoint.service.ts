@@ -174,9 +174,10 @@ export function signingSecrets(deps: Pick<WebhookDeps, 'secretBox'>, row: Webhoo
   return secrets;
 }
 
-export async function requireEndpoint(deps: WebhookDeps, scope: Scope, id: string, param = 'id'): Promise<WebhookEndpointRow> {
+/** The endpoint named by the URL's id in this scope; 404 otherwise (also for another client's id). */
+export async function requireEndpoint(deps: WebhookDeps, scope: Scope, id: string): Promise<WebhookEndpointRow> {
   const row = await findWebhookEndpoint(deps.db, scope, id);
-  if (!row) throw notFound('webhook_endpoint', id, param);
+  if (!row) throw notFound('webhook_endpoint', id);
   return row;
 }
 

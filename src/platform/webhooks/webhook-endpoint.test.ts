@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 import { fakeResolver } from '../../../test/support/webhooks.js';
+import { EVENT_TYPES } from '../events/event.schemas.js';
 
 const PUBLIC_HOST = 'hooks.example.com';
 
@@ -108,6 +109,14 @@ describe.each(engines())('webhook endpoints API on %s', (engine) => {
     expect((await t.call(client.testKey, { method: 'DELETE', url: `/v1/webhook_endpoints/${created.id}` })).statusCode).toBe(404);
   });
 
+  it('refuses a DELETE with a body and deletes nothing', async () => {
+    const created = (await create({ url: 'http://127.0.0.1:4000/a', enabled_events: ['*'] })).json();
+    const res = await t.call(client.testKey, { method: 'DELETE', url: `/v1/webhook_endpoints/${created.id}`, json: { zzz: 1 } });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().error).toMatchObject({ code: 'parameter_unknown', param: 'zzz' });
+    expect((await get(created.id)).statusCode).toBe(200);
+  });
+
   describe('rotate_secret', () => {
     it('returns a new secret and keeps the previous one signing for the grace period (default 24 h)', async () => {
       const created = (await create({ url: 'http://127.0.0.1:4000/a', enabled_events: ['*'] })).json();
@@ -175,6 +184,12 @@ describe.each(engines())('webhook endpoints API on %s', (engine) => {
       expect(res.statusCode).toBe(400);
       expect(res.json().error).toMatchObject({ type: 'invalid_request_error', code, param });
       expect(await countEndpoints()).toBe(before);
+    });
+
+    it('names every event type and "*" when enabled_events holds something else', async () => {
+      const res = await create({ url: 'http://127.0.0.1/x', enabled_events: ['zzz'] });
+      const { message } = res.json().error;
+      for (const allowed of [...EVENT_TYPES, '*']) expect(message).toContain(`"${allowed}"`);
     });
 
     it.each([

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { ListOf, PageQuery } from '../http/pagination.js';
+import { ListOf, listResponse, PageQuery } from '../http/pagination.js';
 import { errorResponses, IdParams } from '../http/schemas.js';
 import { listWebhookDeliveryAttempts, resendEvent } from './webhook-delivery.service.js';
 import {
@@ -28,7 +28,6 @@ const TAGS = ['Webhook endpoints'];
 const EndpointRef = Type.Ref(WebhookEndpoint);
 const EndpointWithSecretRef = Type.Ref(WebhookEndpointWithSecret);
 const Params = IdParams('we_', 'webhook endpoint');
-const LIST_URL = '/v1/webhook_endpoints';
 
 export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
   app.addSchema(WebhookEndpoint);
@@ -62,10 +61,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
         summary: 'List webhook endpoints',
         description: 'Newest first, with cursor pagination (`starting_after` / `ending_before`). Secrets are never listed.',
         querystring: PageQuery,
-        response: { 200: ListOf(EndpointRef, LIST_URL), ...errorResponses() },
+        response: { 200: ListOf(EndpointRef, '/v1/webhook_endpoints'), ...errorResponses() },
       },
     },
-    async (request) => ({ object: 'list' as const, url: LIST_URL, ...(await listWebhookEndpoints(app.ctx, request.scope, request.query)) }),
+    async (request) => listResponse(request, await listWebhookEndpoints(app.ctx, request.scope, request.query)),
   );
 
   app.get(
@@ -146,17 +145,10 @@ export const webhookRoutes: FastifyPluginAsyncTypebox = async (app) => {
           'Filter by `event`; cursor pagination.',
         params: Params,
         querystring: DeliveryListQuery,
-        response: {
-          200: ListOf(Type.Ref(WebhookDeliveryAttempt), Type.String({ description: 'This list’s path.' })),
-          ...errorResponses(404),
-        },
+        response: { 200: ListOf(Type.Ref(WebhookDeliveryAttempt), '/v1/webhook_endpoints/{id}/deliveries'), ...errorResponses(404) },
       },
     },
-    async (request) => ({
-      object: 'list' as const,
-      url: `${LIST_URL}/${request.params.id}/deliveries`,
-      ...(await listWebhookDeliveryAttempts(app.ctx, request.scope, request.params.id, request.query)),
-    }),
+    async (request) => listResponse(request, await listWebhookDeliveryAttempts(app.ctx, request.scope, request.params.id, request.query)),
   );
 
   app.post(
