@@ -12,9 +12,9 @@ export interface ChainSources {
  * Test mode reads the deterministic sandbox chain (built on first use, ~0.3 s); live mode reads
  * mainnet from an Esplora-compatible server (self-hosted electrs or mempool.space) when configured.
  */
-export function createChainSources(options: { esploraUrl: string | undefined; test?: ChainSource }): ChainSources {
+export function createChainSources(options: { esploraUrl: string | undefined; test?: ChainSource; live?: ChainSource }): ChainSources {
   let test = options.test;
-  const live = options.esploraUrl ? new EsploraChainSource({ baseUrl: options.esploraUrl, network: 'mainnet' }) : undefined;
+  const live = options.live ?? (options.esploraUrl ? new EsploraChainSource({ baseUrl: options.esploraUrl, network: 'mainnet' }) : undefined);
   return {
     forMode(mode) {
       if (mode === 'live') return live;

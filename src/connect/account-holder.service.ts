@@ -2,7 +2,7 @@ import type { AppContext } from '../platform/context.js';
 import { unixSeconds } from '../platform/clock.js';
 import { newId } from '../platform/crypto/random.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
-import { ApiError, notFound } from '../platform/http/errors.js';
+import { ApiError, notFound, unknownId } from '../platform/http/errors.js';
 import { resolvePage, type PageQueryInput } from '../platform/http/pagination.js';
 import { recordEvent } from '../platform/events/event.service.js';
 import type { Scope } from '../platform/scope.js';
@@ -75,6 +75,14 @@ export async function retrieveAccountHolder(deps: AccountHolderDeps, scope: Scop
   const row = await findAccountHolder(deps.db, scope, id);
   if (!row) throw notFound('account_holder', id);
   return toAccountHolder(row);
+}
+
+/**
+ * Refuses an account holder id sent in the body or query string (`param`) that names none of this
+ * client and mode: 400 `parameter_invalid` (docs/errors.md, "Ids that name nothing").
+ */
+export async function requireAccountHolderParam(deps: Pick<AccountHolderDeps, 'db'>, scope: Scope, id: string, param: string): Promise<void> {
+  if (!(await findAccountHolder(deps.db, scope, id))) throw unknownId(param, 'account_holder', id);
 }
 
 export async function listAccountHolders(deps: AccountHolderDeps, scope: Scope, query: PageQueryInput) {

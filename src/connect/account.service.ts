@@ -6,7 +6,7 @@ import { ApiError, notFound, unknownId } from '../platform/http/errors.js';
 import { resolveCursors, resolvePage, type PageQueryInput } from '../platform/http/pagination.js';
 import { enqueueJob } from '../platform/jobs/enqueue.js';
 import type { Scope } from '../platform/scope.js';
-import { findAccountHolder } from './account-holder.repository.js';
+import { requireAccountHolderParam } from './account-holder.service.js';
 import {
   addressRows,
   balanceRows,
@@ -104,9 +104,7 @@ export async function retrieveAccount(deps: AccountDeps, scope: Scope, id: strin
 }
 
 export async function listAccounts(deps: AccountDeps, scope: Scope, query: AccountListQuery) {
-  if (query.account_holder !== undefined && !(await findAccountHolder(deps.db, scope, query.account_holder))) {
-    throw unknownId('account_holder', 'account_holder', query.account_holder);
-  }
+  if (query.account_holder !== undefined) await requireAccountHolderParam(deps, scope, query.account_holder, 'account_holder');
   if (query.session !== undefined && !(await findSession(deps.db, scope, query.session))) throw unknownId('session', 'session', query.session);
   const page = await resolvePage(query, async (cursor) => (await findAccount(deps.db, scope, cursor))?.seq);
   const { rows, hasMore } = await listAccountRows(

@@ -2,11 +2,11 @@ import { unixSeconds } from '../platform/clock.js';
 import type { AppContext } from '../platform/context.js';
 import { hashSecret, newId, newSecret } from '../platform/crypto/random.js';
 import { recordEvent } from '../platform/events/event.service.js';
-import { ApiError, notFound, unknownId } from '../platform/http/errors.js';
+import { ApiError, notFound } from '../platform/http/errors.js';
 import { resolvePage } from '../platform/http/pagination.js';
 import { enqueueJob } from '../platform/jobs/enqueue.js';
 import type { Scope } from '../platform/scope.js';
-import { findAccountHolder } from './account-holder.repository.js';
+import { requireAccountHolderParam } from './account-holder.service.js';
 import { accountIdsBySession, sessionAccountRows, updateAccount } from './account.repository.js';
 import { erasedConnection } from './account.service.js';
 import type { SessionRow } from './connect.table.js';
@@ -46,7 +46,7 @@ export async function toSession(deps: ConnectDeps, row: SessionRow, accountIds?:
 
 /** Starts a hosted connection flow for one of the client's account holders. */
 export async function createSession(deps: ConnectDeps, scope: Scope, input: CreateSessionInput): Promise<Session> {
-  if (!(await findAccountHolder(deps.db, scope, input.account_holder))) throw unknownId('account_holder', 'account_holder', input.account_holder);
+  await requireAccountHolderParam(deps, scope, input.account_holder, 'account_holder');
   if (input.return_url !== undefined) {
     const problem = returnUrlProblem(input.return_url, scope.mode);
     if (problem) throw new ApiError('parameter_invalid', { param: 'return_url', message: `Invalid value for return_url: ${problem}.` });
@@ -89,9 +89,7 @@ export async function retrieveSession(deps: ConnectDeps, scope: Scope, id: strin
 }
 
 export async function listSessions(deps: ConnectDeps, scope: Scope, query: SessionListQuery) {
-  if (query.account_holder !== undefined && !(await findAccountHolder(deps.db, scope, query.account_holder))) {
-    throw unknownId('account_holder', 'account_holder', query.account_holder);
-  }
+  if (query.account_holder !== undefined) await requireAccountHolderParam(deps, scope, query.account_holder, 'account_holder');
   const page = await resolvePage(query, async (cursor) => (await findSession(deps.db, scope, cursor))?.seq);
   const filter = query.account_holder === undefined ? {} : { accountHolderId: query.account_holder };
   const { rows, hasMore } = await listSessionRows(deps.db, scope, filter, page);

@@ -1,7 +1,11 @@
+import { createChainSources } from '../../src/bitcoin/chain-for-mode.js';
+import { SimulatedChain } from '../../src/bitcoin/chain/index.js';
 import type { AppContext } from '../../src/platform/context.js';
 import { completeWith } from './connect.js';
 import { acceptingExchange } from './fake-providers.js';
 import type { TestApp, TestClient } from './test-app.js';
+import { makeWallet } from '../../src/bitcoin/message/fixtures/signers.js';
+import { proveWith } from './verify.js';
 import { fakeResolver } from './webhooks.js';
 
 export type Mode = 'test' | 'live';
@@ -13,10 +17,15 @@ const PUBLIC_HOOK_HOST = 'hooks.example.com';
 /** The live-mode provider that accepts any login, so live-mode accounts can be connected. */
 const LIVE_PROVIDER = acceptingExchange('tenancy_live_exchange', 'Tenancy Live Exchange');
 
-/** The test seams the fixtures need: a live provider that accepts a login, a resolver with a public host. */
+/**
+ * The test seams the fixtures need: a live provider that accepts a login, a resolver with a public
+ * host, and a mainnet chain (a simulated one, as if ESPLORA_URL were set) so live-mode claims can
+ * be proven.
+ */
 export const TENANCY_SEAMS: Partial<AppContext> = {
   extraProviders: { live: [LIVE_PROVIDER] },
   webhookNetwork: { resolve: fakeResolver({ [PUBLIC_HOOK_HOST]: ['93.184.216.34'] }) },
+  chains: createChainSources({ esploraUrl: undefined, live: new SimulatedChain({ seed: 'tenancy-mainnet', network: 'mainnet', premineBlocks: 101 }) }),
 };
 
 interface FixtureContext {
@@ -78,6 +87,18 @@ export const FIXTURE_MAKERS: readonly { prefix: string; make: (f: FixtureContext
           enabled_events: ['*'],
         })
       ).id as string,
+  },
+  {
+    // A claim proven in the session above, so it is shared with this client (pages are the only way
+    // to prove; the fixture calls the same service the pages call).
+    prefix: 'clm_',
+    make: async ({ t, key, mode, made }) => {
+      const check = await t.ctx.apiKeys(key);
+      if (!check.ok) throw new Error('fixture: the key does not authenticate');
+      const wallet = makeWallet('p2wpkh', mode === 'live' ? 'mainnet' : 'testnet');
+      const origin = { kind: 'connect_session' as const, session_id: made.sess_ as string, permissions: ['balances', 'transactions'] };
+      return (await proveWith(t.ctx, check.scope, made.ah_ as string, wallet, origin)).id;
+    },
   },
   {
     // Every action above recorded events; the newest will do.

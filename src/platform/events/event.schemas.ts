@@ -13,6 +13,8 @@ export const EVENT_TYPES = [
   'session.abandoned',
   'account.refreshed',
   'account.disconnected',
+  'claim.created',
+  'claim.revoked',
   'access_request.granted',
   'access_request.declined',
   'claim.access_revoked',

@@ -23,7 +23,7 @@ import { acceptJsonBodiesOnly } from './json-body.js';
 import { bufferedStdout, loggerOptions } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { lazyRequestLogger } from './request-logger.js';
-import { addRateLimitHooks } from './rate-limit.js';
+import { addIpRateLimitHooks, addRateLimitHooks } from './rate-limit.js';
 import type { Scope } from '../scope.js';
 import { ErrorResponse } from './schemas.js';
 import { API_SECURITY_HEADERS } from './security-headers.js';
@@ -119,6 +119,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[], o
 
   await registerOpenApi(app, modules.flatMap((m) => m.openApiTags ?? []));
   await app.register(healthRoutes);
+  addIpRateLimitHooks(app);
   for (const plugin of modules.flatMap((m) => m.publicRoutes ?? [])) await app.register(plugin);
   // Pages (HTML, forms, CSRF) outside the JSON API, each surface under its own prefix.
   const surfaces = modules.flatMap((m) => m.pages ?? []);

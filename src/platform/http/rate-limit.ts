@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler, RouteOptions } from 'fastify';
-import { RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
 import type { AppContext } from '../context.js';
 import { hashSecret } from '../crypto/random.js';
 import { ApiError } from './errors.js';
@@ -24,6 +24,11 @@ declare module 'fastify' {
      * and `:id` as well, on top of the client's limit (the connect spec's session polling rule).
      */
     pollLimit?: boolean;
+    /**
+     * A route anyone may call without an API key (a public check that costs CPU): limited per
+     * client IP address, in each process's memory (an abuse guard, not a quota).
+     */
+    ipRateLimit?: boolean;
   }
 }
 
@@ -99,5 +104,24 @@ export function addRateLimitHooks(api: FastifyInstance, ctx: Pick<AppContext, 'c
     if (!route.config?.pollLimit || !methods.some((m) => m === 'GET' || m === 'HEAD')) return;
     // Route-level onRequest hooks run after the plugin's, so after authentication and the client limit.
     route.onRequest = [...[route.onRequest ?? []].flat(), pollLimit];
+  });
+}
+
+/** Requests a client IP address may make to `ipRateLimit` routes per minute. */
+export const PUBLIC_REQUESTS_PER_MINUTE = 60;
+
+/**
+ * Limits routes declared with `config: { ipRateLimit: true }` per client IP address (the address
+ * `TRUST_PROXY` makes `request.ip`), with the same headers and 429 as the API's limits. Add it
+ * before the routes are registered: it attaches to them as they are (`onRoute`).
+ */
+export function addIpRateLimitHooks(app: FastifyInstance): void {
+  const limiter: Limiter = { limit: PUBLIC_REQUESTS_PER_MINUTE, consume: (key) => perIp.consume(key) };
+  const perIp = new RateLimiterMemory({ keyPrefix: 'ip', points: PUBLIC_REQUESTS_PER_MINUTE, duration: 60 });
+  const ipLimit: onRequestHookHandler = (request, reply, done) => {
+    check(limiter, request.ip, request).then((verdict) => (verdict === undefined ? done() : apply(request, reply, verdict, done)), done);
+  };
+  app.addHook('onRoute', (route: RouteOptions) => {
+    if (route.config?.ipRateLimit) route.onRequest = [...[route.onRequest ?? []].flat(), ipLimit];
   });
 }

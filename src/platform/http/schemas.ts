@@ -40,7 +40,16 @@ export const ERROR_DESCRIPTIONS: Record<number, string> = {
  * (401, 429, 500, idempotency 409, 413/415, 404 on a path id) are declared centrally (openapi.ts).
  */
 export function errorResponses(...statuses: number[]): Record<number, TSchema> {
-  const all = [...new Set([400, 401, 500, ...statuses])].sort();
+  return errorResponsesOf([400, 401, 500, ...statuses]);
+}
+
+/** The error statuses of a route anyone may call (no API key, so no 401): exactly those given. */
+export function publicErrorResponses(...statuses: number[]): Record<number, TSchema> {
+  return errorResponsesOf([500, ...statuses]);
+}
+
+function errorResponsesOf(statuses: number[]): Record<number, TSchema> {
+  const all = [...new Set(statuses)].sort();
   return Object.fromEntries(all.map((status) => [status, Type.Ref(ErrorResponse, { description: ERROR_DESCRIPTIONS[status] })]));
 }
 

@@ -7,6 +7,7 @@ import { eventsMigration } from './0004_events.js';
 import { webhooksMigration } from './0005_webhooks.js';
 import { idempotencyMigration } from './0006_idempotency.js';
 import { connectMigration } from './0007_connect.js';
+import { verifyMigration } from './0008_verify.js';
 
 /**
  * The ordered list of schema versions. Names sort in the order they must run; a migration, once
@@ -21,5 +22,6 @@ export function allMigrations(capabilities: DbCapabilities): Record<string, Migr
     '0005_webhooks': webhooksMigration(capabilities),
     '0006_idempotency': idempotencyMigration(capabilities),
     '0007_connect': connectMigration(capabilities),
+    '0008_verify': verifyMigration(capabilities),
   };
 }

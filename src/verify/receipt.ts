@@ -1,0 +1,116 @@
+import { CompactSign, compactVerify, createLocalJWKSet, importJWK, type JSONWebKeySet, type JWK } from 'jose';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { parseWalletDescriptor, deriveWalletAddress } from '../bitcoin/keys/index.js';
+import { verifyMessage } from '../bitcoin/message/verify-message.js';
+import type { NetworkName } from '../bitcoin/network.js';
+import { challengeMismatch } from './challenge-message.js';
+import { ClaimStatement, type ReceiptPayload } from './claim.schemas.js';
+
+/** The JWS `typ` of a claim receipt, so a receipt is never mistaken for another signed object. */
+export const RECEIPT_TYPE = 'ownproof-claim+jws';
+export const RECEIPT_ALGORITHM = 'EdDSA';
+
+/** A key that signs receipts. */
+export interface ReceiptSigningKey {
+  kid: string;
+  /** Private Ed25519 JWK (`kty: OKP`, `crv: Ed25519`, `d`, `x`). */
+  privateJwk: JWK;
+}
+
+/** Signs a claim statement: a compact JWS whose protected header names the key. */
+export async function signReceipt(key: ReceiptSigningKey, payload: ReceiptPayload): Promise<string> {
+  const privateKey = await importJWK({ ...key.privateJwk, alg: RECEIPT_ALGORITHM }, RECEIPT_ALGORITHM);
+  return new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
+    .setProtectedHeader({ alg: RECEIPT_ALGORITHM, kid: key.kid, typ: RECEIPT_TYPE })
+    .sign(privateKey);
+}
+
+export type ReceiptVerdict =
+  | { valid: true; kid: string; issuer: string; claim: ClaimStatement }
+  | { valid: false; reason: string; issuer?: string; claim?: ClaimStatement };
+
+const statementCheck = TypeCompiler.Compile(ClaimStatement);
+/** Far above any real receipt (a statement with a large proof-of-funds signature is ~200 KB). */
+const MAX_RECEIPT_LENGTH = 500_000;
+
+/**
+ * Checks a receipt with nothing but the issuer's public keys: the JWS signature (EdDSA, a key of
+ * `jwks` named by `kid`, our `typ`), the statement's shape, and then the Bitcoin proof itself,
+ * re-verified from what the statement holds (see {@link checkProof}). Never throws on input.
+ */
+export async function verifyReceipt(receipt: string, jwks: JSONWebKeySet): Promise<ReceiptVerdict> {
+  if (typeof receipt !== 'string' || receipt.length > MAX_RECEIPT_LENGTH) return { valid: false, reason: 'not a receipt: too long or not text' };
+  const text = receipt.trim();
+  if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(text)) return { valid: false, reason: 'not a receipt: a receipt is a compact JWS (three base64url parts separated by dots)' };
+  let verified;
+  try {
+    verified = await compactVerify(text, createLocalJWKSet(jwks), { algorithms: [RECEIPT_ALGORITHM] });
+  } catch (error) {
+    return { valid: false, reason: signatureFailure(error) };
+  }
+  if (verified.protectedHeader.typ !== RECEIPT_TYPE) return { valid: false, reason: `not a claim receipt (typ is ${String(verified.protectedHeader.typ)})` };
+  let payload: unknown;
+  try {
+    payload = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(verified.payload));
+  } catch {
+    return { valid: false, reason: 'the signed content is not JSON' };
+  }
+  const { iss, claim } = (payload ?? {}) as Partial<ReceiptPayload>;
+  if (typeof iss !== 'string' || !statementCheck.Check(claim)) return { valid: false, reason: 'the signed content is not a claim statement' };
+  const problem = checkProof(claim, iss);
+  if (problem) return { valid: false, reason: problem, issuer: iss, claim };
+  return { valid: true, kid: verified.protectedHeader.kid as string, issuer: iss, claim };
+}
+
+function signatureFailure(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  if (code === 'ERR_JWKS_NO_MATCHING_KEY') return 'signed by a key the issuer does not publish (unknown kid)';
+  if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') return 'the receipt’s signature does not match its content: it was altered or not issued with this key';
+  if (code === 'ERR_JOSE_ALG_NOT_ALLOWED') return 'signed with an algorithm other than EdDSA';
+  return 'not a valid JWS';
+}
+
+/**
+ * Why the statement's Bitcoin proof does not hold, or undefined when it does. Needs no network:
+ * - a signature is verified again for the statement's signing address and message, with the
+ *   format the statement names;
+ * - for a wallet, the signing address must be the one the descriptor derives at `signed_path`;
+ * - the message must be a challenge of the issuer about the subject, so a signature made for
+ *   another verifier, or for another address, cannot be dressed up as this claim;
+ * - a deposit cannot be re-checked offline: only the receipt's signature vouches for it (its
+ *   txid can be looked up on any block explorer).
+ */
+export function checkProof(claim: ClaimStatement, issuer: string): string | undefined {
+  const { proof, subject } = claim;
+  const mismatch = challengeMismatch(proof.message, issuer, subject, proof.address);
+  if (mismatch) return mismatch;
+  if (subject.type === 'address' && proof.address !== subject.address) return 'the proof is for another address than the claim';
+  if (subject.type === 'wallet') {
+    const problem = walletPathProblem(subject.descriptor, proof.signed_path, proof.address, claim.network as NetworkName);
+    if (problem) return problem;
+  }
+  if (proof.format === 'deposit') return proof.txid ? undefined : 'a deposit proof without a transaction id';
+  if (proof.signature === undefined) return 'the proof has no signature';
+  const result = verifyMessage({ address: proof.address, message: proof.message, signature: proof.signature });
+  if (!result.valid) return `the Bitcoin signature does not verify: ${result.reason}`;
+  if (result.format !== proof.format) return `the signature is ${result.format}, not ${proof.format} as the claim states`;
+  return undefined;
+}
+
+/** `0/7` → receive index 7; `1/2` → change index 2. */
+export function parseSignedPath(path: string | undefined): { chain: 'receive' | 'change'; index: number } | undefined {
+  const match = path === undefined ? null : /^([01])\/(0|[1-9]\d{0,9})$/.exec(path);
+  if (!match) return undefined;
+  const index = Number(match[2]);
+  return index < 2 ** 31 ? { chain: match[1] === '0' ? 'receive' : 'change', index } : undefined;
+}
+
+function walletPathProblem(descriptor: string, signedPath: string | undefined, address: string, network: NetworkName): string | undefined {
+  const path = parseSignedPath(signedPath);
+  if (!path) return 'a wallet proof must name the signed path (e.g. 0/0)';
+  const wallet = parseWalletDescriptor(descriptor, { network });
+  if (!wallet.ok) return `the wallet descriptor does not parse: ${wallet.error.reason}`;
+  if (path.chain === 'change' && !wallet.value.change) return 'the signed path is on a change chain the wallet does not have';
+  if (deriveWalletAddress(wallet.value, path.chain, path.index).address !== address) return `the wallet does not derive the signing address at ${signedPath}`;
+  return undefined;
+}

@@ -1,0 +1,60 @@
+import { verifyMessage, type VerificationResult } from '../bitcoin/message/verify-message.js';
+
+/** Why a pasted signature does not prove the challenge, in words a person can act on. */
+export type SignatureProblem =
+  | { kind: 'unreadable'; message: string }
+  | { kind: 'wrong_message'; message: string }
+  | { kind: 'wrong_address'; message: string }
+  | { kind: 'unsupported'; message: string };
+
+/**
+ * The message as wallets commonly alter it when it is pasted or typed: Windows line endings, an
+ * extra line at the end, spaces around it. If the signature verifies over one of these, the
+ * person signed almost the right text — the most common real failure, worth naming exactly.
+ */
+function alteredMessages(message: string): { text: string; what: string }[] {
+  const crlf = message.replace(/\n/g, '\r\n');
+  return [
+    { text: `${message}\n`, what: 'with an extra line break at the end' },
+    { text: `${message}\r\n`, what: 'with an extra line break at the end' },
+    { text: crlf, what: 'with Windows line endings (\\r\\n) instead of \\n' },
+    { text: `${crlf}\r\n`, what: 'with Windows line endings and an extra line break at the end' },
+    { text: message.trim(), what: 'without its surrounding spaces' },
+    { text: message.split('\n').map((line) => line.trimEnd()).join('\n'), what: 'with spaces removed at line ends' },
+  ].filter(({ text }) => text !== message);
+}
+
+/**
+ * Explains a signature that did not verify for (address, message). Runs a few extra verifications
+ * only on failure, so a valid signature costs one check.
+ */
+export function diagnoseSignature(address: string, message: string, signature: string, verdict: VerificationResult): SignatureProblem {
+  if (verdict.format === null) {
+    return {
+      kind: 'unreadable',
+      message: `This is not a signature we can read (${verdict.reason}). Paste only the signature your wallet showed: base64 text, usually ending in “=”.`,
+    };
+  }
+  for (const altered of alteredMessages(message)) {
+    if (verifyMessage({ address, message: altered.text, signature }).valid) {
+      return {
+        kind: 'wrong_message',
+        message: `Your wallet signed the message ${altered.what}. Copy the message with the Copy button and sign it exactly as shown, then paste the new signature.`,
+      };
+    }
+  }
+  const reason = verdict.reason ?? '';
+  if (/does not belong to this address|another key/.test(reason)) {
+    return {
+      kind: 'wrong_address',
+      message: `The signature was made with the key of another address, or over another message. Sign with the address ${address} in your wallet, and sign the message exactly as shown.`,
+    };
+  }
+  if (/legacy|not supported|unsupported/i.test(reason)) {
+    return { kind: 'unsupported', message: `Your wallet’s signature format cannot prove this address: ${reason}. Use the deposit proof instead.` };
+  }
+  return {
+    kind: 'wrong_address',
+    message: `The signature does not match this message and the address ${address} (${reason}). Check that you signed with that address and the exact message.`,
+  };
+}

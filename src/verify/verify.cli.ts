@@ -1,0 +1,106 @@
+import { createReadStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import type { Command } from 'commander';
+import type { JSONWebKeySet } from 'jose';
+import type { CliDeps } from '../platform/cli.js';
+import { verifyReceipt, type ReceiptVerdict } from './receipt.js';
+import { describeSigningKeys, rotateSigningKey } from './signing-key.service.js';
+
+/** Exit codes of `verify-claim`, as `verify-message` has them. */
+const EXIT_VALID = 0;
+const EXIT_INVALID = 1;
+const EXIT_USAGE = 2;
+
+/** `ownproof keys rotate|list` (needs the database) and `ownproof verify-claim` (needs nothing). */
+export function registerVerifyCommands(program: Command, cli: CliDeps): void {
+  const keys = program.command('keys').description('Manage the keys that sign claim receipts');
+  keys
+    .command('rotate')
+    .description('Add a new receipt signing key; the old ones stay published so existing receipts keep verifying')
+    .option('--json', 'print one JSON object {kid, retired}')
+    .action(async (options: { json?: boolean }) => {
+      await cli.withRuntime(async (runtime) => {
+        const rotated = await rotateSigningKey(runtime.ctx);
+        if (options.json) cli.print(JSON.stringify(rotated));
+        else cli.print(`New receipt signing key ${rotated.kid}${rotated.retired.length ? `; retired ${rotated.retired.join(', ')} (still published for verification)` : ''}.`);
+      });
+    });
+  keys
+    .command('list')
+    .description('List receipt signing keys, newest first')
+    .option('--json', 'one JSON object per line')
+    .action(async (options: { json?: boolean }) => {
+      await cli.withRuntime(async (runtime) => {
+        const all = await describeSigningKeys(runtime.ctx);
+        for (const key of all) cli.print(options.json ? JSON.stringify(key) : `${key.kid}  ${key.status}  created ${new Date(key.created_at * 1000).toISOString()}`);
+        if (all.length === 0 && !options.json) cli.print('No signing key yet: the first claim creates one.');
+      });
+    });
+
+  program
+    .command('verify-claim')
+    .description('Check a claim receipt offline: its signature with a saved JWKS, and the Bitcoin proof inside it')
+    .argument('[file]', 'a file holding the receipt, or - for stdin', '-')
+    .requiredOption('--jwks <file>', "the issuer's keys, saved from its /.well-known/jwks.json")
+    .option('--json', 'print the verdict as JSON')
+    .option('--batch', 'read one receipt per line, write one JSON verdict per line')
+    .addHelpText('after', '\nExit status: 0 valid, 1 invalid, 2 bad usage (unreadable file or key set). With --batch: 0 unless the input cannot be read.')
+    .action(async (file: string, options: { jwks: string; json?: boolean; batch?: boolean }) => {
+      let jwks: JSONWebKeySet;
+      try {
+        jwks = JSON.parse(await readFile(options.jwks, 'utf8')) as JSONWebKeySet;
+        if (!Array.isArray(jwks.keys)) throw new Error('it has no "keys" array');
+      } catch (error) {
+        cli.stderr.write(`verify-claim: cannot read the key set ${options.jwks}: ${error instanceof Error ? error.message : String(error)}\n`);
+        cli.setExitCode(EXIT_USAGE);
+        return;
+      }
+      const input: Readable | string = file === '-' ? cli.stdin : file;
+      if (options.batch) {
+        const lines = createInterface({ input: typeof input === 'string' ? createReadStream(input) : input, crlfDelay: Infinity });
+        for await (const line of lines) {
+          if (line.trim() === '') continue;
+          cli.stdout.write(`${JSON.stringify(publicVerdict(await verifyReceipt(line, jwks)))}\n`);
+        }
+        cli.setExitCode(EXIT_VALID);
+        return;
+      }
+      let receipt: string;
+      try {
+        receipt = typeof input === 'string' ? await readFile(input, 'utf8') : await readAll(input);
+      } catch (error) {
+        cli.stderr.write(`verify-claim: cannot read ${file}: ${error instanceof Error ? error.message : String(error)}\n`);
+        cli.setExitCode(EXIT_USAGE);
+        return;
+      }
+      const verdict = await verifyReceipt(receipt, jwks);
+      cli.print(options.json ? JSON.stringify(publicVerdict(verdict)) : describeVerdict(verdict));
+      cli.setExitCode(verdict.valid ? EXIT_VALID : EXIT_INVALID);
+    });
+}
+
+function publicVerdict(verdict: ReceiptVerdict) {
+  return verdict.valid ? { valid: true, issuer: verdict.issuer, kid: verdict.kid, claim: verdict.claim } : { valid: false, reason: verdict.reason };
+}
+
+function describeVerdict(verdict: ReceiptVerdict): string {
+  if (!verdict.valid) return `INVALID: ${verdict.reason}`;
+  const { claim } = verdict;
+  const subject = claim.subject.type === 'address' ? `address ${claim.subject.address}` : `wallet ${claim.subject.descriptor}`;
+  const lines = [
+    `VALID: ${verdict.issuer} states that account holder ${claim.account_holder_id} controls the ${claim.network} ${subject}`,
+    `  claim ${claim.id}, proven by ${claim.proof.format}${claim.proof.signed_path ? ` with the key at ${claim.proof.signed_path} (${claim.proof.address})` : ''}`,
+    `  verified ${new Date(claim.verified_at * 1000).toISOString()} at block ${claim.chain.height} (${claim.chain.block_hash}); signed with key ${verdict.kid}`,
+  ];
+  if (claim.proof.format === 'deposit') lines.push(`  a deposit cannot be re-checked offline: look up transaction ${claim.proof.txid} on a block explorer`);
+  else lines.push('  the Bitcoin signature was verified again here');
+  return lines.join('\n');
+}
+
+async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}
