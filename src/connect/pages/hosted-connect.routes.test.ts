@@ -1,51 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LightMyRequestResponse } from 'fastify';
 import { sandboxWallet } from '../../bitcoin/sandbox/sandbox-wallet.js';
 import { sessionAccountRows } from '../account.repository.js';
 import { EXTRA_EXCHANGES } from '../../../test/support/fake-providers.js';
 import { engines } from '../../../test/support/database.js';
+import { FormAgent } from '../../../test/support/form-agent.js';
 import { createHostedSession, fetchSession } from '../../../test/support/browser-session.js';
 import { captureStream, startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 
 const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-
-/**
- * A browser stand-in over `app.inject`: keeps the CSRF cookie and the last page's token, and posts
- * forms as `application/x-www-form-urlencoded`, as a browser without JavaScript does.
- */
-class FormAgent {
-  cookie: string | undefined;
-  token: string | undefined;
-
-  constructor(private readonly t: TestApp) {}
-
-  private remember(res: LightMyRequestResponse): LightMyRequestResponse {
-    const setCookie = [res.headers['set-cookie'] ?? []].flat()[0];
-    if (setCookie) this.cookie = setCookie.split(';')[0];
-    const token = /name="_csrf" value="([^"]+)"/.exec(res.body)?.[1];
-    if (token) this.token = token;
-    return res;
-  }
-
-  async get(url: string): Promise<LightMyRequestResponse> {
-    return this.remember(await this.t.app.inject({ method: 'GET', url, headers: this.cookie ? { cookie: this.cookie } : {} }));
-  }
-
-  async post(url: string, fields: Record<string, string> = {}, options: { token?: string | null; cookie?: string | null } = {}) {
-    const token = options.token === undefined ? this.token : options.token;
-    const cookie = options.cookie === undefined ? this.cookie : options.cookie;
-    const body = new URLSearchParams({ ...fields, ...(token === null || token === undefined ? {} : { _csrf: token }) });
-    return this.remember(
-      await this.t.app.inject({
-        method: 'POST',
-        url,
-        headers: { 'content-type': 'application/x-www-form-urlencoded', ...(cookie ? { cookie } : {}) },
-        payload: body.toString(),
-      }),
-    );
-  }
-}
-
 
 describe.each(engines())('hosted connect pages on %s', (engine) => {
   let t: TestApp;
@@ -60,7 +22,7 @@ describe.each(engines())('hosted connect pages on %s', (engine) => {
   /** A session and an agent that has accepted the disclaimer (the provider list is next). */
   async function consented(options: { returnUrl?: string; permissions?: string[] } = {}) {
     const { session, path } = await createHostedSession(t, client, options);
-    const agent = new FormAgent(t);
+    const agent = new FormAgent(t.app, 'connect');
     await agent.get(path);
     const res = await agent.post(`${path}/consent`);
     expect(res.statusCode).toBe(303);
@@ -198,11 +160,11 @@ describe.each(engines())('hosted connect pages on %s', (engine) => {
     it.each([
       ['no token', { token: null }],
       ['a wrong token', { token: 'x-y' }],
-      ['no cookie', { cookie: null }],
-      ['another browser’s cookie', { cookie: 'ownproof_csrf=AAAAAAAAAAAAAAAAAAAAAAAA' }],
+      ['no cookie', { csrfCookie: null }],
+      ['another browser’s cookie', { csrfCookie: 'AAAAAAAAAAAAAAAAAAAAAAAA' }],
     ])('refuses a form with %s: 403 page, nothing changes', async (_label, options) => {
       const { session, path } = await createHostedSession(t, client, { returnUrl: 'https://client.example/done' });
-      const agent = new FormAgent(t);
+      const agent = new FormAgent(t.app, 'connect');
       await agent.get(path);
       for (const action of ['consent', 'exit']) {
         const res = await agent.post(`${path}/${action}`, {}, options);
@@ -242,7 +204,7 @@ describe.each(engines())('hosted connect pages on %s', (engine) => {
 
     it('sends a browser that skipped the disclaimer back to it', async () => {
       const { path } = await createHostedSession(t, client);
-      const agent = new FormAgent(t);
+      const agent = new FormAgent(t.app, 'connect');
       await agent.get(path);
       for (const url of [`${path}/providers`, `${path}/providers/sandbox`]) {
         const res = await agent.get(url);
@@ -376,7 +338,7 @@ describe.each(engines())('hosted connect pages on %s', (engine) => {
 
     it('abandons on Cancel and redirects with status=abandoned', async () => {
       const { session, path } = await createHostedSession(t, client, { returnUrl: 'https://client.example/back' });
-      const agent = new FormAgent(t);
+      const agent = new FormAgent(t.app, 'connect');
       await agent.get(path);
       const res = await agent.post(`${path}/exit`);
       expect(res.statusCode).toBe(303);
@@ -410,7 +372,7 @@ describe.each(engines())('hosted connect pages on %s', (engine) => {
 
     it('shows the expired page once the session timed out, and the API says abandoned', async () => {
       const { session, path } = await createHostedSession(t, client);
-      const agent = new FormAgent(t);
+      const agent = new FormAgent(t.app, 'connect');
       await agent.get(path);
       t.clock.advance(3601);
       const res = await agent.post(`${path}/consent`);
@@ -465,7 +427,7 @@ describe('hosted connect pages with a long provider list', () => {
 
   async function providerPage(query?: string) {
     const { path } = await createHostedSession(t, client);
-    const agent = new FormAgent(t);
+    const agent = new FormAgent(t.app, 'connect');
     await agent.get(path);
     await agent.post(`${path}/consent`);
     return { path, res: await agent.get(`${path}/providers${query === undefined ? '' : `?q=${encodeURIComponent(query)}`}`) };
@@ -506,6 +468,11 @@ describe('hosted connect pages under other connect base URLs', () => {
       expect(res.statusCode).toBe(200);
       expect(res.body).toMatch(/<link rel="stylesheet" href="\/assets\/web\.[0-9a-f]{12}\.css">/);
       expect(String(res.headers['set-cookie'])).toMatch(/^__Secure-ownproof_connect_csrf=[^;]+; Path=\/; HttpOnly; Secure; SameSite=Lax$/);
+      // A form sent back with that cookie and its token goes through.
+      const agent = new FormAgent(t.app, 'connect');
+      await agent.get(path);
+      expect(agent.csrfCookieName).toBe('__Secure-ownproof_connect_csrf');
+      expect((await agent.post(`${path}/consent`)).statusCode).toBe(303);
       expect((await t.app.inject({ method: 'GET', url: `/cs_test_${'A'.repeat(32)}` })).statusCode).toBe(404);
       // The API's own not-found answer is untouched.
       expect((await t.app.inject({ method: 'GET', url: '/v1/nope' })).json().error.code).toBe('route_not_found');
@@ -537,7 +504,7 @@ describe('hosted connect logging', () => {
     try {
       const client = await t.newClient();
       const { session, path } = await createHostedSession(t, client, { returnUrl: 'https://client.example/done' });
-      const agent = new FormAgent(t);
+      const agent = new FormAgent(t.app, 'connect');
       await agent.get(path);
       await agent.post(`${path}/consent`, {}, { token: null });
       await agent.post(`${path}/consent`);
