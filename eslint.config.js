@@ -52,6 +52,11 @@ export default tseslint.config(
     },
   })),
   {
+    // The page kit's one browser script.
+    files: ['src/platform/web/assets/*.js'],
+    languageOptions: { globals: { ...globals.browser }, sourceType: 'script' },
+  },
+  {
     // The CLI, benchmarks and test support talk to a human on stdout.
     files: ['src/main/cli.ts', 'bench/**', 'bin/**', 'test/**', '**/*.test.ts'],
     rules: { 'no-console': 'off' },

@@ -3,6 +3,7 @@
  * compares side by side in this one run, so the ratios it prints do not depend on the machine.
  */
 import { formatDeriveRows, runDeriveBench } from './bitcoin-derive.js';
+import { formatReceiptBench, runReceiptBench } from './claim-receipts.js';
 import { formatRows as formatVerifyRows, runVerifyBench } from './bitcoin-verify.js';
 import { formatHttpBench, runHttpBench } from './http.js';
 import { formatWebhookBench, runWebhookBench } from './webhooks.js';
@@ -12,6 +13,7 @@ const sections: Record<string, () => Promise<string>> = {
   webhooks: async () => formatWebhookBench(await runWebhookBench()),
   'bitcoin-verify': async () => formatVerifyRows(await runVerifyBench()),
   'bitcoin-derive': async () => formatDeriveRows(await runDeriveBench()),
+  'claim-receipts': async () => formatReceiptBench(await runReceiptBench()),
 };
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));

@@ -37,6 +37,16 @@ export const Account = Type.Object(
     display_name: Type.String(),
     permissions: Type.Array(Permission),
     status: Type.Union([Type.Literal('active'), Type.Literal('disconnected'), Type.Literal('requires_reauth')]),
+    ownership: Type.Object(
+      {
+        status: Type.Union([Type.Literal('verified'), Type.Literal('unverified')]),
+        claim: Type.Union([Type.String(), Type.Null()], { description: 'The claim (`clm_…`) proving it; see GET /v1/verify/claims/{id}.' }),
+      },
+      {
+        description:
+          '`verified` when the account holder proved in the connect flow that they control this wallet (the claim is shared with you); `unverified` otherwise, and always for exchange accounts.',
+      },
+    ),
     balance_refresh: RefreshState,
     transaction_refresh: RefreshState,
     created_at: Timestamp('When it was connected (Unix seconds).'),

@@ -33,6 +33,7 @@ describe.each(engines())('accounts API on %s', (engine) => {
       display_name: 'Sandbox Exchange (user_good)',
       permissions: ['balances', 'transactions'],
       status: 'active',
+      ownership: { status: 'unverified', claim: null },
       balance_refresh: null,
       transaction_refresh: null,
       created_at: expect.any(Number),

@@ -47,6 +47,8 @@ export interface AccountTable {
   connection_sealed: string;
   /** JSON of the balance refresh state, or null before the first refresh. */
   balance_refresh: string | null;
+  /** The claim (verify domain) proving the holder controls this wallet; null when not proven. */
+  claim_id: string | null;
   transaction_refresh: string | null;
   created_at: number;
   updated_at: number;

@@ -1,9 +1,12 @@
+import type { Transaction } from 'kysely';
 import { clientDisplayName } from '../clients/client.service.js';
+import { unixSeconds } from '../platform/clock.js';
+import type { Database } from '../platform/db/schema.js';
 import { hashSecret } from '../platform/crypto/random.js';
 import type { Mode } from '../platform/scope.js';
 import type { Account } from './account.schemas.js';
-import { saveConnectedAccounts, toAccount, type AccountDeps } from './account.service.js';
-import { sessionAccountRows } from './account.repository.js';
+import { connectionPurpose, saveConnectedAccounts, toAccount, type AccountDeps } from './account.service.js';
+import { sessionAccountRows, updateAccount } from './account.repository.js';
 import type { SessionRow } from './connect.table.js';
 import type { Provider } from './providers/provider.js';
 import { countFailedLogin, findSessionBySecretHash } from './session.repository.js';
@@ -119,4 +122,33 @@ export async function exitSession(
 ): Promise<string | null> {
   await abandonSession(deps, hosted.session, reason);
   return exitUrl(hosted.session, 'abandoned');
+}
+
+/** A wallet account of the session, and what its ownership proof proves: its address, or its descriptor. */
+export interface WalletToProve {
+  account: Account;
+  /** The address of a one-address wallet, else the wallet's descriptor. */
+  subject: string;
+}
+
+/**
+ * The session's account `accountId` if it is a self-custody Bitcoin wallet (the only kind whose
+ * ownership can be proven here), with the address or descriptor it was connected with.
+ */
+export async function walletToProve(deps: HostedFlowDeps, hosted: HostedSession, accountId: string): Promise<WalletToProve | undefined> {
+  const account = hosted.accounts.find((a) => a.id === accountId && a.provider.type === 'wallet' && a.provider.id === 'bitcoin');
+  if (!account) return undefined;
+  const row = (await sessionAccountRows(deps.db, hosted.session.id)).find((r) => r.id === accountId);
+  if (!row) return undefined;
+  const { descriptor } = JSON.parse(deps.secretBox.open(row.connection_sealed, connectionPurpose(row.id))) as { descriptor?: string };
+  if (!descriptor) return undefined;
+  const single = /^addr\(([^)]+)\)/.exec(descriptor);
+  return { account, subject: single ? (single[1] as string) : descriptor };
+}
+
+/** Records on the account the claim that proves it, in the claim's own transaction. */
+export function markAccountProven(deps: Pick<HostedFlowDeps, 'clock'>, accountId: string) {
+  return async (trx: Transaction<Database>, claim: { id: string }) => {
+    await updateAccount(trx, accountId, { claim_id: claim.id, updated_at: unixSeconds(deps.clock) });
+  };
 }

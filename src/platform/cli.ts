@@ -32,3 +32,10 @@ export function wholeNumber(message: string, min = 0, max = Infinity): (value: s
     return n;
   };
 }
+
+/** Everything a stream (stdin) holds, as UTF-8 text. */
+export async function readText(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
+}

@@ -14,6 +14,8 @@ export interface ChallengeText {
   nonce: string;
   issuedAt: number;
   expiresAt: number;
+  /** A deposit proof: the exact amount (satoshis) to send, and the service address it goes to. */
+  deposit?: { amount: bigint; address: string };
 }
 
 const TITLE = 'ownproof ownership proof';
@@ -31,16 +33,20 @@ function iso(seconds: number): string {
  */
 export function challengeMessage(text: ChallengeText): string {
   const what = text.subject.type === 'address' ? `the Bitcoin address ${text.subject.address}` : 'the Bitcoin wallet below';
+  const sentence = text.deposit
+    ? `By sending exactly ${text.deposit.amount} satoshis from ${text.subject.type === 'address' ? 'this address' : 'this wallet'} to ${text.deposit.address} before ${iso(text.expiresAt)}, I show that I control ${what}, and ask ${text.service} to record that for ${text.requester}.`
+    : `By signing this message I confirm that I control ${what} and ask ${text.service} to record that for ${text.requester}. It is valid only there, and only until ${iso(text.expiresAt)}.`;
   const lines = [
     TITLE,
-    `By signing this message I confirm that I control ${what} and ask ${text.service} to record that for ${text.requester}. It is valid only there, and only until ${iso(text.expiresAt)}.`,
+    sentence,
     '',
     `Service: ${text.service}`,
     `Requested by: ${text.requester}`,
     `Account holder: ${text.accountHolderId}`,
     ...(text.subject.type === 'address'
       ? [`Address: ${text.subject.address}`]
-      : [`Wallet: ${text.subject.descriptor}`, `Signing address: ${text.signingAddress} (path ${text.signingPath})`]),
+      : [`Wallet: ${text.subject.descriptor}`, ...(text.deposit ? [] : [`Signing address: ${text.signingAddress} (path ${text.signingPath})`])]),
+    ...(text.deposit ? [`Deposit: ${text.deposit.amount} sats to ${text.deposit.address}`] : []),
     `Nonce: ${text.nonce}`,
     `Issued at: ${iso(text.issuedAt)}`,
     `Expires at: ${iso(text.expiresAt)}`,
@@ -70,7 +76,8 @@ export function challengeMismatch(message: string, service: string, subject: Cha
   if (subject.type === 'address' && fields.get('Address') !== subject.address) return 'the signed message names another address';
   if (subject.type === 'wallet') {
     if (fields.get('Wallet') !== subject.descriptor) return 'the signed message names another wallet';
-    if (!fields.get('Signing address')?.startsWith(`${signingAddress} `)) return 'the signed message names another signing address';
+    // A deposit names the service address instead: any address of the wallet may pay it.
+    if (!fields.has('Deposit') && !fields.get('Signing address')?.startsWith(`${signingAddress} `)) return 'the signed message names another signing address';
   }
   return undefined;
 }

@@ -6,7 +6,10 @@ import { startTestApp, type TestApp, type TestClient } from '../../test/support/
 import { proveWith, sandboxSigner, signChallenge, startChallenge, testnetWallet } from '../../test/support/verify.js';
 import type { Scope } from '../platform/scope.js';
 import type { ClaimStatement } from './claim.schemas.js';
-import { CHALLENGE_TTL_SECONDS, MAX_FAILED_ATTEMPTS, startSignatureChallenge, submitSignature } from './proof.service.js';
+import { CHALLENGE_TTL_SECONDS, checkDeposit, DEPOSIT_TTL_SECONDS, MAX_FAILED_ATTEMPTS, startDepositChallenge, startSignatureChallenge, submitSignature } from './proof.service.js';
+import { createDepositWallets } from './deposit-wallets.js';
+import { sandboxPay } from '../bitcoin/sandbox/sandbox-chain.js';
+import type { SimulatedChain } from '../bitcoin/chain/index.js';
 import { checkProof, verifyReceipt } from './receipt.js';
 import { publicJwks } from './signing-key.service.js';
 
@@ -154,5 +157,95 @@ describe.each(engines())('proving ownership on %s', (engine) => {
     expect(challenge.expires_at - challenge.created_at).toBe(CHALLENGE_TTL_SECONDS);
     const again = await startChallenge(t.ctx, scope, holderId, wallet.address);
     expect(again.message).not.toBe(challenge.message);
+  });
+});
+
+describe.each(engines())('proving ownership with a deposit on %s', (engine) => {
+  let t: TestApp;
+  let scope: Scope;
+  let holderId: string;
+  let chain: SimulatedChain;
+  const request = () => ({ scope, accountHolderId: holderId, requesterName: 'Acme Lending', origin: { kind: 'portal' as const } });
+
+  beforeAll(async () => {
+    t = await startTestApp(engine);
+    const client = await t.newClient('Acme Lending');
+    scope = { clientId: client.clientId, mode: 'test' };
+    holderId = (await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com' } })).json().id;
+    chain = t.ctx.chains.forMode('test') as SimulatedChain;
+  });
+  afterAll(() => t.close());
+
+  /** An address with coins on the sandbox chain, whose key the chain holds (so it can pay). */
+  function fundedAddress(): string {
+    const wallet = testnetWallet('p2wpkh');
+    chain.registerKey(wallet.privateKeys[0] as Uint8Array);
+    chain.fund(wallet.address, 100_000n);
+    return wallet.address;
+  }
+
+  async function depositChallenge(subject: string) {
+    const started = await startDepositChallenge(t.ctx, request(), subject);
+    if (!started.ok) throw new Error(started.message);
+    return started.challenge;
+  }
+
+  it('asks for a few hundred satoshis to a fresh service address, and says so in the message', async () => {
+    const address = fundedAddress();
+    const first = await depositChallenge(address);
+    const second = await depositChallenge(address);
+    for (const challenge of [first, second]) {
+      expect(Number(challenge.deposit_amount)).toBeGreaterThanOrEqual(400);
+      expect(Number(challenge.deposit_amount)).toBeLessThanOrEqual(999);
+      expect(challenge.message).toContain(`Deposit: ${challenge.deposit_amount} sats to ${challenge.deposit_address}`);
+      expect(challenge.expires_at - challenge.created_at).toBe(DEPOSIT_TTL_SECONDS);
+    }
+    expect(second.deposit_address).not.toBe(first.deposit_address);
+    expect(second.deposit_index).toBe((first.deposit_index as number) + 1);
+  });
+
+  it('makes a deposit claim once the exact amount arrives from the address, and not before', async () => {
+    const address = fundedAddress();
+    const challenge = await depositChallenge(address);
+    expect(await checkDeposit(t.ctx, challenge)).toEqual({ ok: false, reason: 'not_paid' });
+    // The wrong amount, and the right amount from another address, prove nothing.
+    chain.spend(address, challenge.deposit_address as string, BigInt(challenge.deposit_amount as string) + 1n);
+    const stranger = fundedAddress();
+    chain.spend(stranger, challenge.deposit_address as string, BigInt(challenge.deposit_amount as string));
+    expect(await checkDeposit(t.ctx, challenge)).toEqual({ ok: false, reason: 'not_paid' });
+    const paid = sandboxPay(chain, address, challenge.deposit_address as string, BigInt(challenge.deposit_amount as string));
+    if (!paid.ok) throw new Error(paid.reason);
+    const outcome = await checkDeposit(t.ctx, challenge);
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome));
+    const statement = JSON.parse(outcome.claim.statement) as ClaimStatement;
+    expect(statement.proof).toMatchObject({ format: 'deposit', address, txid: paid.txid });
+    expect(statement.proof.signature).toBeUndefined();
+    const verdict = await verifyReceipt(outcome.claim.receipt, await publicJwks(t.ctx));
+    expect(verdict.valid).toBe(true);
+  });
+
+  it('proves a wallet with a deposit from any of its addresses', async () => {
+    const sandbox = sandboxWallet();
+    const challenge = await depositChallenge(sandbox.descriptor);
+    const paid = sandboxPay(chain, sandbox.address('receive', 4), challenge.deposit_address as string, BigInt(challenge.deposit_amount as string));
+    if (!paid.ok) throw new Error(paid.reason);
+    const outcome = await checkDeposit(t.ctx, challenge);
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome));
+    const statement = JSON.parse(outcome.claim.statement) as ClaimStatement;
+    expect(statement.subject.type).toBe('wallet');
+    expect(statement.proof).toMatchObject({ format: 'deposit', address: sandbox.address('receive', 4) });
+  });
+
+  it('ends the deposit request after a day without the payment', async () => {
+    const challenge = await depositChallenge(fundedAddress());
+    t.clock.advance(DEPOSIT_TTL_SECONDS + 1);
+    expect(await checkDeposit(t.ctx, challenge)).toEqual({ ok: false, reason: 'expired' });
+  });
+
+  it('takes no deposit proofs in live mode without DEPOSIT_XPUB, and refuses a DEPOSIT_XPUB that is not a mainnet key', async () => {
+    const live = await startDepositChallenge(t.ctx, { ...request(), scope: { ...scope, mode: 'live' } }, makeWallet('p2wpkh', 'mainnet').address);
+    expect(live).toMatchObject({ ok: false });
+    expect(() => createDepositWallets(sandboxWallet().tpub)).toThrow(/DEPOSIT_XPUB must be a mainnet extended public key/);
+    expect(() => createDepositWallets('hello')).toThrow(/DEPOSIT_XPUB/);
   });
 });

@@ -39,27 +39,38 @@ const MAX_RECEIPT_LENGTH = 500_000;
  * re-verified from what the statement holds (see {@link checkProof}). Never throws on input.
  */
 export async function verifyReceipt(receipt: string, jwks: JSONWebKeySet): Promise<ReceiptVerdict> {
-  if (typeof receipt !== 'string' || receipt.length > MAX_RECEIPT_LENGTH) return { valid: false, reason: 'not a receipt: too long or not text' };
-  const text = receipt.trim();
-  if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(text)) return { valid: false, reason: 'not a receipt: a receipt is a compact JWS (three base64url parts separated by dots)' };
-  let verified;
-  try {
-    verified = await compactVerify(text, createLocalJWKSet(jwks), { algorithms: [RECEIPT_ALGORITHM] });
-  } catch (error) {
-    return { valid: false, reason: signatureFailure(error) };
-  }
-  if (verified.protectedHeader.typ !== RECEIPT_TYPE) return { valid: false, reason: `not a claim receipt (typ is ${String(verified.protectedHeader.typ)})` };
-  let payload: unknown;
-  try {
-    payload = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(verified.payload));
-  } catch {
-    return { valid: false, reason: 'the signed content is not JSON' };
-  }
-  const { iss, claim } = (payload ?? {}) as Partial<ReceiptPayload>;
-  if (typeof iss !== 'string' || !statementCheck.Check(claim)) return { valid: false, reason: 'the signed content is not a claim statement' };
-  const problem = checkProof(claim, iss);
-  if (problem) return { valid: false, reason: problem, issuer: iss, claim };
-  return { valid: true, kid: verified.protectedHeader.kid as string, issuer: iss, claim };
+  return receiptVerifier(jwks)(receipt);
+}
+
+/**
+ * {@link verifyReceipt} for many receipts against one key set: the keys are imported once (jose
+ * caches each imported key in the set), which more than doubles the rate of a batch.
+ */
+export function receiptVerifier(jwks: JSONWebKeySet): (receipt: string) => Promise<ReceiptVerdict> {
+  const keys = createLocalJWKSet(jwks);
+  return async (receipt) => {
+    if (typeof receipt !== 'string' || receipt.length > MAX_RECEIPT_LENGTH) return { valid: false, reason: 'not a receipt: too long or not text' };
+    const text = receipt.trim();
+    if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(text)) return { valid: false, reason: 'not a receipt: a receipt is a compact JWS (three base64url parts separated by dots)' };
+    let verified;
+    try {
+      verified = await compactVerify(text, keys, { algorithms: [RECEIPT_ALGORITHM] });
+    } catch (error) {
+      return { valid: false, reason: signatureFailure(error) };
+    }
+    if (verified.protectedHeader.typ !== RECEIPT_TYPE) return { valid: false, reason: `not a claim receipt (typ is ${String(verified.protectedHeader.typ)})` };
+    let payload: unknown;
+    try {
+      payload = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(verified.payload));
+    } catch {
+      return { valid: false, reason: 'the signed content is not JSON' };
+    }
+    const { iss, claim } = (payload ?? {}) as Partial<ReceiptPayload>;
+    if (typeof iss !== 'string' || !statementCheck.Check(claim)) return { valid: false, reason: 'the signed content is not a claim statement' };
+    const problem = checkProof(claim, iss);
+    if (problem) return { valid: false, reason: problem, issuer: iss, claim };
+    return { valid: true, kid: verified.protectedHeader.kid as string, issuer: iss, claim };
+  };
 }
 
 function signatureFailure(error: unknown): string {
@@ -85,11 +96,11 @@ export function checkProof(claim: ClaimStatement, issuer: string): string | unde
   const mismatch = challengeMismatch(proof.message, issuer, subject, proof.address);
   if (mismatch) return mismatch;
   if (subject.type === 'address' && proof.address !== subject.address) return 'the proof is for another address than the claim';
+  if (proof.format === 'deposit') return proof.txid ? undefined : 'a deposit proof without a transaction id';
   if (subject.type === 'wallet') {
     const problem = walletPathProblem(subject.descriptor, proof.signed_path, proof.address, claim.network as NetworkName);
     if (problem) return problem;
   }
-  if (proof.format === 'deposit') return proof.txid ? undefined : 'a deposit proof without a transaction id';
   if (proof.signature === undefined) return 'the proof has no signature';
   const result = verifyMessage({ address: proof.address, message: proof.message, signature: proof.signature });
   if (!result.valid) return `the Bitcoin signature does not verify: ${result.reason}`;

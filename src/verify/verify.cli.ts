@@ -4,8 +4,8 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import type { JSONWebKeySet } from 'jose';
-import type { CliDeps } from '../platform/cli.js';
-import { verifyReceipt, type ReceiptVerdict } from './receipt.js';
+import { readText, type CliDeps } from '../platform/cli.js';
+import { receiptVerifier, type ReceiptVerdict } from './receipt.js';
 import { describeSigningKeys, rotateSigningKey } from './signing-key.service.js';
 
 /** Exit codes of `verify-claim`, as `verify-message` has them. */
@@ -58,24 +58,25 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
         return;
       }
       const input: Readable | string = file === '-' ? cli.stdin : file;
+      const verify = receiptVerifier(jwks);
       if (options.batch) {
         const lines = createInterface({ input: typeof input === 'string' ? createReadStream(input) : input, crlfDelay: Infinity });
         for await (const line of lines) {
           if (line.trim() === '') continue;
-          cli.stdout.write(`${JSON.stringify(publicVerdict(await verifyReceipt(line, jwks)))}\n`);
+          cli.stdout.write(`${JSON.stringify(publicVerdict(await verify(line)))}\n`);
         }
         cli.setExitCode(EXIT_VALID);
         return;
       }
       let receipt: string;
       try {
-        receipt = typeof input === 'string' ? await readFile(input, 'utf8') : await readAll(input);
+        receipt = typeof input === 'string' ? await readFile(input, 'utf8') : await readText(input);
       } catch (error) {
         cli.stderr.write(`verify-claim: cannot read ${file}: ${error instanceof Error ? error.message : String(error)}\n`);
         cli.setExitCode(EXIT_USAGE);
         return;
       }
-      const verdict = await verifyReceipt(receipt, jwks);
+      const verdict = await verify(receipt);
       cli.print(options.json ? JSON.stringify(publicVerdict(verdict)) : describeVerdict(verdict));
       cli.setExitCode(verdict.valid ? EXIT_VALID : EXIT_INVALID);
     });
@@ -97,10 +98,4 @@ function describeVerdict(verdict: ReceiptVerdict): string {
   if (claim.proof.format === 'deposit') lines.push(`  a deposit cannot be re-checked offline: look up transaction ${claim.proof.txid} on a block explorer`);
   else lines.push('  the Bitcoin signature was verified again here');
   return lines.join('\n');
-}
-
-async function readAll(stream: Readable): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
 }

@@ -1,6 +1,14 @@
 import { defineModule } from '../platform/module.js';
+import { createDepositWallets, type DepositWallets } from './deposit-wallets.js';
 import { claimPublicRoutes, claimRoutes } from './claim.routes.js';
 import { registerVerifyCommands } from './verify.cli.js';
+
+declare module '../platform/context.js' {
+  interface AppContext {
+    /** Where deposit proofs are paid, per mode (the sandbox's deposit account; DEPOSIT_XPUB in live mode). */
+    depositWallets: DepositWallets;
+  }
+}
 
 /**
  * Verify: proofs of Bitcoin ownership (challenges), claims and their signed receipts, the keys
@@ -8,6 +16,7 @@ import { registerVerifyCommands } from './verify.cli.js';
  */
 export const verifyModule = defineModule({
   name: 'verify',
+  context: (ctx) => ({ depositWallets: createDepositWallets(ctx.config.depositXpub) }),
   apiRoutes: [claimRoutes],
   publicRoutes: [claimPublicRoutes],
   commands: registerVerifyCommands,

@@ -73,9 +73,14 @@ export function smallTapTargets(page: Page, min = 44): Promise<string[]> {
     .map((e) => (e.textContent || e.getAttribute('name') || e.tagName).trim())`);
 }
 
-/** How many script elements the page has (our pages have none: the CSP forbids them). */
+/**
+ * How many script elements the page has besides the page kit's own (progressive enhancement, from
+ * our origin: `/…/assets/web.<hash>.js`); the CSP forbids any other, inline ones included.
+ */
 export function scriptCount(page: Page): Promise<number> {
-  return page.evaluate<number>('document.scripts.length');
+  return page.evaluate<number>(
+    `[...document.scripts].filter((s) => { const u = new URL(s.src || 'inline:', location.href); return !(u.origin === location.origin && /\\/assets\\/web\\.[0-9a-f]{12}\\.js$/.test(u.pathname)); }).length`,
+  );
 }
 
 /**

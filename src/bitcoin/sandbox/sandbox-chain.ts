@@ -1,4 +1,4 @@
-import { SimulatedChain } from '../chain/index.js';
+import { SimulatedChain, type ChainSource } from '../chain/index.js';
 import { sandboxWallet } from './sandbox-wallet.js';
 
 /** Fixed timestamps keep the sandbox history identical everywhere (UTC). */
@@ -37,4 +37,19 @@ export function buildSandboxChain(): SimulatedChain {
   sim.mine({ time: at('2026-09-15T12:00:00Z'), count: 12 });
   sim.fund(receive(5), BTC / 100n, { mempool: true });
   return sim;
+}
+
+/**
+ * Test mode only: pays `sats` from `from` to `to` on the sandbox chain and confirms it in a block,
+ * as the person would from their wallet; the sandbox pages' "send it from the sandbox wallet"
+ * button and tests make deposit proofs with it. `from` must be an address whose key the chain
+ * holds (the sandbox wallet's used addresses, or one a test registered) and that has the funds.
+ */
+export function sandboxPay(source: ChainSource, from: string, to: string, sats: bigint): { ok: true; txid: string } | { ok: false; reason: string } {
+  if (!(source instanceof SimulatedChain)) return { ok: false, reason: 'only the test-mode sandbox chain can make payments' };
+  try {
+    return { ok: true, txid: source.spend(from, to, sats) };
+  } catch (error) {
+    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
+  }
 }

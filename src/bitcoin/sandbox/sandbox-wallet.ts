@@ -1,15 +1,21 @@
+import { pbkdf2Sync } from 'node:crypto';
 import { HDKey } from '@scure/bip32';
-import { hex } from '@scure/base';
 import { deriveWalletAddress, parseWalletDescriptor, type WalletDescriptor } from '../keys/index.js';
 import { bip32Version } from '../keys/slip132.js';
 
 /**
- * The sandbox wallet: a BIP-84 (native segwit) testnet wallet whose seed is public on purpose —
- * the seed of BIP-32 test vector 1 — so integrators can sign test-mode challenges with it and see
- * a realistic history in test mode. Never use it for anything real.
+ * The sandbox wallet: a BIP-84 (native segwit) testnet wallet whose recovery phrase is public on
+ * purpose — BIP-39's well-known test mnemonic, which every wallet can restore — so anyone can
+ * sign test-mode challenges with it (in Sparrow, Electrum, or `ownproof sandbox sign-message`)
+ * and see a realistic history in test mode. Never use it for anything real.
  */
-const SANDBOX_SEED_HEX = '000102030405060708090a0b0c0d0e0f';
+export const SANDBOX_MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about';
 const SANDBOX_ACCOUNT_PATH = "m/84'/1'/0'";
+
+/** BIP-39: the seed of a mnemonic without passphrase (PBKDF2-HMAC-SHA512, 2048 rounds, salt "mnemonic"). */
+function mnemonicSeed(mnemonic: string): Uint8Array {
+  return pbkdf2Sync(Buffer.from(mnemonic.normalize('NFKD'), 'utf8'), Buffer.from('mnemonic', 'utf8'), 2048, 64, 'sha512');
+}
 
 export interface SandboxWallet {
   /** `wpkh([fingerprint/84h/1h/0h]tpub…/<0;1>/*)#checksum` */
@@ -23,11 +29,30 @@ export interface SandboxWallet {
 }
 
 let cached: SandboxWallet | undefined;
+let cachedRoot: HDKey | undefined;
+
+/** The sandbox mnemonic's master key, testnet versions. */
+function sandboxRoot(): HDKey {
+  const testnet = bip32Version('test');
+  cachedRoot ??= HDKey.fromMasterSeed(mnemonicSeed(SANDBOX_MNEMONIC), { public: testnet.publicVersion, private: testnet.privateVersion });
+  return cachedRoot;
+}
+
+/**
+ * Where test-mode deposit proofs are paid: the receive addresses of the same mnemonic's second
+ * account (`m/84'/1'/1'`), watch-only like an operator's `DEPOSIT_XPUB` in live mode.
+ */
+export function sandboxDepositWallet(): WalletDescriptor {
+  const root = sandboxRoot();
+  const fingerprint = root.fingerprint.toString(16).padStart(8, '0');
+  const parsed = parseWalletDescriptor(`wpkh([${fingerprint}/84h/1h/1h]${root.derive("m/84'/1'/1'").publicExtendedKey}/0/*)`, { network: 'testnet' });
+  if (!parsed.ok) throw new Error(`sandbox deposit descriptor does not parse: ${parsed.error.reason}`);
+  return parsed.value;
+}
 
 export function sandboxWallet(): SandboxWallet {
   if (cached) return cached;
-  const testnet = bip32Version('test');
-  const root = HDKey.fromMasterSeed(hex.decode(SANDBOX_SEED_HEX), { public: testnet.publicVersion, private: testnet.privateVersion });
+  const root = sandboxRoot();
   const account = root.derive(SANDBOX_ACCOUNT_PATH);
   const fingerprint = root.fingerprint.toString(16).padStart(8, '0');
   const tpub = account.publicExtendedKey;

@@ -11,7 +11,7 @@ export function accountsPage(view: FlowView, options: { accounts: readonly Accou
     title: 'Your connected accounts',
     body: html`<h1>You’ve connected ${accountCount(accounts.length)}</h1>
 <ul class="item-list" aria-label="Connected accounts">
-${accounts.map((a) => html`<li><span class="item-title">${a.display_name}</span><span class="item-text">${a.provider.name}</span></li>`)}
+${accounts.map((a) => html`<li><span class="item-title">${a.display_name}</span><span class="item-text">${a.provider.name}</span>${ownership(view, a)}</li>`)}
 </ul>
 <p>Choose Done to share ${accounts.length === 1 ? 'this account' : 'these accounts'} with ${view.clientName}, or connect another one first.</p>
 <div class="actions">
@@ -25,4 +25,17 @@ ${csrfField(view)}
 ${exitForm(view, 'Cancel without sharing')}
 </div>`,
   };
+}
+
+/**
+ * A self-custody wallet can be proven to be the person's own (verify's proof pages); a proven one
+ * says so. Exchange accounts show nothing: their login already was the proof of access.
+ */
+function ownership(view: FlowView, account: Account) {
+  if (account.provider.type !== 'wallet' || account.provider.id !== 'bitcoin') return '';
+  if (account.ownership.status === 'verified') return html`<span class="item-status">✓ Ownership proven</span>`;
+  return html`<form class="item-action" method="post" action="${view.base}/accounts/${encodeURIComponent(account.id)}/prove">
+${csrfField(view)}
+<button type="submit" class="button button-secondary">Prove you control it</button>
+</form>`;
 }

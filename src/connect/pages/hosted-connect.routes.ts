@@ -7,8 +7,11 @@ import {
   exitSession,
   finishSession,
   lookUpHostedSession,
+  markAccountProven,
+  walletToProve,
   type HostedSession,
 } from '../hosted-flow.service.js';
+import { proofRoutes } from '../../verify/pages/proof.routes.js';
 import { accountsPage } from './accounts-page.js';
 import { disclaimerPage } from './disclaimer-page.js';
 import type { FlowView } from './flow-view.js';
@@ -39,6 +42,7 @@ const PAGE = { schema: { hide: true } } as const;
  * POST /{secret}/providers/{id}       connect with the provider
  * POST /{secret}/finish               Done: complete the session and go back to the client
  * POST /{secret}/exit                 Cancel at any step: abandon the session
+ * …    /{secret}/accounts/{account}/prove/…   a connected wallet's ownership proof (verify's proof pages)
  */
 export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { kit }) => {
   const { prefix } = kit;
@@ -160,6 +164,38 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
     const url = await exitSession(ctx, hosted, 'cancelled');
     return sendExit(reply, hosted, url, { kind: 'cancelled' });
   });
+
+  // The verify module's ownership proof, for a wallet connected in this session. A proven wallet is
+  // shared with the session's client as a claim, and its account shows `ownership: verified`.
+  await app.register(
+    proofRoutes({
+      async resolve(request, reply) {
+        const params = request.params as SecretParams & { account: string };
+        const hosted = await openSession(request as FastifyRequest<{ Params: SecretParams }>, reply);
+        if (!hosted) return undefined;
+        const wallet = hosted.consented ? await walletToProve(ctx, hosted, params.account) : undefined;
+        if (!wallet) {
+          kit.send(reply, invalidLinkPage());
+          return undefined;
+        }
+        const base = basePath(request as FastifyRequest<{ Params: SecretParams }>);
+        return {
+          scope: { clientId: hosted.session.client_id, mode: hosted.mode },
+          accountHolderId: hosted.session.account_holder_id,
+          requesterName: hosted.clientName,
+          base: `${base}/accounts/${encodeURIComponent(wallet.account.id)}/prove`,
+          subject: wallet.subject,
+          subjectName: wallet.account.display_name,
+          origin: { kind: 'connect_session', session_id: hosted.session.id, permissions: hosted.permissions },
+          back: { href: base, label: 'Back to your connected accounts' },
+          doneUrl: base,
+          sendOptions: { testMode: hosted.mode === 'test', formActionOrigins: returnOrigins(hosted) },
+          alsoInTransaction: markAccountProven(ctx, wallet.account.id),
+        };
+      },
+    }),
+    { prefix: '/:secret/accounts/:account/prove', kit },
+  );
 };
 
 /** http(s) return URLs are redirected to; anything else (an app scheme) is offered as a link. */

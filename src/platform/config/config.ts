@@ -42,6 +42,12 @@ export interface Config {
   /** Esplora-compatible API (electrs, mempool) for mainnet chain data in live mode; unset: no live wallets. */
   esploraUrl: string | undefined;
   /**
+   * Watch-only extended public key or descriptor (mainnet) whose receive addresses take live-mode
+   * deposit proofs, one per proof; unset: live mode offers no deposit proof. Checked by the verify
+   * module when it starts (platform does not parse Bitcoin keys).
+   */
+  depositXpub: string | undefined;
+  /**
    * API rate limit per client and mode: `perSecond` requests in each one-second window, and up to
    * `burst` more per ten-second window once a second's allowance is used (docs/architecture.md, "Rate limits").
    */
@@ -101,6 +107,7 @@ export function loadConfig(env: Env = { ...readDotenv(), ...process.env }): Conf
     workerConcurrency: integer('WORKER_CONCURRENCY', get('WORKER_CONCURRENCY') ?? '16', 1, 1000),
     sessionTtlSeconds: integer('SESSION_TTL_SECONDS', get('SESSION_TTL_SECONDS') ?? '3600', 60, 7 * 24 * 3600),
     esploraUrl: get('ESPLORA_URL') === undefined ? undefined : baseUrl('ESPLORA_URL', get('ESPLORA_URL') as string),
+    depositXpub: get('DEPOSIT_XPUB'),
     rateLimit: {
       perSecond: rateLimitPerSecond,
       // The burst defaults to the per-second rate, so lowering the rate lowers the burst with it.

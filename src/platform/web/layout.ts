@@ -18,12 +18,16 @@ export interface LayoutInput {
   nav?: readonly NavLink[];
   /** The signed-in person (e.g. the portal's account holder), shown in the header. */
   person?: SafeHtml | string;
+  /** Includes the kit's script (deferred, from our origin). */
+  script?: boolean;
 }
 
 /** The slots a surface fills once for all its pages. */
 export interface SurfaceLayout {
   /** URL of the surface's stylesheet (under its prefix). */
   stylesheet: string;
+  /** URL of the kit's script, for pages that include it. */
+  script: string;
   /** Shown beside the brand ("Portal"); absent to show the brand alone. */
   surfaceName?: string;
   /** The footer line. */
@@ -47,6 +51,7 @@ export function renderPage(surface: SurfaceLayout, page: LayoutInput): string {
 <title>${page.title} · ownproof</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${surface.stylesheet}">
+${page.script ? html`<script src="${surface.script}" defer></script>` : ''}
 </head>
 <body>
 <a class="skip-link" href="#main">Skip to content</a>

@@ -12,15 +12,17 @@ export const PAGE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * The pages' policy: only our own stylesheet, no scripts at all, no framing, and forms that post
+ * The pages' policy: only our own stylesheet, no scripts (unless the page asks for its surface's
+ * one script: then `script-src 'self'`, still never inline), no framing, and forms that post
  * only to us. `formActionOrigins` adds the origin of the session's return URL: Chromium applies
  * form-action to the redirect that follows a form POST, so without it the 303 to the return URL
  * after Done or Cancel would be blocked. Only http(s) origins can be listed; other return URLs
  * (custom app schemes) are offered as a link instead of a redirect.
  */
-export function pageCsp(formActionOrigins: readonly string[] = []): string {
+export function pageCsp(formActionOrigins: readonly string[] = [], options: { script?: boolean } = {}): string {
   return [
     "default-src 'none'",
+    ...(options.script ? ["script-src 'self'"] : []),
     "style-src 'self'",
     "img-src 'self' data:",
     `form-action ${["'self'", ...formActionOrigins].join(' ')}`,

@@ -7,7 +7,7 @@ import { CSRF_FIELD, firstString } from './form-values.js';
 import { renderPage, type SurfaceLayout } from './layout.js';
 import { PAGE_HEADERS, pageCsp } from './page-headers.js';
 import type { PageKit, PageSurface } from './page-surface.js';
-import { surfaceStylesheet } from './stylesheet.js';
+import { KIT_SCRIPT, surfaceStylesheet } from './stylesheet.js';
 
 /** Form bodies are a few short fields; a long wallet descriptor is a few kilobytes. */
 const FORM_BODY_LIMIT = 64 * 1024;
@@ -43,18 +43,20 @@ export async function registerPageSurface(app: FastifyInstance, surface: PageSur
   const stylesheet = surfaceStylesheet(surface.stylesheet);
   const layout: SurfaceLayout = {
     stylesheet: `${prefix}/assets/${stylesheet.file}`,
+    script: `${prefix}/assets/${KIT_SCRIPT.file}`,
     footer: surface.footer,
     ...(surface.surfaceName ? { surfaceName: surface.surfaceName } : {}),
   };
   const kit: PageKit = {
     prefix,
     send(reply, page, options = {}) {
-      if (options.formActionOrigins?.length) reply.header('content-security-policy', pageCsp(options.formActionOrigins));
+      const withScript = options.script === true;
+      if (options.formActionOrigins?.length || withScript) reply.header('content-security-policy', pageCsp(options.formActionOrigins, { script: withScript }));
       const { status, ...content } = page;
       return reply
         .status(status)
         .type('text/html; charset=utf-8')
-        .send(renderPage(layout, { ...content, testMode: options.testMode ?? false }));
+        .send(renderPage(layout, { ...content, testMode: options.testMode ?? false, script: withScript }));
     },
   };
   const sendNotFound = (reply: FastifyReply) => kit.send(reply, surface.notFoundPage?.() ?? notFoundPage());
@@ -98,6 +100,9 @@ export async function registerPageSurface(app: FastifyInstance, surface: PageSur
 
       pages.get(`/assets/${stylesheet.file}`, { schema: { hide: true } }, async (_request, reply) =>
         reply.header('cache-control', 'public, max-age=31536000, immutable').type('text/css; charset=utf-8').send(stylesheet.body),
+      );
+      pages.get(`/assets/${KIT_SCRIPT.file}`, { schema: { hide: true } }, async (_request, reply) =>
+        reply.header('cache-control', 'public, max-age=31536000, immutable').type('text/javascript; charset=utf-8').send(KIT_SCRIPT.body),
       );
 
       await pages.register(surface.routes, { kit });

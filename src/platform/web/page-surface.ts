@@ -19,6 +19,11 @@ export interface SendPageOptions {
    * to the redirect that follows a form POST); `'self'` is always allowed.
    */
   formActionOrigins?: readonly string[];
+  /**
+   * Includes the kit's script (`assets/web.js`: copy buttons), for progressive enhancement only:
+   * the page's CSP then allows `script-src 'self'` (never inline), and the page must work without it.
+   */
+  script?: boolean;
 }
 
 /** What a surface's routes get from the page kit. */

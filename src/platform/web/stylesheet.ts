@@ -3,14 +3,20 @@ import { readFileSync } from 'node:fs';
 
 const KIT_CSS = readFileSync(new URL('./assets/web.css', import.meta.url));
 
-export interface Stylesheet {
+export interface PageAsset {
   body: Buffer;
   /** File name carrying a hash of the content: browsers may cache it forever, a new version is a new URL. */
   file: string;
 }
 
 /** The kit's stylesheet followed by a surface's own styles, read once when the surface is mounted. */
-export function surfaceStylesheet(extra?: URL): Stylesheet {
-  const body = extra ? Buffer.concat([KIT_CSS, Buffer.from('\n'), readFileSync(extra)]) : KIT_CSS;
-  return { body, file: `web.${createHash('sha256').update(body).digest('hex').slice(0, 12)}.css` };
+export function surfaceStylesheet(extra?: URL): PageAsset {
+  return hashedAsset(extra ? Buffer.concat([KIT_CSS, Buffer.from('\n'), readFileSync(extra)]) : KIT_CSS, 'css');
+}
+
+/** The kit's script (progressive enhancement for pages that ask for it), read once. */
+export const KIT_SCRIPT: PageAsset = hashedAsset(readFileSync(new URL('./assets/web.js', import.meta.url)), 'js');
+
+function hashedAsset(body: Buffer, extension: 'css' | 'js'): PageAsset {
+  return { body, file: `web.${createHash('sha256').update(body).digest('hex').slice(0, 12)}.${extension}` };
 }

@@ -8,6 +8,7 @@ import { webhooksMigration } from './0005_webhooks.js';
 import { idempotencyMigration } from './0006_idempotency.js';
 import { connectMigration } from './0007_connect.js';
 import { verifyMigration } from './0008_verify.js';
+import { connectOwnershipMigration } from './0009_connect_ownership.js';
 
 /**
  * The ordered list of schema versions. Names sort in the order they must run; a migration, once
@@ -23,5 +24,6 @@ export function allMigrations(capabilities: DbCapabilities): Record<string, Migr
     '0006_idempotency': idempotencyMigration(capabilities),
     '0007_connect': connectMigration(capabilities),
     '0008_verify': verifyMigration(capabilities),
+    '0009_connect_ownership': connectOwnershipMigration(),
   };
 }
