@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxWallet } from '../bitcoin/sandbox/sandbox-wallet.js';
-import { makeWallet } from '../bitcoin/message/fixtures/signers.js';
+import { HDKey } from '@scure/bip32';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { p2ms, p2wsh } from '@scure/btc-signer';
+import { withDescriptorChecksum } from '../bitcoin/keys/index.js';
+import { bip32Version } from '../bitcoin/keys/slip132.js';
+import { NETWORK_PARAMS } from '../bitcoin/network.js';
+import { makeWallet, signBip322 } from '../bitcoin/message/fixtures/signers.js';
 import { engines } from '../../test/support/database.js';
 import { startTestApp, type TestApp, type TestClient } from '../../test/support/test-app.js';
 import { proveWith, sandboxSigner, signChallenge, startChallenge, testnetWallet } from '../../test/support/verify.js';
@@ -68,6 +74,29 @@ describe.each(engines())('proving ownership on %s', (engine) => {
     expect(statement.subject.type === 'wallet' && statement.subject.addresses_derived_to).toEqual({ receive: 26, change: 23 });
     const addresses = JSON.parse(outcome.claim.addresses) as string[];
     expect(addresses).toEqual(expect.arrayContaining([sandbox.address('receive', 5), sandbox.address('change', 2)]));
+    expect(checkProof(statement, t.ctx.config.publicBaseUrl)).toBeUndefined();
+  });
+
+  it('proves a 2-of-3 multisig wallet from its descriptor with a BIP-322 full signature by two cosigners at 0/0', async () => {
+    const testnet = bip32Version('test');
+    const cosigners = [1, 2, 3].map((n) => HDKey.fromMasterSeed(new Uint8Array(32).fill(n), { public: testnet.publicVersion, private: testnet.privateVersion }));
+    const body = `wsh(sortedmulti(2,${cosigners.map((k) => `${k.publicExtendedKey}/<0;1>/*`).join(',')}))`;
+    const descriptor = withDescriptorChecksum(body) as string;
+    const challenge = await startChallenge(t.ctx, scope, holderId, descriptor);
+    expect(challenge.signing_path).toBe('0/0');
+    // The receive 0 script: the three cosigners' keys at 0/0, sorted, two of them sign.
+    const children = cosigners.map((k) => k.deriveChild(0).deriveChild(0));
+    const pubs = children.map((c) => c.publicKey as Uint8Array).sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    const payment = p2wsh(p2ms(2, pubs), NETWORK_PARAMS.testnet);
+    expect(payment.address).toBe(challenge.signing_address);
+    const signers = children.filter((c) => c !== children[1]).map((c) => c.privateKey as Uint8Array);
+    // Keys in script order, as a finalizer needs them.
+    const ordered = signers.sort((a, b) => Buffer.compare(Buffer.from(secp256k1.getPublicKey(a, true)), Buffer.from(secp256k1.getPublicKey(b, true))));
+    const wallet = { type: 'p2wsh-sortedmulti' as const, network: 'testnet' as const, address: payment.address as string, script: payment.script, witnessScript: payment.witnessScript as Uint8Array, privateKeys: ordered };
+    const outcome = await submitSignature(t.ctx, challenge, signBip322(wallet, challenge.message, 'full'));
+    if (!outcome.ok) throw new Error(JSON.stringify(outcome));
+    const statement = JSON.parse(outcome.claim.statement) as ClaimStatement;
+    expect(statement).toMatchObject({ address_type: 'p2wsh', subject: { type: 'wallet', descriptor }, proof: { format: 'bip322-full', signed_path: '0/0' } });
     expect(checkProof(statement, t.ctx.config.publicBaseUrl)).toBeUndefined();
   });
 

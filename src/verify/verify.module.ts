@@ -1,6 +1,7 @@
 import { defineModule } from '../platform/module.js';
 import { createDepositWallets, type DepositWallets } from './deposit-wallets.js';
 import { claimPublicRoutes, claimRoutes } from './claim.routes.js';
+import { receiptCheckPages } from './pages/receipt-check.surface.js';
 import { registerVerifyCommands } from './verify.cli.js';
 
 declare module '../platform/context.js' {
@@ -19,6 +20,7 @@ export const verifyModule = defineModule({
   context: (ctx) => ({ depositWallets: createDepositWallets(ctx.config.depositXpub) }),
   apiRoutes: [claimRoutes],
   publicRoutes: [claimPublicRoutes],
+  pages: [receiptCheckPages],
   commands: registerVerifyCommands,
   openApiTags: [{ name: 'Claims', description: 'Receipts of Bitcoin ownership that account holders shared with you, and checking any receipt.' }],
 });
