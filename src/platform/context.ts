@@ -4,6 +4,7 @@ import type { SecretBox } from './crypto/secret-box.js';
 import type { Db, DbCapabilities } from './db/database.js';
 import type { ApiKeyAuthenticator } from './http/auth.js';
 import type { WebhookNetwork } from './webhooks/network.js';
+import type { Mailer } from './mail/mailer.js';
 
 /**
  * What services, request handlers and jobs need from the outside world (decorated onto Fastify as
@@ -24,6 +25,8 @@ export interface AppContext {
   secretBox: SecretBox;
   /** Resolves a presented API key to the (client, mode) it acts for; provided by the clients module. */
   apiKeys: ApiKeyAuthenticator;
+  /** Sends e-mail: through SMTP_URL, or into the outbox read at /dev/mail (docs/architecture.md, "Mail"). */
+  mailer: Mailer;
   /**
    * Test seam: the DNS resolver and timeout webhook delivery uses. Absent in production (the
    * system resolver, 15 s); tests set it to simulate DNS rebinding, public names and slow receivers.

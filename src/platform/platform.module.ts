@@ -1,5 +1,6 @@
 import { eventRoutes } from './events/event.routes.js';
 import { registerJobsCommands } from './jobs/jobs.cli.js';
+import { devMailPages } from './mail/dev-mail.surface.js';
 import { defineModule } from './module.js';
 import { webhookDeliverJob } from './webhooks/deliver.job.js';
 import { webhookDispatchJob } from './webhooks/dispatch.job.js';
@@ -7,8 +8,8 @@ import { webhookRoutes } from './webhooks/webhook.routes.js';
 
 /**
  * The platform's own contributions, declared like any module's: the events and webhook endpoint
- * API, the webhook jobs, and `ownproof jobs`. Every service has them (`composeService` puts this
- * module first), since every domain records events.
+ * API, the webhook jobs, `ownproof jobs`, and the development outbox pages (`/dev/mail`). Every
+ * service has them (`composeService` puts this module first), since every domain records events.
  */
 export const platformModule = defineModule({
   name: 'platform',
@@ -18,5 +19,14 @@ export const platformModule = defineModule({
     { name: 'Events', description: 'What happened, newest first; the same events are delivered to webhook endpoints.' },
     { name: 'Webhook endpoints', description: 'URLs that receive signed events (Standard Webhooks), their secrets and delivery attempts.' },
   ],
+  pages: [devMailPages],
   commands: registerJobsCommands,
+  // Where mail goes, said once at start-up: an operator who forgot SMTP_URL learns it here, not
+  // from a user whose sign-in link never came.
+  async onServe(ctx, server) {
+    const smtp = ctx.config.mail.smtp;
+    if (smtp) return [`  Mail:              SMTP to ${smtp.host}:${smtp.port}${smtp.implicitTls ? ' (TLS)' : smtp.starttls === 'required' ? ' (STARTTLS required)' : ''}`];
+    if (ctx.config.env === 'production') return ['  Mail:              no SMTP_URL: messages are only stored in the mail_outbox table, nobody receives them'];
+    return [`  Mail:              no SMTP_URL: messages are kept in the outbox, read at ${server.baseUrl}/dev/mail`];
+  },
 });

@@ -4,6 +4,7 @@ import { resolveMasterKey } from './crypto/master-key.js';
 import { createSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
+import { createMailer } from './mail/create-mailer.js';
 import type { AppContext } from './context.js';
 import type { AppModule } from './module.js';
 
@@ -26,6 +27,9 @@ export interface ContextParts {
 /**
  * Assembles the context: the platform's parts, then each module's (in module order, so a module
  * can build on the parts of modules before it). A part in `given` is kept as given.
+ *
+ * The mailer is built here from the configuration (SMTP_URL, or the outbox in this database)
+ * unless one is given; whoever made the context closes it (`Runtime.close`, the test app).
  */
 export function createAppContext(modules: readonly AppModule[], parts: ContextParts): AppContext {
   const given = parts.given ?? {};
@@ -35,6 +39,7 @@ export function createAppContext(modules: readonly AppModule[], parts: ContextPa
     capabilities: parts.database.capabilities,
     clock: parts.clock,
     secretBox: parts.secretBox,
+    mailer: given.mailer ?? createMailer(parts.config, { db: parts.database.db, clock: parts.clock }),
     ...given,
   } as AppContext;
   for (const module of modules) {
@@ -64,5 +69,12 @@ export async function openRuntime(config: Config, modules: readonly AppModule[],
     clock: options.clock ?? systemClock,
     secretBox: createSecretBox(resolveMasterKey(config)),
   });
-  return { ctx, database, close: () => database.destroy() };
+  return {
+    ctx,
+    database,
+    async close() {
+      await ctx.mailer.close();
+      await database.destroy();
+    },
+  };
 }

@@ -82,6 +82,7 @@ export async function startTestApp(
     },
     async close() {
       await app.close();
+      await ctx.mailer.close();
       await database.destroy();
     },
   };

@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
+import { addressDomain, isLoopbackHost, parseMailbox, type Mailbox } from '../mail/address.js';
 
 /** Raised for a bad environment variable; the CLI prints its message as one line and exits. */
 export class ConfigError extends Error {
@@ -20,6 +21,31 @@ export type DatabaseConfig =
   | { engine: 'postgres'; url: string };
 /** Fastify's trustProxy: a boolean, a hop count, or a list of addresses/CIDRs. */
 export type TrustProxy = boolean | number | string[];
+
+/** The SMTP server of `SMTP_URL`. */
+export interface SmtpConfig {
+  host: string;
+  port: number;
+  /** `smtps://`: TLS from the first byte (port 465 by default). */
+  implicitTls: boolean;
+  /**
+   * For `smtp://`: `required` refuses to send unless the server upgrades the connection with
+   * STARTTLS (the default); `optional` uses STARTTLS when the server offers it and sends in plain
+   * text otherwise (the default for loopback hosts, or `?tls=optional`).
+   */
+  starttls: 'required' | 'optional';
+  /** The login of the URL. `pass` is not enumerable, so printing or serialising the config never shows it. */
+  auth: { user: string; pass: string } | undefined;
+}
+
+export interface MailConfig {
+  /** Where mail is sent; undefined: no SMTP_URL, mail is kept in the outbox table (read at /dev/mail outside production). */
+  smtp: SmtpConfig | undefined;
+  /** The From of every message (`MAIL_FROM`). */
+  from: Mailbox;
+  /** How long connecting, the server's greeting and the TLS upgrade may take together (`SMTP_TIMEOUT_SECONDS`). */
+  timeoutMs: number;
+}
 
 export interface Config {
   env: Environment;
@@ -52,6 +78,8 @@ export interface Config {
    * `burst` more per ten-second window once a second's allowance is used (docs/architecture.md, "Rate limits").
    */
   rateLimit: { perSecond: number; burst: number };
+  /** Outgoing e-mail (docs/architecture.md, "Mail"). */
+  mail: MailConfig;
 }
 
 type Env = Record<string, string | undefined>;
@@ -114,6 +142,11 @@ export function loadConfig(env: Env = { ...readDotenv(), ...process.env }): Conf
       burst: integer('RATE_LIMIT_BURST', get('RATE_LIMIT_BURST') ?? String(rateLimitPerSecond), 0, 1_000_000),
     },
     apiKeyCache: { ttlMs: integer('API_KEY_CACHE_SECONDS', get('API_KEY_CACHE_SECONDS') ?? '2', 0, 300) * 1000, maxEntries: 10_000 },
+    mail: {
+      smtp: smtpConfig(get('SMTP_URL')),
+      from: mailFrom(get('MAIL_FROM'), publicBaseUrl),
+      timeoutMs: integer('SMTP_TIMEOUT_SECONDS', get('SMTP_TIMEOUT_SECONDS') ?? '10', 1, 300) * 1000,
+    },
   };
 }
 
@@ -182,4 +215,57 @@ function trustProxyValue(value: string | undefined): TrustProxy {
   const entries = value.split(',').map((entry) => entry.trim());
   if (entries.every((entry) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry))) return entries;
   throw new ConfigError('TRUST_PROXY', `must be true, false, a hop count, or a comma-separated list of IP addresses/CIDRs (got "${value}")`);
+}
+
+/**
+ * `smtp://[user:password@]host[:port][?tls=required|optional]` or `smtps://…`. Plain `smtp://`
+ * must upgrade with STARTTLS, except to a loopback host (a local relay or mail catcher: nothing
+ * crosses a network) or when the URL says `?tls=optional` (a relay on a network the operator
+ * trusts); the password never travels in clear to a remote server by accident. Messages never
+ * show the value: it may hold a password.
+ */
+function smtpConfig(value: string | undefined): SmtpConfig | undefined {
+  if (value === undefined) return undefined;
+  const refuse = (problem: string) => new ConfigError('SMTP_URL', `${problem} (the value is not shown because it may hold a password)`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw refuse('must be a URL such as smtps://user:password@smtp.example.com');
+  }
+  if (url.protocol !== 'smtp:' && url.protocol !== 'smtps:') throw refuse('must start with smtp:// or smtps://');
+  if (url.hostname === '') throw refuse('must name a host');
+  if ((url.pathname !== '' && url.pathname !== '/') || url.hash) throw refuse('must not have a path or a fragment');
+  const unknown = [...url.searchParams.keys()].find((key) => key !== 'tls');
+  if (unknown !== undefined) throw refuse('takes one query parameter only, tls=required or tls=optional');
+  const tls = url.searchParams.get('tls');
+  if (tls !== null && tls !== 'required' && tls !== 'optional') throw refuse('tls must be required or optional');
+  const implicitTls = url.protocol === 'smtps:';
+  if (implicitTls && tls !== null) throw refuse('takes ?tls only with smtp:// (smtps:// is TLS from the start)');
+  if ((url.username === '') !== (url.password === '')) throw refuse('must have both a user and a password, or neither');
+  let auth: SmtpConfig['auth'];
+  if (url.username !== '') {
+    try {
+      auth = { user: decodeURIComponent(url.username), pass: '' };
+      Object.defineProperty(auth, 'pass', { value: decodeURIComponent(url.password), enumerable: false });
+    } catch {
+      throw refuse('has a user or password that is not valid percent-encoding');
+    }
+  }
+  const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
+  return {
+    host,
+    port: url.port === '' ? (implicitTls ? 465 : 587) : Number(url.port),
+    implicitTls,
+    starttls: tls ?? (isLoopbackHost(host) ? 'optional' : 'required'),
+    auth,
+  };
+}
+
+/** `MAIL_FROM`, or `ownproof <no-reply@…>` at the host of PUBLIC_BASE_URL. */
+function mailFrom(value: string | undefined, publicBaseUrl: string): Mailbox {
+  if (value === undefined) return { name: 'ownproof', address: `no-reply@${addressDomain(new URL(publicBaseUrl).hostname)}` };
+  const mailbox = parseMailbox(value);
+  if (!mailbox) throw new ConfigError('MAIL_FROM', `must be an e-mail address or "Name <address>" (got "${value}")`);
+  return mailbox;
 }

@@ -9,6 +9,7 @@ import { idempotencyMigration } from './0006_idempotency.js';
 import { connectMigration } from './0007_connect.js';
 import { verifyMigration } from './0008_verify.js';
 import { connectOwnershipMigration } from './0009_connect_ownership.js';
+import { mailMigration } from './0010_mail.js';
 
 /**
  * The ordered list of schema versions. Names sort in the order they must run; a migration, once
@@ -25,5 +26,6 @@ export function allMigrations(capabilities: DbCapabilities): Record<string, Migr
     '0007_connect': connectMigration(capabilities),
     '0008_verify': verifyMigration(capabilities),
     '0009_connect_ownership': connectOwnershipMigration(),
+    '0010_mail': mailMigration(capabilities),
   };
 }

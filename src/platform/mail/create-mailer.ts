@@ -1,0 +1,68 @@
+import pino from 'pino';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config/config.js';
+import type { Db } from '../db/database.js';
+import { redactSecrets } from '../http/logging.js';
+import { MailError, outgoingMailProblem, type Mailer } from './mailer.js';
+import { createOutboxTransport } from './outbox-transport.js';
+import { createSmtpTransport } from './smtp-transport.js';
+import { TransportFailure, type MailTransport } from './transport.js';
+
+/** Where mail log lines go: the process's pino logger (Fastify's `app.log` is one). */
+export type MailLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
+
+/**
+ * The mailer of the configuration: SMTP when SMTP_URL is set, the outbox table otherwise. Every
+ * message is checked first (one plain recipient, a one-line subject, both bodies; see
+ * `outgoingMailProblem`), and every send writes one log line with its kind, transport and message
+ * id — never the recipient or the body, which hold personal data and sign-in links.
+ */
+export function createMailer(config: Config, deps: { db: Db; clock: Clock }, options: { log?: MailLog } = {}): Mailer {
+  const log = options.log ?? pino({ level: config.logLevel });
+  const transport: MailTransport = config.mail.smtp
+    ? createSmtpTransport({ ...config.mail, smtp: config.mail.smtp })
+    : createOutboxTransport(deps, config.mail.from);
+  return {
+    transport: transport.name,
+    async send(mail) {
+      // A kind is a constant of the calling code; cut short in case a bug passed something else.
+      const line = { component: 'mail', transport: transport.name, kind: String(mail.kind).slice(0, 64) };
+      const problem = outgoingMailProblem(mail);
+      if (problem !== undefined) {
+        log.error(line, `mail refused: ${problem}`);
+        throw new MailError(`The message was not sent: ${problem}.`, { permanent: true });
+      }
+      const started = Date.now();
+      try {
+        const sent = await transport.send(mail);
+        log.info({ ...line, message_id: sent.messageId, ...(sent.response ? { response: redactSecrets(sent.response) } : {}), ms: Date.now() - started }, 'mail sent');
+        return { messageId: sent.messageId };
+      } catch (error) {
+        const failure =
+          error instanceof TransportFailure
+            ? error
+            : new TransportFailure(new MailError('The message could not be sent (unexpected error).', { permanent: false }), {
+                error: redactSecrets(error instanceof Error ? error.message : String(error)),
+              });
+        const { mailError } = failure;
+        // Refusals often quote the address (`550 5.1.1 <ada@example.com>: User unknown`); the caller
+        // gets that, the log does not.
+        const hidden = withoutAddress({ reason: mailError.message, ...failure.detail }, mail.to);
+        // A permanent refusal needs a person (a wrong address, a refused login); a passing failure is retried.
+        log[mailError.permanent ? 'error' : 'warn'](
+          { ...line, permanent: mailError.permanent, response_code: mailError.responseCode, ...hidden, ms: Date.now() - started },
+          'mail not sent',
+        );
+        throw mailError;
+      }
+    },
+    close: () => transport.close(),
+  };
+}
+
+/** The text values of `fields` with every mention of `address` (any letter case) replaced. */
+function withoutAddress(fields: Record<string, unknown>, address: string): Record<string, unknown> {
+  const pattern = new RegExp(address.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi');
+  return Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, typeof value === 'string' ? value.replace(pattern, '[recipient]') : value]));
+}

@@ -1,0 +1,166 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engines } from '../../../test/support/database.js';
+import { startTestApp, TEST_MASTER_KEY, type TestApp } from '../../../test/support/test-app.js';
+import { renderEmail } from './email-layout.js';
+import { MailError, type OutgoingMail } from './mailer.js';
+
+function accessRequestMail(to: string, overrides: Partial<OutgoingMail> = {}): OutgoingMail {
+  const { html, text } = renderEmail({
+    preheader: 'Acme Lending asks to see your verified address.',
+    heading: 'Acme Lending asks for access',
+    paragraphs: ['Acme Lending would like to see the Bitcoin address you proved you control.'],
+    action: { label: 'Review the request', url: 'https://ownproof.example/portal/requests/ar_123?from=mail' },
+    footer: 'You get this e-mail because Acme Lending has your address.',
+  });
+  return { to, subject: 'Acme Lending asks for access', text, html, kind: 'access_request', ...overrides };
+}
+
+/** The outbox transport (no SMTP_URL) and the pages that read it, /dev/mail. */
+describe.each(engines())('the mail outbox on %s', (engine) => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp(engine);
+  });
+  afterAll(() => t.close());
+
+  it('stores a message sent without SMTP_URL, with the From of the configuration and the time of the clock', async () => {
+    expect(t.ctx.mailer.transport).toBe('outbox');
+    const mail = accessRequestMail('store@example.com');
+    const { messageId } = await t.ctx.mailer.send(mail);
+    expect(messageId).toMatch(/^msg_[0-9A-Za-z]{22}$/);
+    const row = await t.ctx.db.selectFrom('mail_outbox').selectAll().where('id', '=', messageId).executeTakeFirstOrThrow();
+    expect(row).toMatchObject({
+      to_address: 'store@example.com',
+      from_address: 'ownproof <no-reply@[127.0.0.1]>',
+      subject: mail.subject,
+      text_body: mail.text,
+      html_body: mail.html,
+      kind: 'access_request',
+    });
+    expect(Math.abs(row.created_at - Math.floor(t.clock.now() / 1000))).toBeLessThanOrEqual(1);
+  });
+
+  it('refuses a message it could never send, storing nothing', async () => {
+    const error = await t.ctx.mailer.send(accessRequestMail('refused@example.com, eve@example.com')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MailError);
+    expect(error).toMatchObject({ permanent: true, responseCode: undefined });
+    const rows = await t.ctx.db.selectFrom('mail_outbox').select('id').where('to_address', 'like', 'refused@%').execute();
+    expect(rows).toEqual([]);
+  });
+
+  it('lists messages newest first at /dev/mail, each linking to its page', async () => {
+    const first = await t.ctx.mailer.send(accessRequestMail('list@example.com', { subject: 'First <b>message</b>' }));
+    const second = await t.ctx.mailer.send(accessRequestMail('list@example.com', { subject: 'Second message', kind: 'portal_sign_in' }));
+    const res = await t.app.inject({ method: 'GET', url: '/dev/mail' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'self'/);
+    expect(res.headers['x-frame-options']).toBe('DENY');
+    expect(res.body).toContain('<h1>Outbox</h1>');
+    expect(res.body).toContain(`<a class="mail-item" href="/dev/mail/${second.messageId}"><span class="mail-subject">Second message</span><span class="mail-meta">To list@example.com · portal_sign_in · <time datetime="`);
+    expect(res.body).toContain('First &lt;b&gt;message&lt;/b&gt;');
+    expect(res.body.indexOf(second.messageId)).toBeLessThan(res.body.indexOf(first.messageId));
+    expect(res.body).not.toContain('<script');
+  });
+
+  it('shows one message: headers, its links, the HTML part in a sandboxed frame, the text part', async () => {
+    const mail = accessRequestMail('show@example.com');
+    const { messageId } = await t.ctx.mailer.send(mail);
+    const res = await t.app.inject({ method: 'GET', url: `/dev/mail/${messageId}` });
+    expect(res.statusCode).toBe(200);
+    // The page's own policy, plus its frame of our own origin.
+    expect(res.headers['content-security-policy']).toBe("default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; frame-src 'self'");
+    expect(res.body).toContain('<h1>Acme Lending asks for access</h1>');
+    expect(res.body).toContain('<dt>To</dt><dd>show@example.com</dd>');
+    expect(res.body).toContain('<dt>From</dt><dd>ownproof &lt;no-reply@[127.0.0.1]&gt;</dd>');
+    expect(res.body).toContain('<dt>Kind</dt><dd>access_request</dd>');
+    expect(res.body).toContain('<li><a href="https://ownproof.example/portal/requests/ar_123?from=mail">https://ownproof.example/portal/requests/ar_123?from=mail</a></li>');
+    expect(res.body).toContain(`<iframe class="mail-frame" sandbox src="/dev/mail/${messageId}/html" title="HTML version of the message"></iframe>`);
+    expect(res.body).toContain('<pre class="mail-text code-block">Acme Lending asks for access\n\nAcme Lending would like');
+  });
+
+  it('serves the HTML part by itself under a policy that allows no script and no request, framed by our pages only', async () => {
+    const mail = accessRequestMail('frame@example.com');
+    const { messageId } = await t.ctx.mailer.send(mail);
+    const res = await t.app.inject({ method: 'GET', url: `/dev/mail/${messageId}/html` });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(res.headers['content-security-policy']).toBe("sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'");
+    expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.body).toBe(mail.html);
+  });
+
+  it('gives a message as JSON by id, and the newest one to an address', async () => {
+    const older = await t.ctx.mailer.send(accessRequestMail('json@example.com', { subject: 'Older' }));
+    const newer = await t.ctx.mailer.send(accessRequestMail('json@example.com', { subject: 'Newer', kind: 'portal_sign_in' }));
+    await t.ctx.mailer.send(accessRequestMail('someone-else@example.com'));
+
+    const byId = await t.app.inject({ method: 'GET', url: `/dev/mail/${older.messageId}.json` });
+    expect(byId.statusCode).toBe(200);
+    expect(byId.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(byId.json()).toMatchObject({ object: 'mail', id: older.messageId, to: 'json@example.com', subject: 'Older', kind: 'access_request' });
+
+    const latest = await t.app.inject({ method: 'GET', url: '/dev/mail/latest.json?to=json@example.com' });
+    expect(latest.json()).toMatchObject({
+      id: newer.messageId,
+      subject: 'Newer',
+      kind: 'portal_sign_in',
+      from: 'ownproof <no-reply@[127.0.0.1]>',
+      links: ['https://ownproof.example/portal/requests/ar_123?from=mail'],
+    });
+    expect(latest.json().text).toContain('Review the request:\nhttps://ownproof.example/portal/requests/ar_123?from=mail');
+    expect(latest.json().html).toContain('<!doctype html>');
+  });
+
+  it('answers 404 for a message that does not exist: the HTML page, or JSON for .json', async () => {
+    const page = await t.app.inject({ method: 'GET', url: '/dev/mail/msg_doesNotExist0000000000' });
+    expect(page.statusCode).toBe(404);
+    expect(page.body).toContain('<h1>Page not found</h1>');
+    expect((await t.app.inject({ method: 'GET', url: '/dev/mail/msg_doesNotExist0000000000/html' })).statusCode).toBe(404);
+    const json = await t.app.inject({ method: 'GET', url: '/dev/mail/msg_doesNotExist0000000000.json' });
+    expect(json.statusCode).toBe(404);
+    expect(json.json()).toEqual({ error: { code: 'resource_missing', message: 'No such message in the outbox.' } });
+    const latest = await t.app.inject({ method: 'GET', url: '/dev/mail/latest.json?to=nobody@example.com' });
+    expect(latest.statusCode).toBe(404);
+  });
+
+  it('pages through more than 50 messages with an "Older messages" link', async () => {
+    const local = await startTestApp(engine);
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 51; i++) ids.push((await local.ctx.mailer.send(accessRequestMail(`page${i}@example.com`))).messageId);
+      const first = await local.app.inject({ method: 'GET', url: '/dev/mail' });
+      expect(first.body.match(/class="mail-item"/g)).toHaveLength(50);
+      expect(first.body).not.toContain(ids[0]);
+      expect(first.body).toContain(`<a class="mail-more" href="/dev/mail?before=${ids[1]}">Older messages</a>`);
+      const older = await local.app.inject({ method: 'GET', url: `/dev/mail?before=${ids[1]}` });
+      expect(older.body.match(/class="mail-item"/g)).toHaveLength(1);
+      expect(older.body).toContain(ids[0]);
+      expect(older.body).not.toContain('Older messages');
+    } finally {
+      await local.close();
+    }
+  });
+});
+
+describe.each(engines())('the mail outbox in production on %s', (engine) => {
+  let t: TestApp;
+
+  beforeAll(async () => {
+    t = await startTestApp(engine, { config: { NODE_ENV: 'production', MASTER_KEY: TEST_MASTER_KEY } });
+  });
+  afterAll(() => t.close());
+
+  it('still stores messages, but /dev/mail and everything under it is "Page not found"', async () => {
+    const { messageId } = await t.ctx.mailer.send(accessRequestMail('prod@example.com'));
+    for (const url of ['/dev/mail', '/dev/mail/', `/dev/mail/${messageId}`, `/dev/mail/${messageId}/html`, `/dev/mail/${messageId}.json`, '/dev/mail/latest.json?to=prod@example.com']) {
+      const res = await t.app.inject({ method: 'GET', url });
+      expect(res.statusCode, url).toBe(404);
+      expect(res.headers['content-type'], url).toBe('text/html; charset=utf-8');
+      expect(res.body, url).toContain('<h1>Page not found</h1>');
+      expect(res.body, url).not.toContain('prod@example.com');
+    }
+  });
+});
