@@ -48,3 +48,15 @@ export async function updateAccountHolderRow(db: Db, scope: Scope, id: string, c
     .where('mode', '=', scope.mode)
     .execute();
 }
+
+/** Account holders of every client with this e-mail address (compared lower-cased, as the `account_holders_email` index keys it). */
+export async function findAccountHoldersByEmail(db: Db, email: string, modes: readonly Scope['mode'][]): Promise<AccountHolderRow[]> {
+  if (modes.length === 0) return [];
+  return db
+    .selectFrom('account_holders')
+    .selectAll()
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .where('mode', 'in', modes)
+    .orderBy('seq')
+    .execute();
+}

@@ -9,6 +9,7 @@ import type { Scope } from '../platform/scope.js';
 import {
   findAccountHolder,
   findAccountHolderForUpdate,
+  findAccountHoldersByEmail,
   insertAccountHolder,
   listAccountHolderRows,
   updateAccountHolderRow,
@@ -71,7 +72,7 @@ export async function createAccountHolder(
 }
 
 /** The account holder with this id in this scope; 404 otherwise (also for another client's id). */
-export async function retrieveAccountHolder(deps: AccountHolderDeps, scope: Scope, id: string): Promise<AccountHolder> {
+export async function retrieveAccountHolder(deps: Pick<AccountHolderDeps, 'db'>, scope: Scope, id: string): Promise<AccountHolder> {
   const row = await findAccountHolder(deps.db, scope, id);
   if (!row) throw notFound('account_holder', id);
   return toAccountHolder(row);
@@ -83,6 +84,14 @@ export async function retrieveAccountHolder(deps: AccountHolderDeps, scope: Scop
  */
 export async function requireAccountHolderParam(deps: Pick<AccountHolderDeps, 'db'>, scope: Scope, id: string, param: string): Promise<void> {
   if (!(await findAccountHolder(deps.db, scope, id))) throw unknownId(param, 'account_holder', id);
+}
+
+/**
+ * Every account holder with this e-mail address, across clients, in the given modes: the people
+ * a portal sign-in to that address stands for (docs/verify.md, "Who the portal shows").
+ */
+export async function accountHoldersByEmail(deps: Pick<AccountHolderDeps, 'db'>, email: string, modes: readonly Scope['mode'][]): Promise<AccountHolderRow[]> {
+  return findAccountHoldersByEmail(deps.db, email, modes);
 }
 
 export async function listAccountHolders(deps: AccountHolderDeps, scope: Scope, query: PageQueryInput) {

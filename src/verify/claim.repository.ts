@@ -1,5 +1,5 @@
 import type { Insertable } from 'kysely';
-import type { Db } from '../platform/db/database.js';
+import type { Db, DbCapabilities } from '../platform/db/database.js';
 import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
 import type { ClaimGrantTable, ClaimRow, ClaimTable } from './verify.table.js';
@@ -18,7 +18,7 @@ export async function findGrantedClaim(db: Db, scope: Scope, id: string) {
     .selectFrom('verify_claims as c')
     .innerJoin('verify_claim_grants as g', 'g.claim_id', 'c.id')
     .selectAll('c')
-    .select(['g.permissions as grant_permissions', 'g.seq as grant_seq'])
+    .select(['g.permissions as grant_permissions', 'g.seq as grant_seq', 'g.created_at as grant_created_at'])
     .where('c.id', '=', id)
     .where('g.client_id', '=', scope.clientId)
     .where('g.mode', '=', scope.mode)
@@ -34,7 +34,7 @@ export async function listGrantedClaims(db: Db, scope: Scope, filter: { accountH
     .selectFrom('verify_claims as c')
     .innerJoin('verify_claim_grants as g', 'g.claim_id', 'c.id')
     .selectAll('c')
-    .select(['g.permissions as grant_permissions', 'g.seq as grant_seq'])
+    .select(['g.permissions as grant_permissions', 'g.seq as grant_seq', 'g.created_at as grant_created_at'])
     .where('g.client_id', '=', scope.clientId)
     .where('g.mode', '=', scope.mode)
     .where('g.revoked_at', 'is', null);
@@ -43,11 +43,59 @@ export async function listGrantedClaims(db: Db, scope: Scope, filter: { accountH
   return { rows: rows as GrantedClaimRow[], hasMore };
 }
 
-/** Shares a claim with a client, or widens what an existing grant allows. */
+/** The grant of a claim to a client, locked until the transaction ends where the engine has row locks. */
+export async function findGrantForUpdate(trx: Db, capabilities: Pick<DbCapabilities, 'supportsRowLocks'>, clientId: string, claimId: string) {
+  const query = trx.selectFrom('verify_claim_grants').selectAll().where('client_id', '=', clientId).where('claim_id', '=', claimId);
+  return (capabilities.supportsRowLocks ? query.forUpdate() : query).executeTakeFirst();
+}
+
+/** Writes a grant as given: a new one, or the (client, claim) grant replaced (`revoked_at: null` restores a revoked one). */
 export async function upsertGrant(db: Db, row: Insertable<ClaimGrantTable>): Promise<void> {
   await db
     .insertInto('verify_claim_grants')
     .values(row)
-    .onConflict((oc) => oc.columns(['client_id', 'claim_id']).doUpdateSet({ permissions: row.permissions, source: row.source, revoked_at: null }))
+    .onConflict((oc) => oc.columns(['client_id', 'claim_id']).doUpdateSet({ permissions: row.permissions, source: row.source, created_at: row.created_at, revoked_at: null }))
+    .execute();
+}
+
+/** Ends a client's access to a claim; returns the grant as it was, or undefined when there was no active one. */
+export async function revokeGrantRow(db: Db, clientId: string, claimId: string, now: number) {
+  return db
+    .updateTable('verify_claim_grants')
+    .set({ revoked_at: now })
+    .where('client_id', '=', clientId)
+    .where('claim_id', '=', claimId)
+    .where('revoked_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Ends every client's access to a claim; returns the grants that were active. */
+export async function revokeAllGrantRows(db: Db, claimId: string, now: number) {
+  return db.updateTable('verify_claim_grants').set({ revoked_at: now }).where('claim_id', '=', claimId).where('revoked_at', 'is', null).returningAll().execute();
+}
+
+/** Marks an active claim revoked; returns it as changed, or undefined when it was not active. */
+export async function revokeClaimRow(db: Db, claimId: string, now: number): Promise<ClaimRow | undefined> {
+  return db.updateTable('verify_claims').set({ status: 'revoked', revoked_at: now, updated_at: now }).where('id', '=', claimId).where('status', '=', 'active').returningAll().executeTakeFirst();
+}
+
+/** Claims of these account holders, newest first (the portal's wallets and claim picker). */
+export async function claimsOfHolders(db: Db, accountHolderIds: readonly string[]): Promise<ClaimRow[]> {
+  if (accountHolderIds.length === 0) return [];
+  return db.selectFrom('verify_claims').selectAll().where('account_holder_id', 'in', accountHolderIds).orderBy('seq', 'desc').execute();
+}
+
+/** Active grants of claims of these account holders, newest first (the portal's shared access page). */
+export async function activeGrantsOfHolders(db: Db, accountHolderIds: readonly string[]) {
+  if (accountHolderIds.length === 0) return [];
+  return db
+    .selectFrom('verify_claim_grants as g')
+    .innerJoin('verify_claims as c', 'c.id', 'g.claim_id')
+    .selectAll('g')
+    .select(['c.account_holder_id', 'c.statement'])
+    .where('c.account_holder_id', 'in', accountHolderIds)
+    .where('g.revoked_at', 'is', null)
+    .orderBy('g.seq', 'desc')
     .execute();
 }

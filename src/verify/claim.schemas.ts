@@ -72,12 +72,23 @@ export const ClaimBalance = Type.Object(
   { description: 'Present when the claim is shared with you with the `balances` permission.' },
 );
 
+export const ClaimAccess = Type.Object(
+  {
+    permissions: Type.Array(Type.String(), { description: 'What the account holder lets you do with this claim: `balances`, `statements`.' }),
+    granted_at: Timestamp('When they shared it with you, or last widened what you may do (Unix seconds).'),
+    revoked_at: Type.Union([Timestamp('When they revoked your access (Unix seconds).'), Type.Null()]),
+  },
+  { additionalProperties: false, description: 'Your access to this claim, as the account holder granted it.' },
+);
+export type ClaimAccess = Static<typeof ClaimAccess>;
+
 export const Claim = Type.Object(
   {
     ...ClaimStatementFields,
     object: Type.Literal('claim'),
     status: Type.Union([Type.Literal('active'), Type.Literal('revoked')], { description: '`revoked` once the account holder withdrew it.' }),
     receipt: Type.String({ description: 'Compact JWS (EdDSA) over the claim’s statement; check it with `/.well-known/jwks.json`, `/verify` or `ownproof verify-claim`.' }),
+    access: Type.Optional(ClaimAccess),
     balance: Type.Optional(ClaimBalance),
   },
   { $id: 'Claim', title: 'Claim', description: 'A verifiable receipt that an account holder controls a Bitcoin address or wallet.' },

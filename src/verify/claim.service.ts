@@ -19,10 +19,10 @@ export function toClaim(row: ClaimRow): Claim {
   return { ...statement, object: 'claim', status: row.status, receipt: row.receipt };
 }
 
-/** Adds the balance when the grant allows `balances`: the claim's addresses, read from the chain now. */
+/** Adds the client's access, and the balance when the grant allows `balances`: the claim's addresses, read from the chain now. */
 async function withBalance(deps: ClaimDeps, row: GrantedClaimRow): Promise<Claim> {
-  const claim = toClaim(row);
   const permissions = JSON.parse(row.grant_permissions) as string[];
+  const claim: Claim = { ...toClaim(row), access: { permissions, granted_at: row.grant_created_at, revoked_at: null } };
   if (!permissions.includes('balances')) return claim;
   const source = deps.chains.forMode(row.mode);
   if (!source) return claim;

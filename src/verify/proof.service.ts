@@ -16,14 +16,15 @@ import type { Scope } from '../platform/scope.js';
 import { challengeMessage } from './challenge-message.js';
 import { countFailedAttempt, findChallenge, insertChallenge, lastDepositIndex, updateOpenChallenge } from './challenge.repository.js';
 import type { ClaimStatement, ClaimSubject } from './claim.schemas.js';
-import { insertClaim, upsertGrant } from './claim.repository.js';
+import { insertClaim } from './claim.repository.js';
 import { toClaim } from './claim.service.js';
 import { signReceipt } from './receipt.js';
+import { shareClaim } from './sharing.service.js';
 import { diagnoseSignature, type SignatureProblem } from './signature-diagnosis.js';
 import { activeSigningKey } from './signing-key.service.js';
 import type { ChallengeOrigin, ChallengeRow, ChallengeSubject, ClaimRow } from './verify.table.js';
 
-export type ProofDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'chains' | 'depositWallets'>;
+export type ProofDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'chains' | 'depositWallets' | 'capabilities'>;
 
 /** How long a challenge can be answered. */
 export const CHALLENGE_TTL_SECONDS = 15 * 60;
@@ -337,23 +338,14 @@ function networkOf(challenge: ChallengeRow): NetworkName {
  * session asked for balances, `statements` if it asked for transactions (a statement is a claim's
  * transaction history). docs/verify.md, "Sharing".
  */
-async function shareByOrigin(trx: Transaction<Database>, deps: Pick<ProofDeps, 'clock'>, challenge: ChallengeRow, claim: ClaimRow): Promise<void> {
+async function shareByOrigin(trx: Transaction<Database>, deps: Pick<ProofDeps, 'clock' | 'capabilities'>, challenge: ChallengeRow, claim: ClaimRow): Promise<void> {
   const origin = JSON.parse(challenge.origin) as ChallengeOrigin;
   if (origin.kind !== 'connect_session') return;
   const permissions = [
     ...(origin.permissions.includes('balances') ? ['balances'] : []),
     ...(origin.permissions.includes('transactions') ? ['statements'] : []),
   ];
-  const now = unixSeconds(deps.clock);
-  await upsertGrant(trx, {
-    client_id: challenge.client_id,
-    mode: challenge.mode,
-    claim_id: claim.id,
-    permissions: JSON.stringify(permissions),
-    source: `connect_session:${origin.session_id}`,
-    created_at: now,
-    revoked_at: null,
-  });
   const scope: Scope = { clientId: challenge.client_id, mode: challenge.mode };
+  await shareClaim(trx, deps, { scope, claimId: claim.id, permissions, source: `connect_session:${origin.session_id}` });
   await recordEvent({ db: trx, clock: deps.clock }, scope, 'claim.created', toClaim(claim));
 }

@@ -1,7 +1,10 @@
 import { defineModule } from '../platform/module.js';
 import { createDepositWallets, type DepositWallets } from './deposit-wallets.js';
+import { accessRequestRoutes } from './access-request.routes.js';
+import { expireAccessRequestJob, notifyAccessRequestJob, portalSignInMailJob } from './access-request.jobs.js';
 import { claimPublicRoutes, claimRoutes } from './claim.routes.js';
 import { receiptCheckPages } from './pages/receipt-check.surface.js';
+import { portalPages } from './portal/portal.surface.js';
 import { registerVerifyCommands } from './verify.cli.js';
 
 declare module '../platform/context.js' {
@@ -18,9 +21,13 @@ declare module '../platform/context.js' {
 export const verifyModule = defineModule({
   name: 'verify',
   context: (ctx) => ({ depositWallets: createDepositWallets(ctx.config.depositXpub) }),
-  apiRoutes: [claimRoutes],
+  apiRoutes: [claimRoutes, accessRequestRoutes],
+  jobs: [notifyAccessRequestJob, expireAccessRequestJob, portalSignInMailJob],
   publicRoutes: [claimPublicRoutes],
-  pages: [receiptCheckPages],
+  pages: [receiptCheckPages, portalPages],
   commands: registerVerifyCommands,
-  openApiTags: [{ name: 'Claims', description: 'Receipts of Bitcoin ownership that account holders shared with you, and checking any receipt.' }],
+  openApiTags: [
+    { name: 'Claims', description: 'Receipts of Bitcoin ownership that account holders shared with you, and checking any receipt.' },
+    { name: 'Access requests', description: 'Asking account holders, by e-mail and through their portal, to share claims with you.' },
+  ],
 });

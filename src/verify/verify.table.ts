@@ -19,7 +19,10 @@ export interface SigningKeyTable {
 export type ChallengeSubject = { type: 'address'; address: string } | { type: 'wallet'; descriptor: string };
 
 /** Where a challenge was started; the claim is shared accordingly. */
-export type ChallengeOrigin = { kind: 'connect_session'; session_id: string; permissions: string[] } | { kind: 'portal' };
+export type ChallengeOrigin =
+  | { kind: 'connect_session'; session_id: string; permissions: string[] }
+  /** Proven in the portal; `access_request_id` when the person came from a request's review. */
+  | { kind: 'portal'; access_request_id?: string };
 
 export interface ChallengeTable {
   seq: Generated<number>;
@@ -81,10 +84,75 @@ export interface ClaimGrantTable {
   claim_id: string;
   /** JSON array of `balances`, `statements`. */
   permissions: string;
-  /** How it was granted: `connect_session:sess_…` (later: access requests). */
+  /** How it was granted: `connect_session:sess_…` or `access_request:ar_…` (the latest one that widened it). */
   source: string;
   created_at: number;
   revoked_at: number | null;
+}
+
+export const ACCESS_REQUEST_STATUSES = ['pending', 'granted', 'declined', 'expired', 'canceled'] as const;
+export type AccessRequestStatus = (typeof ACCESS_REQUEST_STATUSES)[number];
+export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed'] as const;
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+
+/** A client's request that an account holder share claims with it. */
+export interface AccessRequestTable {
+  seq: Generated<number>;
+  /** `ar_…` */
+  id: string;
+  client_id: string;
+  mode: Mode;
+  account_holder_id: string;
+  type: 'sharing';
+  /** JSON array of `balances`, `statements`. */
+  permissions: string;
+  /** Shown to the person (plain text). */
+  message: string | null;
+  status: AccessRequestStatus;
+  /** JSON array of the claims shared, once granted. */
+  claim_ids: string;
+  /** The e-mail to the account holder: `pending` until sent (retrying after a temporary failure), then `sent` or `failed`. */
+  notification_status: NotificationStatus;
+  notification_error: string | null;
+  notification_sent_at: number | null;
+  created_at: number;
+  updated_at: number;
+  expires_at: number;
+  responded_at: number | null;
+}
+
+/** A single-use link that signs a person in to the portal (sha256 of the token; the token itself is only in the e-mail). */
+export interface PortalLinkTable {
+  seq: Generated<number>;
+  token_hash: string;
+  /** Lower-cased e-mail address the link was sent to. */
+  email: string;
+  /** JSON array of the modes whose account holders the session may see (`test` only when mail went to the outbox). */
+  modes: string;
+  /** The request the link opens after sign-in (the link in an access-request e-mail). */
+  access_request_id: string | null;
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
+/** A signed-in portal session (sha256 of the cookie's token). */
+export interface PortalSessionTable {
+  seq: Generated<number>;
+  token_hash: string;
+  email: string;
+  modes: string;
+  created_at: number;
+  expires_at: number;
+  ended_at: number | null;
+}
+
+/** Sign-in link requests, kept an hour, for the per-address and per-IP limits (shared by every process through the database). */
+export interface PortalSignInAttemptTable {
+  seq: Generated<number>;
+  email: string;
+  ip: string;
+  created_at: number;
 }
 
 export type SigningKeyRow = Selectable<SigningKeyTable>;
@@ -92,12 +160,19 @@ export type ChallengeRow = Selectable<ChallengeTable>;
 export type NewChallengeRow = Insertable<ChallengeTable>;
 export type ClaimRow = Selectable<ClaimTable>;
 export type ClaimGrantRow = Selectable<ClaimGrantTable>;
+export type AccessRequestRow = Selectable<AccessRequestTable>;
+export type PortalLinkRow = Selectable<PortalLinkTable>;
+export type PortalSessionRow = Selectable<PortalSessionTable>;
 
 export interface VerifyTables {
   verify_signing_keys: SigningKeyTable;
   verify_challenges: ChallengeTable;
   verify_claims: ClaimTable;
   verify_claim_grants: ClaimGrantTable;
+  verify_access_requests: AccessRequestTable;
+  verify_portal_links: PortalLinkTable;
+  verify_portal_sessions: PortalSessionTable;
+  verify_portal_sign_in_attempts: PortalSignInAttemptTable;
 }
 
 declare module '../platform/db/schema.js' {

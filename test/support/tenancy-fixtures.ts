@@ -28,6 +28,12 @@ export const TENANCY_SEAMS: Partial<AppContext> = {
   chains: createChainSources({ esploraUrl: undefined, live: new SimulatedChain({ seed: 'tenancy-mainnet', network: 'mainnet', premineBlocks: 101 }) }),
 };
 
+/**
+ * Configuration the fixtures need: SMTP, so live-mode access requests can be created (the mail job
+ * never runs in these tests, so nothing listens there).
+ */
+export const TENANCY_CONFIG: Record<string, string> = { SMTP_URL: 'smtp://127.0.0.1:9' };
+
 interface FixtureContext {
   t: TestApp;
   key: string;
@@ -99,6 +105,11 @@ export const FIXTURE_MAKERS: readonly { prefix: string; make: (f: FixtureContext
       const origin = { kind: 'connect_session' as const, session_id: made.sess_ as string, permissions: ['balances', 'transactions'] };
       return (await proveWith(t.ctx, check.scope, made.ah_ as string, wallet, origin)).id;
     },
+  },
+  {
+    // A request to the account holder above (live mode needs SMTP: the tenancy app sets SMTP_URL).
+    prefix: 'ar_',
+    make: async ({ t, key, made }) => (await post(t, key, '/v1/verify/access_requests', { type: 'sharing', account_holder_id: made.ah_, permissions: ['balances'] })).id as string,
   },
   {
     // Every action above recorded events; the newest will do.

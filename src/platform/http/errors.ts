@@ -99,6 +99,21 @@ export const ERROR_TABLE = {
     type: 'rate_limit_error',
     message: 'The provider does not allow another refresh yet; see next_refresh_available_at and Retry-After.',
   },
+  access_request_type_unsupported: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The statement access request type is not supported through the API; use type "sharing".',
+  },
+  access_request_not_pending: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'The access request is no longer pending.',
+  },
+  mail_unavailable: {
+    status: 503,
+    type: 'api_error',
+    message: 'This server cannot e-mail account holders in live mode: its operator has not configured SMTP_URL.',
+  },
   api_error: {
     status: 500,
     type: 'api_error',

@@ -37,6 +37,9 @@ const WHERE_CODES_HAPPEN = {
   account_disconnected: 'route',
   account_requires_reauth: 'route',
   refresh_throttled: 'route',
+  access_request_type_unsupported: 'route',
+  access_request_not_pending: 'route',
+  mail_unavailable: 'route',
   route_not_found: 'no operation',
   method_not_allowed: 'no operation',
   // Written on the socket when Node's parser refuses the bytes: no request, so no operation, exists.

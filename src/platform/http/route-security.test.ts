@@ -10,7 +10,7 @@ import {
   type OpenApiDocument,
   type OpenApiParameter,
 } from '../../../test/support/openapi-operations.js';
-import { FIXTURE_MAKERS, keyOf, makeTenancyWorld, TENANCY_SEAMS, type Mode, type TenancyWorld } from '../../../test/support/tenancy-fixtures.js';
+import { FIXTURE_MAKERS, keyOf, makeTenancyWorld, TENANCY_CONFIG, TENANCY_SEAMS, type Mode, type TenancyWorld } from '../../../test/support/tenancy-fixtures.js';
 import { startTestApp, type TestApp } from '../../../test/support/test-app.js';
 import { BODY_LIMIT_BYTES } from './app.js';
 
@@ -41,7 +41,7 @@ describe.each(engines())('every authenticated route (%s)', (engine) => {
   const received = new Map<string, Set<number>>();
 
   beforeAll(async () => {
-    t = await startTestApp(engine, { seams: TENANCY_SEAMS });
+    t = await startTestApp(engine, { seams: TENANCY_SEAMS, config: TENANCY_CONFIG });
     spec = (await t.app.inject({ method: 'GET', url: '/v1/openapi.json' })).json();
     operations = readOperations(spec).filter((op) => op.authenticated && op.path.startsWith('/v1/'));
   });

@@ -3,10 +3,67 @@ import { formatUnits } from '../../connect/amounts.js';
 import { csrfField } from '../../platform/web/form-values.js';
 import { html, type SafeHtml } from '../../platform/web/html.js';
 import type { PageContent } from '../../platform/web/page-surface.js';
-import type { ChallengeRow } from '../verify.table.js';
+import type { ChallengeRow, ChallengeSubject } from '../verify.table.js';
 import type { ProofPlace } from './proof-place.js';
 import { qrCodeSvg } from './qr-code.js';
 import { walletInstructions } from './wallet-instructions.js';
+
+/** How the pages name what is proven: the surface's name for it, or what the challenge says. */
+function subjectName(place: ProofPlace, challenge: ChallengeRow): string {
+  if (place.subjectName) return place.subjectName;
+  return (JSON.parse(challenge.subject) as ChallengeSubject).type === 'address' ? 'this address' : 'this wallet';
+}
+
+/**
+ * Where the person entered the subject themselves, the forms that start a new challenge (a fresh
+ * message, a deposit instead) carry it again, with their label.
+ */
+function restartFields(place: ProofPlace, challenge: ChallengeRow | undefined): SafeHtml {
+  if (place.subject !== undefined || !challenge) return html``;
+  const subject = JSON.parse(challenge.subject) as ChallengeSubject;
+  return html`<input type="hidden" name="subject" value="${subject.type === 'address' ? subject.address : subject.descriptor}">
+<input type="hidden" name="label" value="${challenge.label ?? ''}">`;
+}
+
+/** Longest label a person may give a claim. */
+export const MAX_LABEL_LENGTH = 100;
+
+/**
+ * The first page where the person names what to prove (an address, an xpub/ypub/zpub or a
+ * descriptor) and, if they like, a label of their own for the claim.
+ */
+export function subjectEntryPage(place: ProofPlace, csrfToken: string, input: { subject?: string; label?: string; error?: { field: 'subject' | 'label'; message: string } } = {}): PageContent {
+  const error = input.error;
+  const fieldError = (field: 'subject' | 'label') =>
+    error?.field === field ? html`<span class="error-message" id="${field}-error"><span class="visually-hidden">Error:</span> ${error.message}</span>` : '';
+  const invalid = (field: 'subject' | 'label', hint: string) => html` aria-describedby="${hint}${error?.field === field ? ` ${field}-error` : ''}"${error?.field === field ? html` aria-invalid="true"` : ''}`;
+  return {
+    status: error ? 422 : 200,
+    title: `${error ? 'Error: ' : ''}Prove you control a Bitcoin wallet`,
+    body: html`<a class="back-link" href="${place.back.href}">‹ ${place.back.label}</a>
+<h1>Prove you control a Bitcoin wallet</h1>
+<p class="lead">Give one address, or a whole wallet as its extended public key (xpub, ypub, zpub) or output descriptor. Next you sign a short message with its key — no funds move. ${place.scope.mode === 'test' ? 'This is test mode: use a test-network address or key, such as the sandbox wallet’s.' : ''}</p>
+${error
+  ? html`<div class="error-summary" role="alert" aria-labelledby="error-summary-title"><h2 id="error-summary-title">There is a problem</h2><p><a href="#${error.field}">${error.message}</a></p></div>`
+  : ''}
+<form method="post" action="${place.base}" novalidate>
+${csrfField(csrfToken)}
+<div class="field${error?.field === 'subject' ? ' field-error' : ''}">
+<label for="subject">Address, extended public key or descriptor</label>
+<span class="hint" id="subject-hint">Public information only: never a private key or recovery words.</span>
+${fieldError('subject')}
+<textarea id="subject" name="subject" rows="3" class="code-block" autocomplete="off" autocapitalize="none" autocorrect="off" spellcheck="false"${invalid('subject', 'subject-hint')}>${input.subject ?? ''}</textarea>
+</div>
+<div class="field${error?.field === 'label' ? ' field-error' : ''}">
+<label for="label">Your name for it (optional)</label>
+<span class="hint" id="label-hint">Shown to you and to whoever you share it with, e.g. “Savings” or “Cold storage”. At most ${MAX_LABEL_LENGTH} characters.</span>
+${fieldError('label')}
+<input id="label" name="label" type="text" maxlength="${MAX_LABEL_LENGTH}" autocomplete="off" value="${input.label ?? ''}"${invalid('label', 'label-hint')}>
+</div>
+<div class="actions"><button type="submit" class="button">Continue</button></div>
+</form>`,
+  };
+}
 
 /** "10:15 UTC" */
 function clock(seconds: number): string {
@@ -36,9 +93,9 @@ export function challengePage(view: ChallengeView): PageContent {
     : html`the address <span class="code">${challenge.signing_address}</span>`;
   return {
     status: error ? 422 : 200,
-    title: `${error ? 'Error: ' : ''}Prove you control ${place.subjectName}`,
+    title: `${error ? 'Error: ' : ''}Prove you control ${subjectName(place, challenge)}`,
     body: html`<a class="back-link" href="${place.back.href}">‹ ${place.back.label}</a>
-<h1>Prove you control ${place.subjectName}</h1>
+<h1>Prove you control ${subjectName(place, challenge)}</h1>
 <p class="lead">Sign the message below with the key of ${signer}. Signing moves no funds and costs nothing: it shows ${place.requesterName} that you hold the key.</p>
 ${error
   ? html`<div class="error-summary" role="alert" aria-labelledby="error-summary-title">
@@ -73,16 +130,17 @@ ${error ? html`<span class="error-message" id="signature-error"><span class="vis
 </div>
 </form>
 ${place.scope.mode === 'test' ? sandboxSigning(view, action) : ''}
-${depositAlternative(place, view.csrfToken)}`,
+${depositAlternative(place, challenge, view.csrfToken)}`,
   };
 }
 
 /** For wallets that cannot sign messages: the same proof by a tiny payment. */
-function depositAlternative(place: ProofPlace, csrfToken: string): SafeHtml {
+function depositAlternative(place: ProofPlace, challenge: ChallengeRow, csrfToken: string): SafeHtml {
   return html`<h2>Your wallet can’t sign messages?</h2>
-<p>Some hardware wallets (for Taproot or multisig), Bitcoin Core for segwit addresses and some services cannot sign a message. You can prove it instead by sending a few hundred satoshis from ${place.subjectName}.</p>
+<p>Some hardware wallets (for Taproot or multisig), Bitcoin Core for segwit addresses and some services cannot sign a message. You can prove it instead by sending a few hundred satoshis from ${subjectName(place, challenge)}.</p>
 <form method="post" action="${place.base}">
 ${csrfField(csrfToken)}
+${restartFields(place, challenge)}
 <input type="hidden" name="method" value="deposit">
 <button type="submit" class="button button-secondary">Prove it with a small deposit instead</button>
 </form>`;
@@ -107,10 +165,10 @@ export function depositPage(view: DepositView): PageContent {
   const btc = formatUnits(sats, 8);
   const address = challenge.deposit_address ?? '';
   const subject = JSON.parse(challenge.subject) as { type: string };
-  const from = subject.type === 'address' ? html`from the address <span class="code">${challenge.signing_address}</span>` : html`from any address of ${place.subjectName}`;
+  const from = subject.type === 'address' ? html`from the address <span class="code">${challenge.signing_address}</span>` : html`from any address of ${subjectName(place, challenge)}`;
   return {
     status: 200,
-    title: `Prove you control ${place.subjectName} with a deposit`,
+    title: `Prove you control ${subjectName(place, challenge)} with a deposit`,
     body: html`<a class="back-link" href="${place.back.href}">‹ ${place.back.label}</a>
 <h1>Prove it with a small deposit</h1>
 <p class="lead">Send exactly <strong>${sats.toString()} satoshis</strong> (${btc} BTC) ${from} to the address below before ${new Date(challenge.expires_at * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC. Spending from it shows that you hold its key, as a signature would.</p>
@@ -153,7 +211,8 @@ ${csrfField(view.csrfToken)}
 }
 
 /** A challenge that can no longer be answered: expired, closed after too many attempts, or used. */
-export function challengeEndedPage(place: ProofPlace, csrfToken: string, reason: 'expired' | 'too_many_attempts' | 'closed', method: ChallengeRow['method'] = 'signature'): PageContent {
+export function challengeEndedPage(place: ProofPlace, csrfToken: string, reason: 'expired' | 'too_many_attempts' | 'closed', challenge?: ChallengeRow): PageContent {
+  const method = challenge?.method ?? 'signature';
   const text = {
     expired:
       method === 'deposit'
@@ -170,6 +229,7 @@ export function challengeEndedPage(place: ProofPlace, csrfToken: string, reason:
 <div class="actions">
 <form method="post" action="${place.base}">
 ${csrfField(csrfToken)}
+${restartFields(place, challenge)}
 ${method === 'deposit' ? html`<input type="hidden" name="method" value="deposit">` : ''}
 <button type="submit" class="button">${method === 'deposit' ? 'Start again' : 'Get a fresh message'}</button>
 </form>

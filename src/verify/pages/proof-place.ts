@@ -18,10 +18,13 @@ export interface ProofPlace {
   requesterName: string;
   /** Path of the proof pages for this place (no trailing slash). */
   base: string;
-  /** What to prove: an address, an extended public key or a descriptor. */
-  subject: string;
-  /** How the person calls it ("Bitcoin wallet (native segwit)"). */
-  subjectName: string;
+  /**
+   * What to prove: an address, an extended public key or a descriptor. Absent: the person enters
+   * it, with a label of their own, on the pages' first form (the portal's "prove a wallet").
+   */
+  subject?: string;
+  /** How the person calls it ("Bitcoin wallet (native segwit)"); absent: "this address" / "this wallet". */
+  subjectName?: string;
   origin: ChallengeOrigin;
   /** The way back without proving. */
   back: { href: string; label: string };

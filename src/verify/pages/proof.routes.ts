@@ -1,12 +1,12 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { signWithSandboxWallet } from '../../bitcoin/sandbox/sandbox-signer.js';
 import type { AppContext } from '../../platform/context.js';
-import { firstString } from '../../platform/web/form-values.js';
+import { firstString, formValues } from '../../platform/web/form-values.js';
 import type { PageKit } from '../../platform/web/page-surface.js';
 import { sandboxPay } from '../../bitcoin/sandbox/sandbox-chain.js';
 import { checkDeposit, findHolderChallenge, startDepositChallenge, startSignatureChallenge, submitSignature, type SubmitOutcome } from '../proof.service.js';
 import type { ChallengeRow } from '../verify.table.js';
-import { challengeEndedPage, challengePage, depositPage, proofUnavailablePage, unknownChallengePage } from './proof-pages.js';
+import { challengeEndedPage, challengePage, depositPage, MAX_LABEL_LENGTH, proofUnavailablePage, subjectEntryPage, unknownChallengePage } from './proof-pages.js';
 import type { ProofHost, ProofPlace } from './proof-place.js';
 
 const PAGE = { schema: { hide: true } } as const;
@@ -24,8 +24,9 @@ interface ChallengeParams {
  * The ownership proof pages, mounted by a surface under a prefix of its own (the connect flow:
  * `/{secret}/accounts/{account}/prove`), which resolves who proves what (`host`):
  *
- * POST /                         start a challenge for the place's subject (`method=deposit`: a
- *                                deposit proof instead of a signature), then show it
+ * GET  /                         where the surface names no subject: the form to enter one (and a label)
+ * POST /                         start a challenge for the place's subject, or the one entered
+ *                                (`method=deposit`: a deposit proof instead of a signature), then show it
  * GET  /{challenge}              the message, how to sign it, the signature form; or the deposit to make
  * POST /{challenge}              check a pasted signature: the claim, or why not
  * POST /{challenge}/check        look for the deposit on chain: the claim, or "not yet"
@@ -52,18 +53,34 @@ export function proofRoutes(host: ProofHost): FastifyPluginAsync<{ kit: PageKit 
     function answer(reply: FastifyReply, place: ProofPlace, challenge: ChallengeRow, outcome: SubmitOutcome) {
       if (outcome.ok) return reply.redirect(place.doneUrl, 303);
       if (outcome.reason === 'not_paid') return send(reply, place, depositPage({ place, challenge, csrfToken: reply.generateCsrf(), notYet: true }));
-      if (outcome.reason !== 'invalid_signature') return send(reply, place, challengeEndedPage(place, reply.generateCsrf(), outcome.reason, challenge.method));
-      if (outcome.attemptsLeft === 0) return send(reply, place, challengeEndedPage(place, reply.generateCsrf(), 'too_many_attempts'));
+      if (outcome.reason !== 'invalid_signature') return send(reply, place, challengeEndedPage(place, reply.generateCsrf(), outcome.reason, challenge));
+      if (outcome.attemptsLeft === 0) return send(reply, place, challengeEndedPage(place, reply.generateCsrf(), 'too_many_attempts', challenge));
       return send(reply, place, challengePage({ place, challenge, csrfToken: reply.generateCsrf(), error: { message: outcome.problem.message, attemptsLeft: outcome.attemptsLeft } }));
     }
+
+    /** Where the person names what to prove (only where the surface does not say). */
+    app.get('/', PAGE, async (request, reply) => {
+      const place = await host.resolve(request, reply);
+      if (!place) return reply;
+      if (place.subject !== undefined) return reply.redirect(place.back.href, 303);
+      return kit.send(reply, subjectEntryPage(place, reply.generateCsrf()), place.sendOptions);
+    });
 
     app.post('/', form, async (request, reply) => {
       const place = await host.resolve(request, reply);
       if (!place) return reply;
-      const proofRequest = { scope: place.scope, accountHolderId: place.accountHolderId, requesterName: place.requesterName, origin: place.origin };
-      const deposit = firstString((request.body as Record<string, unknown> | undefined)?.method) === 'deposit';
-      const started = await (deposit ? startDepositChallenge : startSignatureChallenge)(ctx, proofRequest, place.subject);
-      if (!started.ok) return send(reply, place, proofUnavailablePage(place, started.message));
+      const fields = formValues(request.body, ['method', 'subject', 'label']);
+      const entered = place.subject === undefined;
+      const subject = place.subject ?? (fields.subject ?? '').trim();
+      const label = entered ? (fields.label ?? '').trim() : '';
+      const retry = (field: 'subject' | 'label', message: string) =>
+        kit.send(reply, subjectEntryPage(place, reply.generateCsrf(), { subject, label, error: { field, message } }), place.sendOptions);
+      if (entered && subject === '') return retry('subject', 'Enter an address, an extended public key or a descriptor.');
+      // The label goes into the signed receipt: plain text of one line (no control characters).
+      if (label.length > MAX_LABEL_LENGTH || /\p{Cc}/u.test(label)) return retry('label', `Give a name of at most ${MAX_LABEL_LENGTH} characters, on one line.`);
+      const proofRequest = { scope: place.scope, accountHolderId: place.accountHolderId, requesterName: place.requesterName, origin: place.origin, label: label === '' ? null : label };
+      const started = await (fields.method === 'deposit' ? startDepositChallenge : startSignatureChallenge)(ctx, proofRequest, subject);
+      if (!started.ok) return entered ? retry('subject', started.message) : send(reply, place, proofUnavailablePage(place, started.message));
       return reply.redirect(`${place.base}/${started.challenge.id}`, 303);
     });
 
@@ -72,7 +89,7 @@ export function proofRoutes(host: ProofHost): FastifyPluginAsync<{ kit: PageKit 
       if (!found) return reply;
       const { place, challenge } = found;
       const ended = challenge.status === 'failed' ? 'too_many_attempts' : challenge.status !== 'open' ? (challenge.status === 'used' ? 'closed' : 'expired') : challenge.expires_at <= Math.floor(ctx.clock.now() / 1000) ? 'expired' : undefined;
-      if (ended) return send(reply, place, challengeEndedPage(place, reply.generateCsrf(), ended, challenge.method));
+      if (ended) return send(reply, place, challengeEndedPage(place, reply.generateCsrf(), ended, challenge));
       if (challenge.method === 'deposit') return send(reply, place, depositPage({ place, challenge, csrfToken: reply.generateCsrf() }));
       return send(reply, place, challengePage({ place, challenge, csrfToken: reply.generateCsrf() }));
     });

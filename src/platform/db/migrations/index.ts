@@ -10,6 +10,7 @@ import { connectMigration } from './0007_connect.js';
 import { verifyMigration } from './0008_verify.js';
 import { connectOwnershipMigration } from './0009_connect_ownership.js';
 import { mailMigration } from './0010_mail.js';
+import { verifyAccessMigration } from './0011_verify_access.js';
 
 /**
  * The ordered list of schema versions. Names sort in the order they must run; a migration, once
@@ -27,5 +28,6 @@ export function allMigrations(capabilities: DbCapabilities): Record<string, Migr
     '0008_verify': verifyMigration(capabilities),
     '0009_connect_ownership': connectOwnershipMigration(),
     '0010_mail': mailMigration(capabilities),
+    '0011_verify_access': verifyAccessMigration(capabilities),
   };
 }

@@ -1,0 +1,81 @@
+import type { Transaction } from 'kysely';
+import { unixSeconds } from '../platform/clock.js';
+import type { AppContext } from '../platform/context.js';
+import type { Database } from '../platform/db/schema.js';
+import { recordEvent } from '../platform/events/event.service.js';
+import type { Scope } from '../platform/scope.js';
+import { findClaimById, findGrantForUpdate, revokeAllGrantRows, revokeClaimRow, revokeGrantRow, upsertGrant } from './claim.repository.js';
+import { toClaim } from './claim.service.js';
+import type { ClaimGrantRow, ClaimRow } from './verify.table.js';
+
+export type SharingDeps = Pick<AppContext, 'db' | 'clock' | 'capabilities'>;
+
+/** One client's access to one claim, as the account holder gives it. */
+export interface Share {
+  scope: Scope;
+  claimId: string;
+  permissions: readonly string[];
+  /** What gave it: `connect_session:sess_…`, `access_request:ar_…`. */
+  source: string;
+}
+
+/**
+ * Shares a claim with a client, in the caller's transaction. One grant per (client, claim): a
+ * second share widens an active grant to the union of both (a later, narrower request never takes
+ * away what the person already granted); a revoked grant is replaced by the new one.
+ */
+export async function shareClaim(trx: Transaction<Database>, deps: Pick<SharingDeps, 'clock' | 'capabilities'>, share: Share): Promise<void> {
+  const existing = await findGrantForUpdate(trx, deps.capabilities, share.scope.clientId, share.claimId);
+  const kept = existing && existing.revoked_at === null ? (JSON.parse(existing.permissions) as string[]) : [];
+  const permissions = ['balances', 'statements'].filter((p) => kept.includes(p) || share.permissions.includes(p));
+  await upsertGrant(trx, {
+    client_id: share.scope.clientId,
+    mode: share.scope.mode,
+    claim_id: share.claimId,
+    permissions: JSON.stringify(permissions),
+    source: share.source,
+    created_at: unixSeconds(deps.clock),
+    revoked_at: null,
+  });
+}
+
+/** The claim as an event shows a client whose access ended. */
+function claimWithAccess(claim: ClaimRow, grant: ClaimGrantRow) {
+  return { ...toClaim(claim), access: { permissions: JSON.parse(grant.permissions) as string[], granted_at: grant.created_at, revoked_at: grant.revoked_at } };
+}
+
+/**
+ * The person stops sharing one claim with one client (`claim.access_revoked` to that client). At
+ * once: the client's next read of the claim is a 404. `ownerIds` are the account holders the
+ * person is; a claim of anyone else is left alone. Returns whether access was revoked now.
+ */
+export async function revokeAccess(deps: SharingDeps, ownerIds: readonly string[], clientId: string, claimId: string): Promise<boolean> {
+  const now = unixSeconds(deps.clock);
+  return deps.db.transaction().execute(async (trx) => {
+    const claim = await findClaimById(trx, claimId);
+    if (!claim || !ownerIds.includes(claim.account_holder_id)) return false;
+    const grant = await revokeGrantRow(trx, clientId, claimId, now);
+    if (!grant) return false;
+    await recordEvent({ db: trx, clock: deps.clock }, { clientId, mode: grant.mode }, 'claim.access_revoked', claimWithAccess(claim, grant));
+    return true;
+  });
+}
+
+/**
+ * The person withdraws a claim: it turns `revoked` (the public receipt check says so) and stops
+ * being shared with every client, each of which gets `claim.revoked`. Returns whether it was
+ * revoked now.
+ */
+export async function revokeClaim(deps: SharingDeps, ownerIds: readonly string[], claimId: string): Promise<boolean> {
+  const now = unixSeconds(deps.clock);
+  return deps.db.transaction().execute(async (trx) => {
+    const existing = await findClaimById(trx, claimId);
+    if (!existing || !ownerIds.includes(existing.account_holder_id)) return false;
+    const claim = await revokeClaimRow(trx, claimId, now);
+    if (!claim) return false;
+    for (const grant of await revokeAllGrantRows(trx, claimId, now)) {
+      await recordEvent({ db: trx, clock: deps.clock }, { clientId: grant.client_id, mode: grant.mode }, 'claim.revoked', claimWithAccess(claim, grant));
+    }
+    return true;
+  });
+}
