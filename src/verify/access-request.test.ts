@@ -18,7 +18,7 @@ describe.each(engines())('access requests API on %s', (engine) => {
   const create = (json: Record<string, unknown>, key = client.testKey) => post('/v1/verify/access_requests', json, key);
   const eventsOf = async (type: string, key = client.testKey) =>
     ((await get(`/v1/events?type=${type}&limit=100`, key)).json().data as { data: { object: Record<string, unknown> } }[]).map((e) => e.data.object);
-  const outbox = (to: string) => t.ctx.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).orderBy('created_at', 'desc').execute();
+  const outbox = (to: string) => t.ctx.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).orderBy('seq', 'desc').execute();
 
   beforeAll(async () => {
     t = await startTestApp(engine);

@@ -16,7 +16,7 @@ describe.each(engines())('account-holder portal on %s', (engine) => {
   const newRequest = async (client: TestClient, holderId: string, permissions = ['balances'], message?: string) =>
     (await api(client.testKey, 'POST', '/v1/verify/access_requests', { type: 'sharing', account_holder_id: holderId, permissions, ...(message ? { message } : {}) })).json().id as string;
   const latestLink = async (to: string) => {
-    const mail = await t.ctx.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).orderBy('created_at', 'desc').executeTakeFirst();
+    const mail = await t.ctx.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).orderBy('seq', 'desc').executeTakeFirst();
     const path = /\/portal\/sign-in\/pl_[0-9A-Za-z]+/.exec(mail?.text_body ?? '')?.[0];
     if (!path) throw new Error(`no sign-in link mailed to ${to}`);
     return path;
@@ -85,6 +85,28 @@ describe.each(engines())('account-holder portal on %s', (engine) => {
     const planted = await t.app.inject({ method: 'GET', url: '/portal/requests', headers: { cookie: 'ownproof_portal_session=ps_planted' } });
     expect(planted.statusCode).toBe(303);
     expect(planted.headers.location).toBe('/portal/sign-in');
+  });
+
+  it('ends the session a browser had when it signs in again (the session is rotated, never reused)', async () => {
+    await newHolder(acme, 'rotate@example.com');
+    await askLink('rotate@example.com');
+    const first = await signIn('rotate@example.com');
+    const sessionCookie = async (agent: FormAgent) => {
+      const res = await agent.get('/portal/requests');
+      expect(res.statusCode).toBe(200);
+      return res;
+    };
+    await sessionCookie(first.agent);
+    const before = await t.ctx.db.selectFrom('verify_portal_sessions').select(['token_hash', 'ended_at']).where('email', '=', 'rotate@example.com').execute();
+    expect(before.map((r) => r.ended_at)).toEqual([null]);
+    await askLink('rotate@example.com', first.agent);
+    await signIn('rotate@example.com', first.agent);
+    const after = await t.ctx.db.selectFrom('verify_portal_sessions').select(['token_hash', 'ended_at']).where('email', '=', 'rotate@example.com').orderBy('seq').execute();
+    expect(after).toHaveLength(2);
+    expect(after[0]?.token_hash).toBe(before[0]?.token_hash);
+    expect(after[0]?.ended_at).not.toBeNull();
+    expect(after[1]?.ended_at).toBeNull();
+    await sessionCookie(first.agent);
   });
 
   it('lets a sign-in link expire after 15 minutes', async () => {
