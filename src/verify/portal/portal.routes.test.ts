@@ -258,6 +258,11 @@ describe.each(engines())('account-holder portal on %s', (engine) => {
     await agent.post(`/portal/wallets/${victimClaim.id}/revoke`);
     expect((await agent.get(`/portal/wallets/prove/${victim}`)).statusCode).toBe(303);
     expect((await agent.post(`/portal/wallets/prove/${victim}`, { subject: testnetWallet('p2wpkh').address })).statusCode).toBe(303);
+    const victimChallenge = await t.ctx.db.selectFrom('verify_challenges').select('id').where('account_holder_id', '=', victim).executeTakeFirstOrThrow();
+    const ownChallengePath = `/portal/wallets/prove/${attacker}/${victimChallenge.id}`;
+    expect((await agent.get(ownChallengePath)).statusCode).toBe(404);
+    expect((await agent.post(ownChallengePath, { signature: 'AkcwRAIgZm9yZ2Vk' })).statusCode).toBe(404);
+    expect((await agent.post(`${ownChallengePath}/sandbox`)).statusCode).toBe(404);
     expect((await agent.get('/portal/wallets')).body).not.toContain(victimClaim.id);
     // Nothing of the victim's changed.
     expect((await api(acme.testKey, 'GET', `/v1/verify/access_requests/${victimRequest}`)).json().status).toBe('granted');
@@ -306,6 +311,30 @@ describe.each(engines())('account-holder portal on %s', (engine) => {
     await newHolder(acme, 'liveonly@example.com', acme.liveKey);
     await askLink('liveonly@example.com');
     expect(await outboxCount('liveonly@example.com')).toBe(0);
+  });
+});
+
+describe('account-holder portal under https', () => {
+  it('marks the session cookie Secure and __Secure- prefixed', async () => {
+    const t = await startTestApp('sqlite', { config: { PUBLIC_BASE_URL: 'https://ownproof.example.com' } });
+    try {
+      const acme = await t.newClient('Acme Lending');
+      await t.call(acme.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'secure@example.com' } });
+      const agent = new FormAgent(t.app, 'portal');
+      await agent.get('/portal/sign-in');
+      await agent.post('/portal/sign-in', { email: 'secure@example.com' });
+      await runDueJobs(t.ctx);
+      const mail = await t.ctx.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', 'secure@example.com').executeTakeFirstOrThrow();
+      const link = /https:\/\/ownproof\.example\.com(\/portal\/sign-in\/pl_[0-9A-Za-z]+)/.exec(mail.text_body)?.[1] as string;
+      expect(link).toBeDefined();
+      await agent.get(link);
+      const res = await agent.post(link);
+      const cookie = [res.headers['set-cookie']].flat().find((c) => c?.startsWith('__Secure-ownproof_portal_session=')) as string;
+      expect(cookie).toContain('Secure');
+      expect(cookie).toContain('HttpOnly');
+    } finally {
+      await t.close();
+    }
   });
 });
 
