@@ -125,8 +125,8 @@ export async function cancelAccessRequest(deps: AccessRequestDeps, scope: Scope,
   const current = await expireIfDue(deps, row);
   const canceled = current.status === 'pending' ? await endRequest(deps, current, 'canceled') : undefined;
   if (!canceled) {
-    const now = (await findAccessRequest(deps.db, scope, id)) ?? current;
-    throw new ApiError('access_request_not_pending', { param: 'id', message: `The access request is ${now.status}; only a pending request can be canceled.` });
+    const latest = (await findAccessRequest(deps.db, scope, id)) ?? current;
+    throw new ApiError('access_request_not_pending', { param: 'id', message: `The access request is ${latest.status}; only a pending request can be canceled.` });
   }
   return toAccessRequest(canceled);
 }
