@@ -18,10 +18,11 @@ export interface SmtpSink {
 /**
  * A real SMTP server (Nodemailer's `smtp-server`) on 127.0.0.1 that keeps what it receives.
  * Without STARTTLS (loopback needs none; `SMTP_URL` then sends in plain text), with a login when
- * `login` is given, refusing every recipient with `refuseRecipient` (`{ code: 550, text }`).
+ * `login` is given, refusing every recipient with `refuseRecipient` (`{ code: 550, text }`), or
+ * only the addresses it lists in `only` (lower case; the others are taken).
  */
 export async function startSmtpSink(
-  options: { port?: number; login?: { user: string; pass: string }; refuseRecipient?: { code: number; text: string } } = {},
+  options: { port?: number; login?: { user: string; pass: string }; refuseRecipient?: { code: number; text: string; only?: readonly string[] } } = {},
 ): Promise<SmtpSink> {
   const received: ReceivedMail[] = [];
   const settings: SMTPServerOptions = {
@@ -33,8 +34,9 @@ export async function startSmtpSink(
       if (options.login && auth.username === options.login.user && auth.password === options.login.pass) return callback(null, { user: auth.username });
       return callback(new Error('Invalid username or password'));
     },
-    onRcptTo(_address, _session, callback) {
-      if (!options.refuseRecipient) return callback();
+    onRcptTo(address, _session, callback) {
+      const only = options.refuseRecipient?.only;
+      if (!options.refuseRecipient || (only && !only.includes(address.address.toLowerCase()))) return callback();
       return callback(Object.assign(new Error(options.refuseRecipient.text), { responseCode: options.refuseRecipient.code }));
     },
     onData(stream, session, callback) {

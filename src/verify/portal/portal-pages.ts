@@ -136,11 +136,11 @@ ${row.message ? html`<figure class="request-message"><blockquote><p>${row.messag
 ${claims.length === 0
   ? html`<h2>First, prove a wallet</h2>
 <p>You have no proven wallet to share with ${holder.clientName} yet. Prove that you control one — your wallet signs a short message, no funds move — and you come back here to share it.</p>
-<div class="actions"><a class="button" href="${base}/prove">Prove a wallet</a></div>
+<div class="actions"><a class="button" href="${base}/prove">Prove a wallet</a>
 <form method="post" action="${base}/decline">
 ${csrfField(frame.csrfToken)}
 <button type="submit" class="button button-secondary">Decline the request</button>
-</form>`
+</form></div>`
   : html`<form method="post" action="${base}/approve" novalidate>
 ${csrfField(frame.csrfToken)}
 <fieldset class="claim-picker${view.error ? ' field-error' : ''}" id="claims" aria-describedby="claims-hint">
@@ -154,11 +154,8 @@ ${claims.map(
 )}
 </fieldset>
 <p><a href="${base}/prove">Prove another wallet</a></p>
-<div class="actions"><button type="submit" class="button">Approve and share</button></div>
-</form>
-<form method="post" action="${base}/decline">
-${csrfField(frame.csrfToken)}
-<button type="submit" class="button button-secondary">Decline</button>
+<div class="actions"><button type="submit" class="button">Approve and share</button>
+<button type="submit" class="button button-secondary" formaction="${base}/decline">Decline</button></div>
 </form>`}`,
   });
 }
