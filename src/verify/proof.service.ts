@@ -318,8 +318,8 @@ async function issueClaim(
   return { row: { seq: 0, ...values }, values };
 }
 
-/** A stored challenge's wallet (its descriptor was read when the challenge started). */
-function walletOf(descriptor: string, mode: Scope['mode']): WalletDescriptor {
+/** A stored challenge's or claim's wallet (its descriptor was read when the challenge started). */
+export function walletOf(descriptor: string, mode: Scope['mode']): WalletDescriptor {
   const read = readWalletInput(descriptor, mode);
   if (!read.ok) throw new Error(`a stored wallet descriptor no longer reads: ${read.message}`);
   return read.wallet;

@@ -5,6 +5,8 @@ import { expireAccessRequestJob, notifyAccessRequestJob, portalSignInMailJob } f
 import { claimPublicRoutes, claimRoutes } from './claim.routes.js';
 import { receiptCheckPages } from './pages/receipt-check.surface.js';
 import { portalPages } from './portal/portal.surface.js';
+import { generateStatementJob } from './statement.jobs.js';
+import { statementRoutes } from './statement.routes.js';
 import { registerVerifyCommands } from './verify.cli.js';
 
 declare module '../platform/context.js' {
@@ -16,18 +18,20 @@ declare module '../platform/context.js' {
 
 /**
  * Verify: proofs of Bitcoin ownership (challenges), claims and their signed receipts, the keys
- * that sign them, and checking a receipt online or offline.
+ * that sign them, checking a receipt online or offline, access requests and the portal, and
+ * statements of shared claims.
  */
 export const verifyModule = defineModule({
   name: 'verify',
   context: (ctx) => ({ depositWallets: createDepositWallets(ctx.config.depositXpub) }),
-  apiRoutes: [claimRoutes, accessRequestRoutes],
-  jobs: [notifyAccessRequestJob, expireAccessRequestJob, portalSignInMailJob],
+  apiRoutes: [claimRoutes, accessRequestRoutes, statementRoutes],
+  jobs: [notifyAccessRequestJob, expireAccessRequestJob, portalSignInMailJob, generateStatementJob],
   publicRoutes: [claimPublicRoutes],
   pages: [receiptCheckPages, portalPages],
   commands: registerVerifyCommands,
   openApiTags: [
     { name: 'Claims', description: 'Receipts of Bitcoin ownership that account holders shared with you, and checking any receipt.' },
     { name: 'Access requests', description: 'Asking account holders, by e-mail and through their portal, to share claims with you.' },
+    { name: 'Statements', description: 'Statements of the confirmed Bitcoin activity of shared claims over a period, per month of a time zone.' },
   ],
 });

@@ -155,6 +155,36 @@ export interface PortalSignInAttemptTable {
   created_at: number;
 }
 
+export const STATEMENT_STATUSES = ['pending', 'completed', 'failed'] as const;
+export type StatementStatus = (typeof STATEMENT_STATUSES)[number];
+
+/** A statement of shared claims over a period; computed by a job, fixed once completed. */
+export interface StatementTable {
+  seq: Generated<number>;
+  /** `stmt_…` */
+  id: string;
+  client_id: string;
+  mode: Mode;
+  account_holder_id: string;
+  /** JSON array of the claim ids, in the order the client gave them. */
+  claim_ids: string;
+  period_open: number;
+  period_close: number;
+  /** IANA name, as the client gave it. */
+  timezone: string;
+  status: StatementStatus;
+  failure_reason: string | null;
+  /** StatementSummary as JSON, once completed (small: the API reads it without `data`). */
+  summary: string | null;
+  /** StatementChain as JSON, once completed. */
+  chain: string | null;
+  /** StatementData as JSON, once completed: every figure and transaction, never recomputed. */
+  data: string | null;
+  created_at: number;
+  updated_at: number;
+  completed_at: number | null;
+}
+
 export type SigningKeyRow = Selectable<SigningKeyTable>;
 export type ChallengeRow = Selectable<ChallengeTable>;
 export type NewChallengeRow = Insertable<ChallengeTable>;
@@ -163,6 +193,7 @@ export type ClaimGrantRow = Selectable<ClaimGrantTable>;
 export type AccessRequestRow = Selectable<AccessRequestTable>;
 export type PortalLinkRow = Selectable<PortalLinkTable>;
 export type PortalSessionRow = Selectable<PortalSessionTable>;
+export type StatementRow = Selectable<StatementTable>;
 
 export interface VerifyTables {
   verify_signing_keys: SigningKeyTable;
@@ -173,6 +204,7 @@ export interface VerifyTables {
   verify_portal_links: PortalLinkTable;
   verify_portal_sessions: PortalSessionTable;
   verify_portal_sign_in_attempts: PortalSignInAttemptTable;
+  verify_statements: StatementTable;
 }
 
 declare module '../platform/db/schema.js' {

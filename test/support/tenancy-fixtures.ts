@@ -112,6 +112,15 @@ export const FIXTURE_MAKERS: readonly { prefix: string; make: (f: FixtureContext
     make: async ({ t, key, made }) => (await post(t, key, '/v1/verify/access_requests', { type: 'sharing', account_holder_id: made.ah_, permissions: ['balances'] })).id as string,
   },
   {
+    // A statement of the claim above over the last 30 days (it stays pending: no worker runs here).
+    prefix: 'stmt_',
+    make: async ({ t, key, made }) => {
+      const now = Math.floor(t.clock.now() / 1000);
+      const body = { account_holder_id: made.ah_, claim_ids: [made.clm_], period: { open: now - 30 * 24 * 3600, close: now }, timezone: 'UTC' };
+      return (await post(t, key, '/v1/verify/statements/generate', body)).id as string;
+    },
+  },
+  {
     // Every action above recorded events; the newest will do.
     prefix: 'evt_',
     make: async ({ t, key }) => {

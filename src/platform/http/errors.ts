@@ -109,6 +109,11 @@ export const ERROR_TABLE = {
     type: 'invalid_request_error',
     message: 'The access request is no longer pending.',
   },
+  statement_permission_missing: {
+    status: 403,
+    type: 'permission_error',
+    message: 'The account holder shared this claim with you without the statements permission.',
+  },
   mail_unavailable: {
     status: 503,
     type: 'api_error',

@@ -11,6 +11,7 @@ import { verifyMigration } from './0008_verify.js';
 import { connectOwnershipMigration } from './0009_connect_ownership.js';
 import { mailMigration } from './0010_mail.js';
 import { verifyAccessMigration } from './0011_verify_access.js';
+import { verifyStatementsMigration } from './0012_verify_statements.js';
 
 /**
  * The ordered list of schema versions. Names sort in the order they must run; a migration, once
@@ -29,5 +30,6 @@ export function allMigrations(capabilities: DbCapabilities): Record<string, Migr
     '0009_connect_ownership': connectOwnershipMigration(),
     '0010_mail': mailMigration(capabilities),
     '0011_verify_access': verifyAccessMigration(capabilities),
+    '0012_verify_statements': verifyStatementsMigration(capabilities),
   };
 }

@@ -1,0 +1,217 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { PageQueryFields } from '../platform/http/pagination.js';
+import { MAX_ID_LENGTH, Timestamp } from '../platform/http/schemas.js';
+import { STATEMENT_STATUSES } from './verify.table.js';
+
+/** Most claims one statement may cover. */
+export const MAX_STATEMENT_CLAIMS = 100;
+/** The longest period a statement may cover, in calendar years of its time zone. */
+export const MAX_STATEMENT_YEARS = 10;
+/**
+ * The last second a period bound may name (9999-12-31T23:59:59Z): beyond it dates have no
+ * four-digit year. Any bound after now is refused anyway; this only keeps absurd numbers from the
+ * date arithmetic.
+ */
+export const MAX_PERIOD_TIME = 253_402_300_799;
+
+/** Satoshis as decimal text: exact at any size, never a float. */
+function Sats(description: string) {
+  return Type.String({ description: `${description} In satoshis, as decimal text.`, examples: ['150000000'] });
+}
+
+/** How a period or a slice of it moved: the identity opening + in − out − fees = closing always holds. */
+export const StatementTotalsFields = {
+  opening_balance: Sats('Confirmed balance just before the start (every counted transaction in a block timed before it).'),
+  closing_balance: Sats('Confirmed balance just before the end.'),
+  total_in: Sats('Received from outside the claimed addresses.'),
+  total_out: Sats('Sent to outside the claimed addresses, fees excluded.'),
+  total_fees: Sats('Network fees the claimed addresses paid.'),
+  transaction_count: Type.Integer({ minimum: 0, description: 'Counted transactions that touch the claimed addresses in this span.' }),
+};
+export const StatementTotals = Type.Object(StatementTotalsFields, { additionalProperties: false });
+export type StatementTotals = Static<typeof StatementTotals>;
+
+export const StatementSummary = Type.Object(
+  {
+    ...StatementTotalsFields,
+    pending_transaction_count: Type.Integer({
+      minimum: 0,
+      description:
+        'Transactions of the period whose blocks had fewer than `chain.min_confirmations` confirmations when the statement was computed: not counted, ' +
+        'since they could still be reorganised away. Only a period ending within about the last hour has any; generate a new statement later to include them.',
+    }),
+  },
+  {
+    additionalProperties: false,
+    description: 'The whole period, all claims together (a transfer between two of the statement’s claims is internal here). Present once `completed`.',
+  },
+);
+export type StatementSummary = Static<typeof StatementSummary>;
+
+export const StatementChain = Type.Object(
+  {
+    height: Type.Integer({ description: 'Height of the chain tip the statement was computed at.' }),
+    block_hash: Type.String({ description: 'Hash of that block.' }),
+    min_confirmations: Type.Integer({ minimum: 1, description: 'Confirmations (at that tip) a transaction needed to count.' }),
+  },
+  { additionalProperties: false, description: 'The chain the statement was computed from. Present once `completed`.' },
+);
+export type StatementChain = Static<typeof StatementChain>;
+
+export const StatementPeriod = Type.Object(
+  {
+    open: Timestamp('Start of the period (Unix seconds), included.'),
+    close: Timestamp('End of the period (Unix seconds), excluded: a transaction in a block timed exactly at `close` belongs to the next period.'),
+  },
+  { additionalProperties: false },
+);
+export type StatementPeriod = Static<typeof StatementPeriod>;
+
+export const Statement = Type.Object(
+  {
+    id: Type.String({ description: 'Unique identifier, prefixed `stmt_`.' }),
+    object: Type.Literal('statement'),
+    status: Type.Union(STATEMENT_STATUSES.map((s) => Type.Literal(s)), {
+      description: '`pending` while it is computed, then `completed` (`statement.completed`) or `failed` (`statement.failed`, see `failure_reason`).',
+    }),
+    account_holder_id: Type.String(),
+    claim_ids: Type.Array(Type.String(), { description: 'The claims it covers, in the order given.' }),
+    period: StatementPeriod,
+    timezone: Type.String({ description: 'The IANA time zone given on generation: month sections and times in the document follow it.' }),
+    summary: Type.Union([StatementSummary, Type.Null()]),
+    chain: Type.Union([StatementChain, Type.Null()]),
+    failure_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed, in words; null unless `failed`.' }),
+    created_at: Timestamp('When it was requested (Unix seconds).'),
+    updated_at: Timestamp('When its status last changed (Unix seconds).'),
+    completed_at: Type.Union([Timestamp('When it was computed (Unix seconds).'), Type.Null()]),
+    livemode: Type.Boolean(),
+  },
+  {
+    $id: 'Statement',
+    title: 'Statement',
+    description: 'A statement of the confirmed Bitcoin activity of shared claims over a period. Its figures never change once completed.',
+  },
+);
+export type Statement = Static<typeof Statement>;
+
+/** A period bound as the request may send it: both spellings the spec shows are taken. */
+const PeriodBound = (description: string) => Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_PERIOD_TIME, description }));
+
+export const GenerateStatementBody = Type.Object(
+  {
+    account_holder_id: Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH, description: 'An account holder of yours in this mode: the owner of every claim.' }),
+    claim_ids: Type.Array(Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH }), {
+      minItems: 1,
+      maxItems: MAX_STATEMENT_CLAIMS,
+      uniqueItems: true,
+      description: `1 to ${MAX_STATEMENT_CLAIMS} different claims of that account holder, each shared with you with the \`statements\` permission.`,
+    }),
+    period: Type.Object(
+      {
+        open: PeriodBound('Start (Unix seconds), included.'),
+        close: PeriodBound('End (Unix seconds), excluded; not in the future.'),
+        opening_time: PeriodBound('Another name for `open`.'),
+        closing_time: PeriodBound('Another name for `close`.'),
+      },
+      {
+        additionalProperties: false,
+        description:
+          '`{open, close}` or `{opening_time, closing_time}` (not a mix), in Unix seconds: open before close, close not in the future, ' +
+          `at most ${MAX_STATEMENT_YEARS} years (in the statement's time zone). The statement always returns it as \`{open, close}\`.`,
+        examples: [{ open: 1_767_225_600, close: 1_769_904_000 }],
+      },
+    ),
+    timezone: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'An IANA time zone name, such as `UTC`, `America/New_York` or `Asia/Kolkata`: months start at midnight there.',
+      examples: ['UTC'],
+    }),
+  },
+  { additionalProperties: false },
+);
+export type GenerateStatementInput = Static<typeof GenerateStatementBody>;
+
+export const StatementListQuery = Type.Object(
+  {
+    ...PageQueryFields,
+    status: Type.Optional(Type.Union(STATEMENT_STATUSES.map((s) => Type.Literal(s)), { description: 'Only statements in this status.' })),
+    account_holder_id: Type.Optional(Type.String({ maxLength: MAX_ID_LENGTH, description: 'Only statements of this account holder.' })),
+  },
+  { additionalProperties: false },
+);
+export type StatementListQuery = Static<typeof StatementListQuery>;
+
+// What the computation stores: everything a document of the statement shows, fixed once completed.
+
+const ClaimEffect = Type.Object(
+  {
+    claim_id: Type.String(),
+    amount_in: Sats('Received by this claim’s addresses from outside them.'),
+    amount_out: Sats('Sent from this claim’s addresses to outside them, fee excluded.'),
+    fee: Sats('The part of the fee this claim paid.'),
+    balance: Sats('This claim’s balance after the transaction.'),
+  },
+  { additionalProperties: false },
+);
+
+export const StatementTransaction = Type.Object(
+  {
+    txid: Type.String(),
+    block_height: Type.Integer(),
+    block_time: Timestamp('The block header’s time (Unix seconds).'),
+    block_time_local: Type.String({ description: 'The same time in the statement’s time zone, ISO 8601 with its offset.' }),
+    amount_in: Sats('Received by the statement’s addresses from outside them.'),
+    amount_out: Sats('Sent from the statement’s addresses to outside them, fee excluded.'),
+    fee: Sats('The fee the statement’s addresses paid.'),
+    balance: Sats('The statement’s balance after the transaction.'),
+    claims: Type.Array(ClaimEffect, { description: 'Each claim the transaction touches, as that claim alone sees it.' }),
+  },
+  { additionalProperties: false },
+);
+export type StatementTransaction = Static<typeof StatementTransaction>;
+
+const SpanFields = {
+  month: Type.String({ description: 'The calendar month in the statement’s time zone, `YYYY-MM`.' }),
+  start: Timestamp('Where this section starts (Unix seconds, included): local midnight on the 1st, or the period’s open.'),
+  end: Timestamp('Where it ends (Unix seconds, excluded): local midnight on the next 1st, or the period’s close.'),
+};
+
+export const StatementMonth = Type.Object(
+  { ...SpanFields, ...StatementTotalsFields, transactions: Type.Array(StatementTransaction) },
+  { additionalProperties: false },
+);
+export type StatementMonth = Static<typeof StatementMonth>;
+
+export const StatementClaimSubject = Type.Union([
+  Type.Object({ type: Type.Literal('address'), address: Type.String() }, { additionalProperties: false }),
+  Type.Object({ type: Type.Literal('wallet'), descriptor: Type.String() }, { additionalProperties: false }),
+]);
+
+export const StatementClaimSection = Type.Object(
+  {
+    claim_id: Type.String(),
+    subject: StatementClaimSubject,
+    network: Type.String(),
+    addresses: Type.Array(Type.String(), { description: 'Every address whose history was read: the address, or each address the wallet was found to use.' }),
+    summary: StatementTotals,
+    months: Type.Array(Type.Object({ ...SpanFields, ...StatementTotalsFields }, { additionalProperties: false })),
+  },
+  { additionalProperties: false },
+);
+export type StatementClaimSection = Static<typeof StatementClaimSection>;
+
+/** The stored result of a statement: what a completed statement states, for its documents. */
+export const StatementData = Type.Object(
+  {
+    version: Type.Literal(1),
+    period: StatementPeriod,
+    timezone: Type.String(),
+    chain: StatementChain,
+    summary: StatementSummary,
+    claims: Type.Array(StatementClaimSection),
+    months: Type.Array(StatementMonth),
+  },
+  { additionalProperties: false },
+);
+export type StatementData = Static<typeof StatementData>;
