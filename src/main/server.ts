@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../platform/config/config.js';
 import { withAdvisoryLock } from '../platform/db/locks.js';
 import { Worker } from '../platform/jobs/worker.js';
+import { servedSurfaces } from '../platform/module.js';
 import type { Runtime } from '../platform/runtime.js';
 import { service } from './modules.js';
 
@@ -44,7 +45,7 @@ export async function startServer(
   const worker = options.worker === false ? undefined : new Worker(runtime.ctx, service.jobCatalog(), { concurrency: config.workerConcurrency, log: app.log });
   worker?.start();
 
-  const surfaces = service.modules.flatMap((m) => m.pages ?? []);
+  const surfaces = servedSurfaces(service.modules, config);
   const lines = [
     `ownproof is listening on ${config.host}:${port} (${runtime.database.description}; ${worker ? 'with' : 'without'} an in-process job worker)`,
     `  API base URL:      ${base}/v1`,

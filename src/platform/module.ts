@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { CliDeps } from './cli.js';
 import type { AppContext } from './context.js';
 import type { JobDefinition } from './jobs/catalog.js';
+import type { Config } from './config/config.js';
 import type { PageSurface } from './web/page-surface.js';
 
 /** A group of operations in the OpenAPI document (and the `/docs` page). */
@@ -49,4 +50,9 @@ export interface AppModule {
 /** Declares a module; the identity function gives the object literal its type. */
 export function defineModule(module: AppModule): AppModule {
   return module;
+}
+
+/** The page surfaces of these modules that this configuration serves (`PageSurface.servedIn`), in module order. */
+export function servedSurfaces(modules: readonly AppModule[], config: Config): PageSurface[] {
+  return modules.flatMap((m) => m.pages ?? []).filter((surface) => surface.servedIn?.(config) ?? true);
 }

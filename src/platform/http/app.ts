@@ -10,7 +10,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { requestIdGenerator } from '../crypto/random.js';
-import type { AppModule } from '../module.js';
+import { servedSurfaces, type AppModule } from '../module.js';
 import { registerPageSurface, surfacePrefix, type MountedSurface } from '../web/page-kit.js';
 import { bearerAuth } from './auth.js';
 import type { AppContext } from '../context.js';
@@ -122,7 +122,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[], o
   addIpRateLimitHooks(app);
   for (const plugin of modules.flatMap((m) => m.publicRoutes ?? [])) await app.register(plugin);
   // Pages (HTML, forms, CSRF) outside the JSON API, each surface under its own prefix.
-  const surfaces = modules.flatMap((m) => m.pages ?? []);
+  const surfaces = servedSurfaces(modules, ctx.config);
   const prefixes = surfaces.map((s) => surfacePrefix(s.baseUrl(ctx.config)));
   const clash = prefixes.findIndex((p, i) => prefixes.indexOf(p) !== i);
   if (clash !== -1) throw new Error(`two page surfaces are mounted at "${prefixes[clash] || '/'}"; give them different base URLs`);

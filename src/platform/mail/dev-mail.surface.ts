@@ -24,8 +24,6 @@ function jsonNotFound(reply: FastifyReply, message: string): FastifyReply {
 }
 
 const devMailRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { kit }) => {
-  // Production has no outbox to read: every path of the surface is its "Page not found".
-  if (app.ctx.config.env === 'production') return;
   const PAGE = { schema: { hide: true } } as const;
   const { db } = app.ctx;
 
@@ -78,6 +76,8 @@ const devMailRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { kit })
 export const devMailPages: PageSurface = {
   id: 'mail',
   baseUrl: (config) => `${config.publicBaseUrl}/dev/mail`,
+  // Production has no outbox to read: the surface is not mounted, so every path under it is a 404.
+  servedIn: (config) => config.env !== 'production',
   surfaceName: 'Outbox',
   footer: 'Development outbox: mail kept instead of sent. Not served in production.',
   stylesheet: new URL('./dev-mail.css', import.meta.url),

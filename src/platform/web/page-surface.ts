@@ -46,6 +46,8 @@ export interface PageSurface {
   id: string;
   /** Where the surface is served: its path becomes the prefix, and https makes its cookies Secure. */
   baseUrl(config: Config): string;
+  /** Whether this configuration serves the surface at all (default: always); one not served is not mounted nor announced. */
+  servedIn?(config: Config): boolean;
   /** Shown beside the brand in the header; absent to show the brand alone. */
   surfaceName?: string;
   /** The footer line of every page. */
