@@ -42,6 +42,11 @@ export class FormAgent {
     return this.cookies.has(`__Secure-${name}`) ? `__Secure-${name}` : name;
   }
 
+  /** The value of the surface's CSRF cookie (for a test that sends a request of its own making). */
+  csrfCookieValue(): string | undefined {
+    return this.cookies.get(this.csrfCookieName)?.value;
+  }
+
   async get(url: string): Promise<LightMyRequestResponse> {
     const cookie = this.cookieHeader(url, undefined);
     return this.remember(url, await this.app.inject({ method: 'GET', url, headers: cookie ? { cookie } : {} }));

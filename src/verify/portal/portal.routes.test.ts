@@ -69,7 +69,7 @@ describe.each(engines())('account-holder portal on %s', (engine) => {
     const res = await t.app.inject({
       method: 'POST',
       url: link,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `ownproof_portal_csrf=${csrfCookie(page)}; ownproof_portal_session=ps_planted` },
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `ownproof_portal_csrf=${agent.csrfCookieValue()}; ownproof_portal_session=ps_planted` },
       payload: `_csrf=${agent.token}`,
     });
     expect(res.statusCode).toBe(303);
@@ -125,6 +125,22 @@ describe.each(engines())('account-holder portal on %s', (engine) => {
     expect(limited.statusCode).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(await outboxCount('busy@example.com')).toBe(5);
+  });
+
+  it('limits sign-in links per IP address across addresses (429), and another IP address is not affected', async () => {
+    const agent = new FormAgent(t.app, 'portal');
+    await agent.get('/portal/sign-in');
+    const from = (ip: string, email: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: '/portal/sign-in',
+        remoteAddress: ip,
+        headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `ownproof_portal_csrf=${agent.csrfCookieValue()}` },
+        payload: new URLSearchParams({ email, _csrf: agent.token as string }).toString(),
+      });
+    for (let i = 0; i < 30; i++) expect((await from('192.0.2.7', `spray${i}@example.com`)).statusCode).toBe(200);
+    expect((await from('192.0.2.7', 'spray30@example.com')).statusCode).toBe(429);
+    expect((await from('192.0.2.8', 'spray30@example.com')).statusCode).toBe(200);
   });
 
   it('sends signed-out people to sign in, and refuses forms without the CSRF token', async () => {
@@ -337,8 +353,3 @@ describe('account-holder portal under https', () => {
     }
   });
 });
-
-function csrfCookie(res: { headers: Record<string, unknown> }): string {
-  const line = [res.headers['set-cookie']].flat().find((c) => typeof c === 'string' && c.startsWith('ownproof_portal_csrf=')) as string;
-  return line.split(';')[0]!.split('=')[1]!;
-}
