@@ -52,8 +52,8 @@ export default tseslint.config(
     },
   })),
   {
-    // The page kit's one browser script.
-    files: ['src/platform/web/assets/*.js'],
+    // Browser scripts: the page kit's, and the enhancements surfaces append to it.
+    files: ['src/platform/web/assets/*.js', 'src/*/pages/*.js'],
     languageOptions: { globals: { ...globals.browser }, sourceType: 'script' },
   },
   {

@@ -66,10 +66,10 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(SCREENSHOT_DIR, `${name}.png`), fullPage: true });
 }
 
-/** Controls smaller than `min` CSS pixels in either direction: too small to tap reliably. */
+/** Controls shown smaller than `min` CSS pixels high: too small to tap reliably (hidden ones are not on the page). */
 export function smallTapTargets(page: Page, min = 44): Promise<string[]> {
   return page.evaluate<string[]>(`[...document.querySelectorAll('button, .button, input:not([type=hidden]), textarea, .provider-link')]
-    .filter((e) => { const r = e.getBoundingClientRect(); return r.height < ${min}; })
+    .filter((e) => { const r = e.getBoundingClientRect(); return e.getClientRects().length > 0 && r.height < ${min}; })
     .map((e) => (e.textContent || e.getAttribute('name') || e.tagName).trim())`);
 }
 

@@ -1,4 +1,5 @@
 import type { PageSurface } from '../../platform/web/page-surface.js';
+import { BROWSER_WALLET_SCRIPT } from '../../verify/pages/proof.routes.js';
 import { hostedConnectRoutes } from './hosted-connect.routes.js';
 import { invalidLinkPage } from './link-pages.js';
 
@@ -11,6 +12,7 @@ export const connectPages: PageSurface = {
   baseUrl: (config) => config.connectBaseUrl,
   footer: 'Secure account connection by ownproof.',
   stylesheet: new URL('./connect.css', import.meta.url),
+  scripts: [BROWSER_WALLET_SCRIPT],
   notFoundPage: invalidLinkPage,
   routes: hostedConnectRoutes,
 };

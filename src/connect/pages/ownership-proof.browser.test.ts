@@ -193,6 +193,71 @@ describe.skipIf(!chromiumAvailable())('proving ownership in Chromium', () => {
     expect(await page.getByRole('alert').textContent()).toContain('is for mainnet, which test mode does not accept');
   });
 
+  it('offers no browser-wallet button when no wallet is on the page', async () => {
+    await connect(testnetWallet('p2wpkh').address);
+    await openChallenge();
+    expect(await page.locator('button[data-wallet-sign]').isHidden()).toBe(true);
+    expect(await page.locator('[data-wallet-status]').isHidden()).toBe(true);
+  });
+
+  it.each([
+    ['p2wpkh', 'bip322-simple'],
+    ['p2pkh', 'ecdsa'],
+  ] as const)('signs a %s address with a browser wallet (Unisat’s provider API) in one click', async (type, unisatType) => {
+    // A stand-in for the extension, with Unisat's documented provider API; the key signs in the test process.
+    const wallet: SigningWallet = testnetWallet(type);
+    const walletPage = await context.newPage();
+    const asked: string[] = [];
+    await walletPage.exposeFunction('testWalletSign', (message: string, requestedType: string) => {
+      asked.push(requestedType);
+      return signMessage(wallet, message);
+    });
+    await walletPage.addInitScript((address: string) => {
+      Object.assign(globalThis, {
+        unisat: {
+          requestAccounts: async () => [address],
+          signMessage: (message: string, signType: string) => (globalThis as unknown as { testWalletSign(m: string, t: string): Promise<string> }).testWalletSign(message, signType),
+        },
+      });
+    }, wallet.address);
+    const previous = page;
+    page = walletPage;
+    try {
+      const session = await connect(wallet.address);
+      await openChallenge();
+      await page.getByRole('button', { name: 'Sign with Unisat' }).click();
+      const claimId = await expectProven(session.id);
+      expect(asked).toEqual([unisatType]);
+      const claim = (await t.call(client.testKey, { method: 'GET', url: `/v1/verify/claims/${claimId}` })).json();
+      expect(claim.subject).toEqual({ type: 'address', address: wallet.address });
+    } finally {
+      page = previous;
+      await walletPage.close();
+    }
+  });
+
+  it('says so when the browser wallet is on another address, and the paste form still works', async () => {
+    const wallet: SigningWallet = testnetWallet('p2wpkh');
+    const walletPage = await context.newPage();
+    await walletPage.addInitScript(() => {
+      Object.assign(globalThis, { unisat: { requestAccounts: async () => ['tb1qsomeoneelse'], signMessage: async () => 'never' } });
+    });
+    const previous = page;
+    page = walletPage;
+    try {
+      const session = await connect(wallet.address);
+      const message = await openChallenge();
+      await page.getByRole('button', { name: 'Sign with Unisat' }).click();
+      await page.getByText(`Switch to ${wallet.address} in Unisat`).waitFor();
+      expect(await page.getByLabel('Signature', { exact: true }).inputValue()).toBe('');
+      await pasteSignature(signMessage(wallet, message));
+      await expectProven(session.id);
+    } finally {
+      page = previous;
+      await walletPage.close();
+    }
+  });
+
   it('checked every page of the proof at both screen sizes', () => {
     for (const viewport of checks.viewports) expect(checks.pagesChecked(viewport).sort(), viewport.name).toEqual([...PAGES].sort());
   });

@@ -7,7 +7,7 @@ import { CSRF_FIELD, firstString } from './form-values.js';
 import { renderPage, type SurfaceLayout } from './layout.js';
 import { PAGE_HEADERS, pageCsp } from './page-headers.js';
 import type { PageKit, PageSurface } from './page-surface.js';
-import { KIT_SCRIPT, surfaceStylesheet } from './stylesheet.js';
+import { surfaceScript, surfaceStylesheet } from './stylesheet.js';
 
 /** Form bodies are a few short fields; a long wallet descriptor is a few kilobytes. */
 const FORM_BODY_LIMIT = 64 * 1024;
@@ -41,9 +41,10 @@ export async function registerPageSurface(app: FastifyInstance, surface: PageSur
   const prefix = surfacePrefix(baseUrl.href);
   const secure = baseUrl.protocol === 'https:';
   const stylesheet = surfaceStylesheet(surface.stylesheet);
+  const script = surfaceScript(surface.scripts);
   const layout: SurfaceLayout = {
     stylesheet: `${prefix}/assets/${stylesheet.file}`,
-    script: `${prefix}/assets/${KIT_SCRIPT.file}`,
+    script: `${prefix}/assets/${script.file}`,
     footer: surface.footer,
     ...(surface.surfaceName ? { surfaceName: surface.surfaceName } : {}),
   };
@@ -101,8 +102,8 @@ export async function registerPageSurface(app: FastifyInstance, surface: PageSur
       pages.get(`/assets/${stylesheet.file}`, { schema: { hide: true } }, async (_request, reply) =>
         reply.header('cache-control', 'public, max-age=31536000, immutable').type('text/css; charset=utf-8').send(stylesheet.body),
       );
-      pages.get(`/assets/${KIT_SCRIPT.file}`, { schema: { hide: true } }, async (_request, reply) =>
-        reply.header('cache-control', 'public, max-age=31536000, immutable').type('text/javascript; charset=utf-8').send(KIT_SCRIPT.body),
+      pages.get(`/assets/${script.file}`, { schema: { hide: true } }, async (_request, reply) =>
+        reply.header('cache-control', 'public, max-age=31536000, immutable').type('text/javascript; charset=utf-8').send(script.body),
       );
 
       await pages.register(surface.routes, { kit });

@@ -54,6 +54,11 @@ export interface PageSurface {
   footer: string;
   /** Styles of this surface's own components, appended to the kit's stylesheet. */
   stylesheet?: URL;
+  /**
+   * Progressive enhancements of this surface's components, appended to the kit's script (served
+   * only to pages sent with `script: true`; every page must work without them).
+   */
+  scripts?: readonly URL[];
   /** The page for unknown paths under the prefix; default: the kit's "Page not found". */
   notFoundPage?(): PageContent;
   routes: FastifyPluginAsync<{ kit: PageKit }>;

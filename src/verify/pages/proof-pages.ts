@@ -117,6 +117,8 @@ ${copyableText({
 <h2>2. Sign it in your wallet</h2>
 ${walletInstructions(addressType)}
 <h2>3. Paste the signature</h2>
+<div class="actions" hidden><button type="button" class="button button-secondary" data-wallet-sign="challenge-message" data-wallet-target="signature" data-wallet-address="${challenge.signing_address}" data-wallet-type="${addressType ?? ''}" hidden>Sign with your browser wallet</button></div>
+<p class="notice" data-wallet-status role="status" hidden></p>
 <form method="post" action="${action}" novalidate>
 ${csrfField(view.csrfToken)}
 <div class="field${error ? ' field-error' : ''}">

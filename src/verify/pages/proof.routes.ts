@@ -11,6 +11,12 @@ import type { ProofHost, ProofPlace } from './proof-place.js';
 
 const PAGE = { schema: { hide: true } } as const;
 
+/**
+ * The proof pages' own script ("Sign with <browser wallet>"): a surface that mounts the pages lists
+ * it in its `scripts`, and the challenge page asks for the surface's script.
+ */
+export const BROWSER_WALLET_SCRIPT = new URL('./browser-wallet.js', import.meta.url);
+
 /** What the surface writes with the claim, in its transaction. */
 function finishOptions(place: ProofPlace) {
   return place.alsoInTransaction ? { alsoInTransaction: place.alsoInTransaction } : {};

@@ -45,7 +45,7 @@ export function walletInstructions(addressType: string | null): SafeHtml {
     },
     {
       name: 'Browser wallets (Unisat, Xverse, Leather)',
-      steps: html`<p>These wallets sign BIP-322 messages when a website asks them to. If yours has a “sign message” screen, sign the exact message there with the address above and paste the signature.</p>`,
+      steps: html`<p>These wallets sign when a website asks them to. With the wallet installed in this browser, a “Sign with …” button appears above the signature box: it asks the wallet to sign the message with the address above (you confirm in the wallet) and checks the signature at once. Otherwise use the wallet’s “sign message” screen and paste the signature.</p>`,
     },
   ];
   return html`<div class="disclosures">

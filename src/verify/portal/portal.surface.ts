@@ -1,4 +1,5 @@
 import type { PageSurface } from '../../platform/web/page-surface.js';
+import { BROWSER_WALLET_SCRIPT } from '../pages/proof.routes.js';
 import { portalBaseUrl } from './portal-auth.service.js';
 import { portalRoutes } from './portal.routes.js';
 
@@ -12,5 +13,6 @@ export const portalPages: PageSurface = {
   surfaceName: 'Portal',
   footer: 'Your Bitcoin ownership proofs, shared only as you decide. ownproof never asks for private keys or recovery words.',
   stylesheet: new URL('./portal.css', import.meta.url),
+  scripts: [BROWSER_WALLET_SCRIPT],
   routes: portalRoutes,
 };
