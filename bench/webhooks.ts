@@ -21,7 +21,7 @@ import { service } from '../src/main/modules.js';
 import { systemClock } from '../src/platform/clock.js';
 import { loadConfig, type DatabaseConfig } from '../src/platform/config/config.js';
 import type { AppContext } from '../src/platform/context.js';
-import { createSecretBox } from '../src/platform/crypto/secret-box.js';
+import { openSecretBox } from '../src/platform/crypto/secret-box.js';
 import { randomBase62 } from '../src/platform/crypto/random.js';
 import { openDatabase, type DatabaseHandle } from '../src/platform/db/database.js';
 import { migrateToLatest } from '../src/platform/db/migrate.js';
@@ -121,7 +121,7 @@ async function benchEngine(scratch: Scratch, options: WebhookBenchOptions): Prom
     config: { ...loadConfig({ DATA_DIR: scratch.dataDir, LOG_LEVEL: 'silent' }), database: scratch.config },
     database: scratch.handle,
     clock: systemClock,
-    secretBox: createSecretBox(MASTER_KEY),
+    secretBox: await openSecretBox(scratch.handle.db, { current: MASTER_KEY }, systemClock),
   });
   const noop = await benchNoopJobs(ctx, options.noopJobs ?? 5000);
   const delivery = await benchDeliveries(ctx, scratch, options.deliveries ?? 5000, options.workerConcurrency ?? 64);

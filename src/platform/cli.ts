@@ -1,5 +1,5 @@
 import type { Readable, Writable } from 'node:stream';
-import { InvalidArgumentError } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
 import type { Runtime } from './runtime.js';
 
 /**
@@ -23,6 +23,14 @@ export interface CliDeps {
 
 /** A failure to report as one line on stderr, with exit code 1 (`CliDeps.fail` throws it). */
 export class CliFailure extends Error {}
+
+/**
+ * The command group `name` (`ownproof keys …`), made by whichever module adds to it first, so
+ * several modules can put commands in one group (commander refuses a second command of one name).
+ */
+export function commandGroup(program: Command, name: string, description: string): Command {
+  return program.commands.find((command) => command.name() === name) ?? program.command(name).description(description);
+}
 
 /** Commander parser for a whole number in [min, max], rejecting anything else with `message`. */
 export function wholeNumber(message: string, min = 0, max = Infinity): (value: string) => number {

@@ -1,3 +1,4 @@
+import { registerKeyCommands } from './crypto/keys.cli.js';
 import { eventRoutes } from './events/event.routes.js';
 import { registerJobsCommands } from './jobs/jobs.cli.js';
 import { devMailPages } from './mail/dev-mail.surface.js';
@@ -8,8 +9,9 @@ import { webhookRoutes } from './webhooks/webhook.routes.js';
 
 /**
  * The platform's own contributions, declared like any module's: the events and webhook endpoint
- * API, the webhook jobs, `ownproof jobs`, and the development outbox pages (`/dev/mail`). Every
- * service has them (`composeService` puts this module first), since every domain records events.
+ * API, the webhook jobs, `ownproof jobs` and `ownproof keys rotate-master|rotate-data`, and the
+ * development outbox pages (`/dev/mail`). Every service has them (`composeService` puts this module
+ * first), since every domain records events.
  */
 export const platformModule = defineModule({
   name: 'platform',
@@ -20,7 +22,10 @@ export const platformModule = defineModule({
     { name: 'Webhook endpoints', description: 'URLs that receive signed events (Standard Webhooks), their secrets and delivery attempts.' },
   ],
   pages: [devMailPages],
-  commands: registerJobsCommands,
+  commands(program, cli) {
+    registerJobsCommands(program, cli);
+    registerKeyCommands(program, cli);
+  },
   // Where mail goes, said once at start-up: an operator who forgot SMTP_URL learns it here, not
   // from a user whose sign-in link never came.
   async onServe(ctx, server) {

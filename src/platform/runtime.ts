@@ -1,7 +1,7 @@
 import type { Config } from './config/config.js';
 import { systemClock, type Clock } from './clock.js';
-import { resolveMasterKey } from './crypto/master-key.js';
-import { createSecretBox, type SecretBox } from './crypto/secret-box.js';
+import { resolveMasterKeys } from './crypto/master-key.js';
+import { openSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createMailer } from './mail/create-mailer.js';
@@ -57,18 +57,18 @@ export function createAppContext(modules: readonly AppModule[], parts: ContextPa
  */
 export async function openRuntime(config: Config, modules: readonly AppModule[], options: { clock?: Clock } = {}): Promise<Runtime> {
   const database = openDatabase(config.database);
+  const clock = options.clock ?? systemClock;
+  let secretBox: SecretBox;
   try {
     await migrateToLatest(database);
+    // The data keys are unwrapped here, once: a process without the master key that wraps them
+    // stops now, saying so, instead of failing on its first secret.
+    secretBox = await openSecretBox(database.db, resolveMasterKeys(config), clock);
   } catch (error) {
     await database.destroy();
     throw error;
   }
-  const ctx = createAppContext(modules, {
-    config,
-    database,
-    clock: options.clock ?? systemClock,
-    secretBox: createSecretBox(resolveMasterKey(config)),
-  });
+  const ctx = createAppContext(modules, { config, database, clock, secretBox });
   return {
     ctx,
     database,

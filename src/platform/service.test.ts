@@ -9,7 +9,7 @@ import { createClient } from '../clients/client.service.js';
 import { DOMAIN_MODULES } from '../main/modules.js';
 import type { CliDeps } from './cli.js';
 import type { AppContext } from './context.js';
-import { createSecretBox } from './crypto/secret-box.js';
+import { openSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { defineJob } from './jobs/catalog.js';
 import { defineModule, type AppModule } from './module.js';
 import { composeService } from './service.js';
@@ -85,11 +85,13 @@ describe('a module added to the module list', () => {
   let ctx: AppContext;
   let key: string;
   let clientId: string;
+  let secretBox: SecretBox;
   const app = () => service.buildApp(ctx, { logger: false });
 
   beforeAll(async () => {
     database = await createTestDatabase('sqlite');
-    ctx = service.createContext({ config: testConfig(), database: database.handle, clock: new TestClock(), secretBox: createSecretBox(Buffer.alloc(32, 7)) });
+    secretBox = await openSecretBox(database.handle.db, { current: Buffer.alloc(32, 7) }, new TestClock());
+    ctx = service.createContext({ config: testConfig(), database: database.handle, clock: new TestClock(), secretBox });
     ({ testKey: key, clientId } = await createClient(ctx, { name: 'Notes client' }));
   });
   afterAll(() => database.destroy());
@@ -100,7 +102,7 @@ describe('a module added to the module list', () => {
       config: testConfig(),
       database: database.handle,
       clock: new TestClock(),
-      secretBox: createSecretBox(Buffer.alloc(32, 7)),
+      secretBox,
       given: { notesGreeting: 'given by the test' },
     });
     expect(seamed.notesGreeting).toBe('given by the test');

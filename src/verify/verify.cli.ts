@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import type { JSONWebKeySet } from 'jose';
-import { readText, type CliDeps } from '../platform/cli.js';
+import { commandGroup, readText, type CliDeps } from '../platform/cli.js';
 import { receiptVerifier, type ReceiptVerdict } from './receipt.js';
 import { describeSigningKeys, rotateSigningKey } from './signing-key.service.js';
 
@@ -15,7 +15,7 @@ const EXIT_USAGE = 2;
 
 /** `ownproof keys rotate|list` (needs the database) and `ownproof verify-claim` (needs nothing). */
 export function registerVerifyCommands(program: Command, cli: CliDeps): void {
-  const keys = program.command('keys').description('Manage the keys that sign claim receipts');
+  const keys = commandGroup(program, 'keys', 'Rotate and list keys');
   keys
     .command('rotate')
     .description('Add a new receipt signing key; the old ones stay published so existing receipts keep verifying')

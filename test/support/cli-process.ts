@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { DatabaseConfig } from '../../src/platform/config/config.js';
+import { TEST_MASTER_KEY } from './test-app.js';
 
 export const BIN = path.resolve(import.meta.dirname, '../../bin/ownproof.js');
 
@@ -10,9 +11,13 @@ export interface ProcessResult {
   stderr: string;
 }
 
-/** Environment that points a child process at a test database. */
+/**
+ * Environment that points a child process at a test database: its URL, and the master key of the
+ * test apps and contexts on it (TEST_MASTER_KEY), since a process without the master key that wraps
+ * the database's data keys does not start.
+ */
 export function databaseEnv(config: DatabaseConfig): Record<string, string> {
-  return { DATABASE_URL: config.engine === 'sqlite' ? `sqlite:${config.file}` : config.url };
+  return { DATABASE_URL: config.engine === 'sqlite' ? `sqlite:${config.file}` : config.url, MASTER_KEY: TEST_MASTER_KEY };
 }
 
 /** Runs `ownproof ...args` as a real child process and collects its output. */

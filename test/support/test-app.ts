@@ -4,7 +4,7 @@ import { createClient } from '../../src/clients/client.service.js';
 import { service } from '../../src/main/modules.js';
 import { loadConfig, type Config } from '../../src/platform/config/config.js';
 import type { AppContext } from '../../src/platform/context.js';
-import { createSecretBox } from '../../src/platform/crypto/secret-box.js';
+import { openSecretBox } from '../../src/platform/crypto/secret-box.js';
 import { TestClock } from './clock.js';
 import { createTestDatabase, type Engine, type TestDatabase } from './database.js';
 
@@ -26,7 +26,7 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The master key of every test app, as MASTER_KEY takes it (a child process given it opens the same secrets). */
+/** The master key of every test app unless its config sets MASTER_KEY (a child process given it opens the same secrets). */
 export const TEST_MASTER_KEY = '07'.repeat(32);
 
 /** Configuration for tests: the same loader as production, fed a fixed environment. */
@@ -47,16 +47,26 @@ export async function startTestApp(
     config?: Record<string, string>;
     logStream?: NodeJS.WritableStream;
     seams?: Partial<AppContext>;
+    /** A database another app (another process of the service) uses too; the caller destroys it. */
+    database?: TestDatabase;
   } = {},
 ): Promise<TestApp> {
-  const database = await createTestDatabase(engine);
+  const database = options.database ?? (await createTestDatabase(engine));
   const clock = new TestClock();
   const config = testConfig(options.config);
+  const masterKeys = { current: config.masterKey ?? Buffer.from(TEST_MASTER_KEY, 'hex'), previous: config.previousMasterKey };
+  let secretBox: AppContext['secretBox'];
+  try {
+    secretBox = await openSecretBox(database.handle.db, masterKeys, clock);
+  } catch (error) {
+    if (!options.database) await database.destroy();
+    throw error;
+  }
   const ctx = service.createContext({
     config: { ...config, database: database.config },
     database: database.handle,
     clock,
-    secretBox: createSecretBox(Buffer.from(TEST_MASTER_KEY, 'hex')),
+    secretBox,
     ...(options.seams ? { given: options.seams } : {}),
   });
   const app = await service.buildApp(ctx, { logger: options.logStream ? { stream: options.logStream } : false });
@@ -83,7 +93,7 @@ export async function startTestApp(
     async close() {
       await app.close();
       await ctx.mailer.close();
-      await database.destroy();
+      if (!options.database) await database.destroy();
     },
   };
 }

@@ -13,6 +13,7 @@ describe('configuration from the environment', () => {
       logLevel: 'info',
       trustProxy: false,
       masterKey: undefined,
+      previousMasterKey: undefined,
     });
     expect(config.database).toEqual({ engine: 'sqlite', file: expect.stringMatching(/\/data\/ownproof\.sqlite$/) });
   });
@@ -41,6 +42,12 @@ describe('configuration from the environment', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(/MASTER_KEY is required when NODE_ENV=production/);
   });
 
+  it('reads MASTER_KEY_PREVIOUS, the key being rotated out, in the same forms', () => {
+    const config = loadConfig({ MASTER_KEY: 'ab'.repeat(32), MASTER_KEY_PREVIOUS: Buffer.alloc(32, 2).toString('base64url') });
+    expect(config.previousMasterKey).toEqual(Buffer.alloc(32, 2));
+    expect(config.masterKey?.toString('hex')).toBe('ab'.repeat(32));
+  });
+
   it.each([
     ['PORT', 'eighty', /^Invalid configuration: PORT must be a whole number from 0 to 65535 \(got "eighty"\)$/],
     ['PORT', '70000', /PORT must be a whole number/],
@@ -50,6 +57,7 @@ describe('configuration from the environment', () => {
     ['CONNECT_BASE_URL', 'ftp://example.com', /CONNECT_BASE_URL must use http or https/],
     ['DATABASE_URL', 'mysql://root:hunter2@db/x', /DATABASE_URL must start with postgres:\/\//],
     ['MASTER_KEY', 'short', /MASTER_KEY must be 32 bytes/],
+    ['MASTER_KEY_PREVIOUS', 'ab'.repeat(31), /^Invalid configuration: MASTER_KEY_PREVIOUS must be 32 bytes/],
     ['TRUST_PROXY', 'sometimes', /TRUST_PROXY must be true, false/],
   ])('refuses %s=%s with one line naming it', (name, value, message) => {
     let error: unknown;

@@ -58,6 +58,11 @@ export interface Config {
   logLevel: LogLevel;
   /** 32-byte key for secrets at rest, or undefined when it is to be read from/generated in dataDir. */
   masterKey: Buffer | undefined;
+  /**
+   * The master key being replaced (MASTER_KEY_PREVIOUS), during a rotation only: it unwraps data
+   * keys it still wraps, and never wraps anything (docs/architecture.md, "Secrets at rest").
+   */
+  previousMasterKey: Buffer | undefined;
   trustProxy: TrustProxy;
   /** How long a successful API key lookup is reused; revocation elsewhere takes effect within it. */
   apiKeyCache: { ttlMs: number; maxEntries: number };
@@ -116,7 +121,8 @@ export function loadConfig(env: Env = { ...readDotenv(), ...process.env }): Conf
   const dataDir = path.resolve(get('DATA_DIR') ?? './data');
   const database = databaseConfig(get('DATABASE_URL'), dataDir);
   const logLevel = oneOf('LOG_LEVEL', (get('LOG_LEVEL') ?? 'info').toLowerCase(), LOG_LEVELS);
-  const masterKey = masterKeyValue(get('MASTER_KEY'));
+  const masterKey = masterKeyValue('MASTER_KEY', get('MASTER_KEY'));
+  const previousMasterKey = masterKeyValue('MASTER_KEY_PREVIOUS', get('MASTER_KEY_PREVIOUS'));
   const rateLimitPerSecond = integer('RATE_LIMIT_PER_SECOND', get('RATE_LIMIT_PER_SECOND') ?? '100', 1, 1_000_000);
   if (masterKey === undefined && nodeEnv === 'production') {
     throw new ConfigError('MASTER_KEY', 'is required when NODE_ENV=production (32 bytes as 64 hex characters or base64)');
@@ -131,6 +137,7 @@ export function loadConfig(env: Env = { ...readDotenv(), ...process.env }): Conf
     database,
     logLevel,
     masterKey,
+    previousMasterKey,
     trustProxy: trustProxyValue(get('TRUST_PROXY')),
     workerConcurrency: integer('WORKER_CONCURRENCY', get('WORKER_CONCURRENCY') ?? '16', 1, 1000),
     sessionTtlSeconds: integer('SESSION_TTL_SECONDS', get('SESSION_TTL_SECONDS') ?? '3600', 60, 7 * 24 * 3600),
@@ -191,10 +198,10 @@ function databaseConfig(value: string | undefined, dataDir: string): DatabaseCon
   throw new ConfigError('DATABASE_URL', 'must start with postgres://, postgresql:// or sqlite: (the value is not shown because it may hold a password)');
 }
 
-function masterKeyValue(value: string | undefined): Buffer | undefined {
+function masterKeyValue(name: string, value: string | undefined): Buffer | undefined {
   if (value === undefined) return undefined;
   const key = parseMasterKey(value);
-  if (!key) throw new ConfigError('MASTER_KEY', 'must be 32 bytes written as 64 hex characters or as base64');
+  if (!key) throw new ConfigError(name, 'must be 32 bytes written as 64 hex characters or as base64');
   return key;
 }
 

@@ -1,9 +1,32 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { parseMasterKey, type Config } from '../config/config.js';
 
 export const MASTER_KEY_FILE = 'master.key';
+
+/**
+ * The master keys a process holds: `current` wraps every data key it creates; `previous`
+ * (MASTER_KEY_PREVIOUS) only unwraps, during a master key rotation (docs/architecture.md, "Secrets at rest").
+ */
+export interface MasterKeys {
+  current: Buffer;
+  previous?: Buffer | undefined;
+}
+
+/**
+ * A master key's public name: the first 8 base64url characters of its SHA-256. Stored beside what
+ * it wrapped and printed by `ownproof keys rotate-master`, so an operator can tell keys apart
+ * without ever seeing one.
+ */
+export function masterKeyId(key: Buffer): string {
+  return createHash('sha256').update(key).digest('base64url').slice(0, 8);
+}
+
+/** MASTER_KEY (or the development key file) and, during a rotation, MASTER_KEY_PREVIOUS. */
+export function resolveMasterKeys(config: Pick<Config, 'masterKey' | 'previousMasterKey' | 'dataDir'>): MasterKeys {
+  return { current: resolveMasterKey(config), previous: config.previousMasterKey };
+}
 
 /**
  * The key that encrypts secrets at rest. In production it must come from MASTER_KEY (config refuses

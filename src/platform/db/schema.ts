@@ -1,3 +1,4 @@
+import type { DataKeysTables } from '../crypto/data-key.table.js';
 import type { EventsTables } from '../events/event.table.js';
 import type { IdempotencyTables } from '../http/idempotency.table.js';
 import type { JobsTables } from '../jobs/job.table.js';
@@ -11,4 +12,4 @@ import type { WebhooksTables } from '../webhooks/webhook.table.js';
  *     interface Database extends ConnectTables {}
  *   }
  */
-export interface Database extends JobsTables, EventsTables, IdempotencyTables, WebhooksTables {}
+export interface Database extends JobsTables, EventsTables, IdempotencyTables, WebhooksTables, DataKeysTables {}

@@ -5,10 +5,10 @@ import { databaseEnv, runOwnproof, startNodeProcess } from '../../../test/suppor
 import { TestClock } from '../../../test/support/clock.js';
 import { until } from '../../../test/support/eventually.js';
 import { createTestDatabase, engines, type TestDatabase } from '../../../test/support/database.js';
-import { testConfig } from '../../../test/support/test-app.js';
+import { TEST_MASTER_KEY, testConfig } from '../../../test/support/test-app.js';
 import { createEffectsTable, effects, flakyJob, hangingJob, recordJob, slowRecordJob, TEST_JOBS } from '../../../test/support/test-jobs.js';
 import type { AppContext } from '../context.js';
-import { createSecretBox } from '../crypto/secret-box.js';
+import { openSecretBox } from '../crypto/secret-box.js';
 import { service } from '../../main/modules.js';
 import { testDatabaseUrl } from '../../../test/support/postgres.js';
 import { JobCatalog } from './catalog.js';
@@ -36,7 +36,7 @@ describe.each(engines())('job queue on %s', (engine) => {
   beforeAll(async () => {
     database = await createTestDatabase(engine);
     await createEffectsTable(database.handle.db);
-    ctx = service.createContext({ config: testConfig(), database: database.handle, clock, secretBox: createSecretBox(Buffer.alloc(32)) });
+    ctx = service.createContext({ config: testConfig(), database: database.handle, clock, secretBox: await openSecretBox(database.handle.db, { current: Buffer.from(TEST_MASTER_KEY, 'hex') }, clock) });
   });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.stop(100)));

@@ -62,7 +62,7 @@ describe.each(engines())('webhook endpoints API on %s', (engine) => {
     const body = (await create({ url: 'http://127.0.0.1:4000/hook', enabled_events: ['*'] })).json();
     const row = await t.ctx.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', body.id).executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain(body.secret.slice(6, 30));
-    expect(row.secret).toMatch(/^v1\./);
+    expect(row.secret).toMatch(/^v2\.dk_/);
     expect(t.ctx.secretBox.open(row.secret, `webhook_endpoints.secret:${body.id}`)).toBe(body.secret);
   });
 

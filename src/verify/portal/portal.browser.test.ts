@@ -19,7 +19,7 @@ import { createClient } from '../../clients/client.service.js';
 import { service } from '../../main/modules.js';
 import { loadConfig } from '../../platform/config/config.js';
 import type { AppContext } from '../../platform/context.js';
-import { createSecretBox } from '../../platform/crypto/secret-box.js';
+import { openSecretBox, type SecretBox } from '../../platform/crypto/secret-box.js';
 import { JobCatalog } from '../../platform/jobs/catalog.js';
 import { Worker } from '../../platform/jobs/worker.js';
 import type { ChallengeOrigin } from '../verify.table.js';
@@ -108,13 +108,15 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
     PUBLIC_BASE_URL: origin,
     SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
   });
+  /** The secret box of the side contexts, opened once the database exists. */
+  let sideSecretBox: SecretBox;
   /** A context on the shared database with its own clock: what a second process (CLI, worker) of the service has. */
   const sideContext = (clock: TestClock) =>
     service.createContext({
       config: loadConfig({ ...configEnv(), NODE_ENV: 'development', LOG_LEVEL: 'silent' }),
       database: database.handle,
       clock,
-      secretBox: createSecretBox(Buffer.from(TEST_MASTER_KEY, 'hex')),
+      secretBox: sideSecretBox,
     });
 
   async function api<T = Record<string, unknown>>(key: string, method: 'GET' | 'POST', url: string, json?: unknown): Promise<{ status: number; body: T }> {
@@ -187,6 +189,7 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
     [database, receiver, sink, browser] = await Promise.all([createTestDatabase('sqlite'), TestReceiver.start(), sinkOn(0), launchChromium()]);
     smtpPort = sink.port;
     origin = `http://127.0.0.1:${await freePort()}`;
+    sideSecretBox = await openSecretBox(database.handle.db, { current: Buffer.from(TEST_MASTER_KEY, 'hex') }, new TestClock());
     side = sideContext(new TestClock());
     [acme, beta] = await Promise.all([createClient(side, { name: 'Acme Lending' }), createClient(side, { name: 'Beta Audit' })]);
     serve = await startServe({ ...configEnv(), PORT: new URL(origin).port });
