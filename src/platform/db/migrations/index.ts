@@ -12,6 +12,8 @@ import { connectOwnershipMigration } from './0009_connect_ownership.js';
 import { mailMigration } from './0010_mail.js';
 import { verifyAccessMigration } from './0011_verify_access.js';
 import { verifyStatementsMigration } from './0012_verify_statements.js';
+import { usageMigration } from './0013_usage.js';
+import { verifyStatementDocumentsMigration } from './0014_verify_statement_documents.js';
 
 /**
  * The ordered list of schema versions. Names sort in the order they must run; a migration, once
@@ -31,5 +33,7 @@ export function allMigrations(capabilities: DbCapabilities): Record<string, Migr
     '0010_mail': mailMigration(capabilities),
     '0011_verify_access': verifyAccessMigration(capabilities),
     '0012_verify_statements': verifyStatementsMigration(capabilities),
+    '0013_usage': usageMigration(capabilities),
+    '0014_verify_statement_documents': verifyStatementDocumentsMigration(capabilities),
   };
 }
