@@ -142,7 +142,9 @@ describe.each(engines())('statement PDFs on %s', (engine) => {
     expect(fresh.pdf_generated_at).toBeNull();
     const before = await usage();
     t.clock.advance(60);
+    const sent = Math.floor(t.clock.now() / 1000);
     const first = await get(pdfUrl(fresh.id));
+    const answered = Math.floor(t.clock.now() / 1000);
     expect(first.statusCode).toBe(200);
     const digest = sha256(first.rawPayload);
     expect(first.headers).toMatchObject({
@@ -158,9 +160,11 @@ describe.each(engines())('statement PDFs on %s', (engine) => {
       type: 'statement_pdf',
       resource_id: fresh.id,
       quantity: 1,
-      created_at: Math.floor(t.clock.now() / 1000),
+      created_at: expect.any(Number),
       livemode: false,
     });
+    expect(billed[0]?.created_at).toBeGreaterThanOrEqual(sent);
+    expect(billed[0]?.created_at).toBeLessThanOrEqual(answered);
     const read = (await get(`/v1/verify/statements/${fresh.id}`)).json();
     expect(read.pdf_generated_at).toBe(billed[0]?.created_at);
 

@@ -180,7 +180,7 @@ export class PdfLayout {
    * A table whose rows break across pages: on each new page the caption (with "continued") and
    * the column titles are drawn again.
    */
-  async table(shape: TableShape, rows: Iterable<Row>, options: { caption?: string } = {}): Promise<void> {
+  async table(shape: TableShape, rows: readonly Row[], options: { caption?: string } = {}): Promise<void> {
     const { columns, edges, size, rowHeight } = shape;
     const { writer, cell } = this;
     const drawTitles = () => {
@@ -191,7 +191,10 @@ export class PdfLayout {
       });
       this.y += rowHeight;
     };
-    this.ensure((options.caption === undefined ? 0 : CAPTION_HEIGHT) + 3 * rowHeight);
+    // A short table is kept on one page; a long one starts where at least its first rows fit.
+    const captionHeight = options.caption === undefined ? 0 : CAPTION_HEIGHT + 4;
+    const whole = captionHeight + rowHeight * (1 + rows.length);
+    this.ensure(whole <= (this.bottom - this.top) / 3 ? whole : captionHeight + 3 * rowHeight);
     if (options.caption !== undefined) this.caption(options.caption);
     drawTitles();
     this.continuation = () => {
@@ -223,6 +226,7 @@ export class PdfLayout {
 
   /** A table's title, in the cell writer so it repeats cheaply on every page the table runs over. */
   caption(text: string): void {
+    if (this.y > this.top) this.y += 4;
     this.writer.text(this.cell.bold, 9.5, text, this.left, this.y);
     this.y += CAPTION_HEIGHT;
   }

@@ -166,7 +166,7 @@ export async function renderStatementPdf(input: StatementPdfInput): Promise<Buff
   }
   if (data.claims.length > 1) {
     const rows = data.claims.map((c) => totalsRow(c.claim_id, c.summary));
-    await layout.table(layout.shape(TOTALS_COLUMNS('Claim'), rows), rows, { caption: 'Each claim on its own (a transfer between two of them is out of one and into the other)' });
+    await layout.table(layout.shape(TOTALS_COLUMNS('Claim'), rows), rows, { caption: 'Per claim (a transfer between two claims is out of one and into the other)' });
   }
 
   // The transactions.
