@@ -1,22 +1,26 @@
 import type { Insertable } from 'kysely';
 import type { Db } from '../platform/db/database.js';
+import { preparedRead } from '../platform/db/prepared-read.js';
 import type { Scope } from '../platform/scope.js';
 import type { StatementDocumentTable } from './verify.table.js';
 
-/**
- * A statement of this client and mode with what a download needs: its status and failure, its
- * stored data (only parsed when a document is made), and the stored PDF of `format` if there is
- * one. One query: the cached download reads nothing else.
- */
-export async function findStatementForDocument(db: Db, scope: Scope, id: string, format: StatementDocumentTable['format']) {
-  return db
+const statementForDocument = preparedRead((db: Db, clientId: string, mode: Scope['mode'], id: string, format: StatementDocumentTable['format']) =>
+  db
     .selectFrom('verify_statements as s')
     .leftJoin('verify_statement_documents as d', (join) => join.onRef('d.statement_id', '=', 's.id').on('d.format', '=', format))
-    .select(['s.id', 's.status', 's.failure_reason', 'd.pdf', 'd.pdf_sha256', 'd.document_hash'])
+    .select(['s.id', 's.status', 's.failure_reason', 'd.pdf', 'd.pdf_sha256'])
     .where('s.id', '=', id)
-    .where('s.client_id', '=', scope.clientId)
-    .where('s.mode', '=', scope.mode)
-    .executeTakeFirst();
+    .where('s.client_id', '=', clientId)
+    .where('s.mode', '=', mode),
+);
+
+/**
+ * A statement of this client and mode with what a download needs: its status and failure, and the
+ * stored PDF of `format` if there is one. One prepared read (the hot path of every download after
+ * the first: on SQLite it runs on the read connection, never behind a write).
+ */
+export async function findStatementForDocument(db: Db, scope: Scope, id: string, format: StatementDocumentTable['format']) {
+  return statementForDocument(db, scope.clientId, scope.mode, id, format);
 }
 
 /** Everything a new document of the statement is made from (the statement's data included). */

@@ -59,8 +59,7 @@ export async function downloadStatementPdf(deps: StatementDocumentDeps, scope: S
   }
   const filename = `statement-${id}-${format}.pdf`;
   if (found.pdf && found.pdf_sha256) return { pdf: found.pdf, sha256: found.pdf_sha256, filename };
-  const issued = await issueStatementPdf(deps, scope, id, format);
-  return { ...issued, filename };
+  return { ...(await issueStatementPdf(deps, scope, id, format)), filename };
 }
 
 /** What the document states, as of now: the statement's stored data and who and what it is about. */

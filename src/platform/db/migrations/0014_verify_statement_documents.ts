@@ -18,11 +18,14 @@ export function verifyStatementDocumentsMigration(capabilities: DbCapabilities):
         .addColumn('page_size', 'text', (col) => col.notNull())
         .addColumn('pdf', 'bytea', (col) => col.notNull())
         .addColumn('pdf_sha256', 'text', (col) => col.notNull())
-        .addColumn('document_hash', 'text', (col) => col.notNull().unique())
+        .addColumn('document_hash', 'text', (col) => col.notNull())
         .addColumn('signing_key_id', 'text', (col) => col.notNull())
         .addColumn('created_at', TIMESTAMP, (col) => col.notNull())
         .addUniqueConstraint('verify_statement_documents_once', ['statement_id', 'format'])
         .execute();
+      // Not unique: two first downloads of one format in the same second sign the same payload, and
+      // the one arbiter of who stored the document must be (statement_id, format).
+      await db.schema.createIndex('verify_statement_documents_document_hash').on('verify_statement_documents').column('document_hash').execute();
       await db.schema.createIndex('verify_statement_documents_pdf_sha256').on('verify_statement_documents').column('pdf_sha256').execute();
     },
   };
