@@ -14,14 +14,14 @@ export interface HttpBenchRow {
   rounds: number[];
 }
 
-interface Target {
+export interface Target {
   url: string;
   headers: Record<string, string>;
 }
 
 const TARGET_SCRIPT = path.join(import.meta.dirname, 'http-target.ts');
 
-async function startTarget(kind: 'bare' | 'ownproof', env: Record<string, string>): Promise<{ child: ChildProcess; target: Target }> {
+export async function startTarget<T extends Target = Target>(kind: 'bare' | 'ownproof' | 'statement-pdf', env: Record<string, string>): Promise<{ child: ChildProcess; target: T }> {
   const child = spawn(process.execPath, ['--import', 'tsx', TARGET_SCRIPT, kind], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout! });
   const announced = await new Promise<string>((resolve, reject) => {
@@ -31,14 +31,14 @@ async function startTarget(kind: 'bare' | 'ownproof', env: Record<string, string
     child.once('exit', (code) => reject(new Error(`${kind} target exited with ${code}`)));
   });
   // The server's log lines keep flowing through `lines` and are dropped, as a log shipper would take them.
-  return { child, target: JSON.parse(announced) as Target };
+  return { child, target: JSON.parse(announced) as T };
 }
 
 async function load(target: Target, connections: number, seconds: number) {
   return autocannon({ url: target.url, headers: target.headers, connections, duration: seconds, pipelining: 1 });
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 export interface HttpBench {
   rows: HttpBenchRow[];

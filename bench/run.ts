@@ -6,6 +6,7 @@ import { formatDeriveRows, runDeriveBench } from './bitcoin-derive.js';
 import { formatReceiptBench, runReceiptBench } from './claim-receipts.js';
 import { formatRows as formatVerifyRows, runVerifyBench } from './bitcoin-verify.js';
 import { formatHttpBench, runHttpBench } from './http.js';
+import { formatStatementPdfBench, runStatementPdfBench } from './statement-pdf.js';
 import { formatWebhookBench, runWebhookBench } from './webhooks.js';
 
 const sections: Record<string, () => Promise<string>> = {
@@ -14,6 +15,7 @@ const sections: Record<string, () => Promise<string>> = {
   'bitcoin-verify': async () => formatVerifyRows(await runVerifyBench()),
   'bitcoin-derive': async () => formatDeriveRows(await runDeriveBench()),
   'claim-receipts': async () => formatReceiptBench(await runReceiptBench()),
+  'statement-pdf': async () => formatStatementPdfBench(await runStatementPdfBench()),
 };
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));

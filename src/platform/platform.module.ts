@@ -3,23 +3,25 @@ import { eventRoutes } from './events/event.routes.js';
 import { registerJobsCommands } from './jobs/jobs.cli.js';
 import { devMailPages } from './mail/dev-mail.surface.js';
 import { defineModule } from './module.js';
+import { usageRoutes } from './usage/usage.routes.js';
 import { webhookDeliverJob } from './webhooks/deliver.job.js';
 import { webhookDispatchJob } from './webhooks/dispatch.job.js';
 import { webhookRoutes } from './webhooks/webhook.routes.js';
 
 /**
- * The platform's own contributions, declared like any module's: the events and webhook endpoint
- * API, the webhook jobs, `ownproof jobs` and `ownproof keys rotate-master|rotate-data`, and the
- * development outbox pages (`/dev/mail`). Every service has them (`composeService` puts this module
- * first), since every domain records events.
+ * The platform's own contributions, declared like any module's: the events, webhook endpoint and
+ * usage API, the webhook jobs, `ownproof jobs` and `ownproof keys rotate-master|rotate-data`, and
+ * the development outbox pages (`/dev/mail`). Every service has them (`composeService` puts this
+ * module first), since every domain records events.
  */
 export const platformModule = defineModule({
   name: 'platform',
-  apiRoutes: [eventRoutes, webhookRoutes],
+  apiRoutes: [eventRoutes, webhookRoutes, usageRoutes],
   jobs: [webhookDispatchJob, webhookDeliverJob],
   openApiTags: [
     { name: 'Events', description: 'What happened, newest first; the same events are delivered to webhook endpoints.' },
     { name: 'Webhook endpoints', description: 'URLs that receive signed events (Standard Webhooks), their secrets and delivery attempts.' },
+    { name: 'Usage', description: 'What you were billed for: one record per billable use (a statement’s first PDF).' },
   ],
   pages: [devMailPages],
   commands(program, cli) {

@@ -5,6 +5,15 @@ import { Timestamp } from '../platform/http/schemas.js';
 export const PROOF_FORMATS = ['bip322-simple', 'bip322-full', 'bip322-pof', 'legacy', 'deposit'] as const;
 export type ProofFormat = (typeof PROOF_FORMATS)[number];
 
+/** Each proof format in words, for people (the receipt check page, statement PDFs). */
+export const PROOF_FORMAT_WORDS: Record<ProofFormat, string> = {
+  'bip322-simple': 'a BIP-322 signature (simple)',
+  'bip322-full': 'a BIP-322 signature (full)',
+  'bip322-pof': 'a BIP-322 proof of funds',
+  legacy: 'a signed message (legacy format)',
+  deposit: 'a deposit paid from it',
+};
+
 const AddressSubject = Type.Object(
   { type: Type.Literal('address'), address: Type.String({ description: 'The address proven.' }) },
   { additionalProperties: false },

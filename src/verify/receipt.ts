@@ -19,10 +19,16 @@ export interface ReceiptSigningKey {
 
 /** Signs a claim statement: a compact JWS whose protected header names the key. */
 export async function signReceipt(key: ReceiptSigningKey, payload: ReceiptPayload): Promise<string> {
+  return signJws(key, RECEIPT_TYPE, new TextEncoder().encode(JSON.stringify(payload)));
+}
+
+/**
+ * A compact JWS (EdDSA) over exactly `payload`, its protected header naming the key and `typ`:
+ * what every document the service signs with these keys is (claim receipts, statement documents).
+ */
+export async function signJws(key: ReceiptSigningKey, typ: string, payload: Uint8Array): Promise<string> {
   const privateKey = await importJWK({ ...key.privateJwk, alg: RECEIPT_ALGORITHM }, RECEIPT_ALGORITHM);
-  return new CompactSign(new TextEncoder().encode(JSON.stringify(payload)))
-    .setProtectedHeader({ alg: RECEIPT_ALGORITHM, kid: key.kid, typ: RECEIPT_TYPE })
-    .sign(privateKey);
+  return new CompactSign(payload).setProtectedHeader({ alg: RECEIPT_ALGORITHM, kid: key.kid, typ }).sign(privateKey);
 }
 
 export type ReceiptVerdict =

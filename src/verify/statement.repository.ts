@@ -22,6 +22,7 @@ const API_COLUMNS = [
   'created_at',
   'updated_at',
   'completed_at',
+  'pdf_generated_at',
 ] as const;
 
 export async function insertStatement(db: Db, row: Insertable<StatementTable>): Promise<void> {

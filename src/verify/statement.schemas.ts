@@ -84,6 +84,9 @@ export const Statement = Type.Object(
     created_at: Timestamp('When it was requested (Unix seconds).'),
     updated_at: Timestamp('When its status last changed (Unix seconds).'),
     completed_at: Type.Union([Timestamp('When it was computed (Unix seconds).'), Type.Null()]),
+    pdf_generated_at: Type.Union([Timestamp('When its first PDF was generated, the one billed use of its PDFs (Unix seconds).'), Type.Null()], {
+      description: 'Null until its PDF is first downloaded (either format); set once. Later downloads of either format are free. See `GET /v1/usage`.',
+    }),
     livemode: Type.Boolean(),
   },
   {

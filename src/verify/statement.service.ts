@@ -37,6 +37,7 @@ export function toStatement(row: StatementApiRow): Statement {
     created_at: row.created_at,
     updated_at: row.updated_at,
     completed_at: row.completed_at,
+    pdf_generated_at: row.pdf_generated_at,
     livemode: row.mode === 'live',
   };
 }
@@ -122,6 +123,7 @@ export async function generateStatement(deps: StatementDeps, scope: Scope, input
     created_at: now,
     updated_at: now,
     completed_at: null,
+    pdf_generated_at: null,
   };
   const { seq: _seq, ...values } = row;
   await deps.db.transaction().execute(async (trx) => {

@@ -95,6 +95,7 @@ describe.each(engines())('statements API on %s', (engine) => {
       created_at: expect.any(Number),
       updated_at: pending.created_at,
       completed_at: null,
+      pdf_generated_at: null,
       livemode: false,
     });
     expect((await get(`/v1/verify/statements/${pending.id}`)).json()).toEqual(pending);

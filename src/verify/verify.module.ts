@@ -6,6 +6,7 @@ import { claimPublicRoutes, claimRoutes } from './claim.routes.js';
 import { receiptCheckPages } from './pages/receipt-check.surface.js';
 import { portalPages } from './portal/portal.surface.js';
 import { generateStatementJob } from './statement.jobs.js';
+import { statementDocumentRoutes } from './statement-document.routes.js';
 import { statementRoutes } from './statement.routes.js';
 import { registerVerifyCommands } from './verify.cli.js';
 
@@ -19,12 +20,12 @@ declare module '../platform/context.js' {
 /**
  * Verify: proofs of Bitcoin ownership (challenges), claims and their signed receipts, the keys
  * that sign them, checking a receipt online or offline, access requests and the portal, and
- * statements of shared claims.
+ * statements of shared claims and their PDFs.
  */
 export const verifyModule = defineModule({
   name: 'verify',
   context: (ctx) => ({ depositWallets: createDepositWallets(ctx.config.depositXpub) }),
-  apiRoutes: [claimRoutes, accessRequestRoutes, statementRoutes],
+  apiRoutes: [claimRoutes, accessRequestRoutes, statementRoutes, statementDocumentRoutes],
   jobs: [notifyAccessRequestJob, expireAccessRequestJob, portalSignInMailJob, generateStatementJob],
   publicRoutes: [claimPublicRoutes],
   pages: [receiptCheckPages, portalPages],

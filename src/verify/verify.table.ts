@@ -183,6 +183,24 @@ export interface StatementTable {
   created_at: number;
   updated_at: number;
   completed_at: number | null;
+  /** When its first PDF was generated (and billed); null until then. */
+  pdf_generated_at: number | null;
+}
+
+/** A statement's PDF in one format, generated once and served as stored ever after. */
+export interface StatementDocumentTable {
+  seq: Generated<number>;
+  statement_id: string;
+  format: 'monthly' | 'custom';
+  page_size: string;
+  pdf: Buffer;
+  /** SHA-256 of `pdf`, lowercase hex: the ETag and Content-Digest of every download. */
+  pdf_sha256: string;
+  /** SHA-256 of the signed data embedded in the PDF (the JWS payload), lowercase hex: the hash printed on it. */
+  document_hash: string;
+  /** The JWS `kid`. */
+  signing_key_id: string;
+  created_at: number;
 }
 
 export type SigningKeyRow = Selectable<SigningKeyTable>;
@@ -194,6 +212,7 @@ export type AccessRequestRow = Selectable<AccessRequestTable>;
 export type PortalLinkRow = Selectable<PortalLinkTable>;
 export type PortalSessionRow = Selectable<PortalSessionTable>;
 export type StatementRow = Selectable<StatementTable>;
+export type StatementDocumentRow = Selectable<StatementDocumentTable>;
 
 export interface VerifyTables {
   verify_signing_keys: SigningKeyTable;
@@ -205,6 +224,7 @@ export interface VerifyTables {
   verify_portal_sessions: PortalSessionTable;
   verify_portal_sign_in_attempts: PortalSignInAttemptTable;
   verify_statements: StatementTable;
+  verify_statement_documents: StatementDocumentTable;
 }
 
 declare module '../platform/db/schema.js' {

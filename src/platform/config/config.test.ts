@@ -48,6 +48,12 @@ describe('configuration from the environment', () => {
     expect(config.masterKey?.toString('hex')).toBe('ab'.repeat(32));
   });
 
+  it('lays statement PDFs out on A4 unless STATEMENT_PAGE_SIZE says Letter (any letter case)', () => {
+    expect(loadConfig({}).statementPageSize).toBe('A4');
+    expect(loadConfig({ STATEMENT_PAGE_SIZE: 'letter' }).statementPageSize).toBe('Letter');
+    expect(loadConfig({ STATEMENT_PAGE_SIZE: 'a4' }).statementPageSize).toBe('A4');
+  });
+
   it.each([
     ['PORT', 'eighty', /^Invalid configuration: PORT must be a whole number from 0 to 65535 \(got "eighty"\)$/],
     ['PORT', '70000', /PORT must be a whole number/],
@@ -59,6 +65,7 @@ describe('configuration from the environment', () => {
     ['MASTER_KEY', 'short', /MASTER_KEY must be 32 bytes/],
     ['MASTER_KEY_PREVIOUS', 'ab'.repeat(31), /^Invalid configuration: MASTER_KEY_PREVIOUS must be 32 bytes/],
     ['TRUST_PROXY', 'sometimes', /TRUST_PROXY must be true, false/],
+    ['STATEMENT_PAGE_SIZE', 'A5', /^Invalid configuration: STATEMENT_PAGE_SIZE must be A4 or Letter \(got "A5"\)$/],
   ])('refuses %s=%s with one line naming it', (name, value, message) => {
     let error: unknown;
     try {

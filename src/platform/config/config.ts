@@ -15,6 +15,9 @@ export class ConfigError extends Error {
 }
 
 export type Environment = 'development' | 'production' | 'test';
+/** Paper sizes documents (statement PDFs) are laid out for: ISO A4 and US Letter. */
+export const PAGE_SIZES = ['A4', 'Letter'] as const;
+export type PageSize = (typeof PAGE_SIZES)[number];
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 export type DatabaseConfig =
   | { engine: 'sqlite'; file: string }
@@ -85,6 +88,8 @@ export interface Config {
   rateLimit: { perSecond: number; burst: number };
   /** Outgoing e-mail (docs/architecture.md, "Mail"). */
   mail: MailConfig;
+  /** The paper size statement PDFs are laid out for (`STATEMENT_PAGE_SIZE`). */
+  statementPageSize: PageSize;
 }
 
 type Env = Record<string, string | undefined>;
@@ -149,6 +154,7 @@ export function loadConfig(env: Env = { ...readDotenv(), ...process.env }): Conf
       burst: integer('RATE_LIMIT_BURST', get('RATE_LIMIT_BURST') ?? String(rateLimitPerSecond), 0, 1_000_000),
     },
     apiKeyCache: { ttlMs: integer('API_KEY_CACHE_SECONDS', get('API_KEY_CACHE_SECONDS') ?? '2', 0, 300) * 1000, maxEntries: 10_000 },
+    statementPageSize: pageSize(get('STATEMENT_PAGE_SIZE')),
     mail: {
       smtp: smtpConfig(get('SMTP_URL')),
       from: mailFrom(get('MAIL_FROM'), publicBaseUrl),
@@ -167,6 +173,13 @@ function integer(name: string, value: string, min: number, max: number): number 
     throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${value}")`);
   }
   return Number(value);
+}
+
+/** `A4` (the default) or `Letter`, in any letter case. */
+function pageSize(value: string | undefined): PageSize {
+  const size = PAGE_SIZES.find((name) => name.toLowerCase() === (value ?? 'A4').toLowerCase());
+  if (size === undefined) throw new ConfigError('STATEMENT_PAGE_SIZE', `must be A4 or Letter (got "${value}")`);
+  return size;
 }
 
 function baseUrl(name: string, value: string): string {

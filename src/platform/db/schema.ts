@@ -2,6 +2,7 @@ import type { DataKeysTables } from '../crypto/data-key.table.js';
 import type { EventsTables } from '../events/event.table.js';
 import type { IdempotencyTables } from '../http/idempotency.table.js';
 import type { JobsTables } from '../jobs/job.table.js';
+import type { UsageTables } from '../usage/usage.table.js';
 import type { WebhooksTables } from '../webhooks/webhook.table.js';
 
 /**
@@ -12,4 +13,4 @@ import type { WebhooksTables } from '../webhooks/webhook.table.js';
  *     interface Database extends ConnectTables {}
  *   }
  */
-export interface Database extends JobsTables, EventsTables, IdempotencyTables, WebhooksTables, DataKeysTables {}
+export interface Database extends JobsTables, EventsTables, IdempotencyTables, WebhooksTables, UsageTables, DataKeysTables {}

@@ -114,6 +114,16 @@ export const ERROR_TABLE = {
     type: 'permission_error',
     message: 'The account holder shared this claim with you without the statements permission.',
   },
+  statement_not_ready: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'The statement is still being computed; its PDF can be downloaded once it is completed.',
+  },
+  statement_failed: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'The statement failed and has no document; generate a new statement.',
+  },
   mail_unavailable: {
     status: 503,
     type: 'api_error',

@@ -41,6 +41,8 @@ const WHERE_CODES_HAPPEN = {
   access_request_not_pending: 'route',
   mail_unavailable: 'route',
   statement_permission_missing: 'route',
+  statement_not_ready: 'route',
+  statement_failed: 'route',
   route_not_found: 'no operation',
   method_not_allowed: 'no operation',
   // Written on the socket when Node's parser refuses the bytes: no request, so no operation, exists.

@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import { firstString } from '../../platform/web/form-values.js';
 import { html, type SafeHtml } from '../../platform/web/html.js';
 import type { PageContent, PageKit, PageSurface } from '../../platform/web/page-surface.js';
-import type { ClaimStatement, ReceiptCheck } from '../claim.schemas.js';
+import { PROOF_FORMAT_WORDS, type ClaimStatement, type ReceiptCheck } from '../claim.schemas.js';
 import { checkReceipt } from '../claim.service.js';
 
 /** Longest receipt the form takes (a proof-of-funds claim with many inputs is the largest). */
@@ -35,14 +35,6 @@ function subjectText(claim: ClaimStatement): string {
   return claim.subject.type === 'address' ? `the ${claim.network} address ${claim.subject.address}` : `the ${claim.network} wallet ${claim.subject.descriptor}`;
 }
 
-const PROOF_WORDS: Record<ClaimStatement['proof']['format'], string> = {
-  'bip322-simple': 'a BIP-322 signature (simple)',
-  'bip322-full': 'a BIP-322 signature (full)',
-  'bip322-pof': 'a BIP-322 proof of funds',
-  legacy: 'a signed message (legacy format)',
-  deposit: 'a deposit paid from it',
-};
-
 function resultPage(action: string, receipt: string, check: ReceiptCheck): PageContent {
   if (!check.valid || !check.claim) {
     return {
@@ -63,7 +55,7 @@ ${formSection(action, receipt)}`,
 <p class="${revoked ? 'lead' : 'success'}" role="status">${revoked ? 'Its signature holds, but the account holder has since revoked this claim.' : `${check.issuer} checked and signed it, and the Bitcoin proof inside it holds.`}</p>
 <dl class="facts">
 <dt>What it states</dt><dd>Account holder <span class="code">${claim.account_holder_id}</span> controls ${subjectText(claim)}.</dd>
-<dt>Proven by</dt><dd>${PROOF_WORDS[claim.proof.format]}${claim.proof.signed_path ? html` with the key of <span class="code">${claim.proof.address}</span> (path ${claim.proof.signed_path})` : ''}${claim.proof.txid ? html`, transaction <span class="code">${claim.proof.txid}</span>` : ''}</dd>
+<dt>Proven by</dt><dd>${PROOF_FORMAT_WORDS[claim.proof.format]}${claim.proof.signed_path ? html` with the key of <span class="code">${claim.proof.address}</span> (path ${claim.proof.signed_path})` : ''}${claim.proof.txid ? html`, transaction <span class="code">${claim.proof.txid}</span>` : ''}</dd>
 <dt>Checked</dt><dd>${new Date(claim.verified_at * 1000).toISOString().replace('.000Z', ' UTC').replace('T', ' ')}, at block ${claim.chain.height}</dd>
 <dt>Claim</dt><dd><span class="code">${claim.id}</span>${check.status ? `, ${check.status}` : ''}${claim.livemode ? '' : ' (test mode)'}</dd>
 </dl>

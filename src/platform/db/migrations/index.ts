@@ -12,7 +12,9 @@ import { connectOwnershipMigration } from './0009_connect_ownership.js';
 import { mailMigration } from './0010_mail.js';
 import { verifyAccessMigration } from './0011_verify_access.js';
 import { verifyStatementsMigration } from './0012_verify_statements.js';
-import { dataKeysMigration } from './0014_data_keys.js';
+import { usageMigration } from './0013_usage.js';
+import { verifyStatementDocumentsMigration } from './0014_verify_statement_documents.js';
+import { dataKeysMigration } from './0015_data_keys.js';
 
 /**
  * The ordered list of schema versions. Names sort in the order they must run; a migration, once
@@ -32,6 +34,8 @@ export function allMigrations(capabilities: DbCapabilities): Record<string, Migr
     '0010_mail': mailMigration(capabilities),
     '0011_verify_access': verifyAccessMigration(capabilities),
     '0012_verify_statements': verifyStatementsMigration(capabilities),
-    '0014_data_keys': dataKeysMigration(capabilities),
+    '0013_usage': usageMigration(capabilities),
+    '0014_verify_statement_documents': verifyStatementDocumentsMigration(capabilities),
+    '0015_data_keys': dataKeysMigration(capabilities),
   };
 }

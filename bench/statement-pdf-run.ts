@@ -1,0 +1,133 @@
+/**
+ * One measurement of `bench/statement-pdf.ts`, in a process of its own so its peak memory is its
+ * own. `node --import tsx bench/statement-pdf-run.ts ours|bare|bare-plain input.json`:
+ * - `ours`: what a first download costs, from the chain's transactions in memory: the statement
+ *   computed, its document built, hashed and signed, and the PDF rendered (both layouts' code, the
+ *   monthly layout).
+ * - `bare`, `bare-plain`: the same transaction rows (computed and formatted first, untimed) written
+ *   as a table with nothing but pdfkit's own `doc.text`, the same fonts and page size (below).
+ * Prints `BENCH_RESULT {ms, peakMiB, startMiB, bytes, pages}`.
+ */
+import { createHash, generateKeyPairSync } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { JWK } from 'jose';
+import PDFDocument from 'pdfkit';
+import { signJws } from '../src/verify/receipt.js';
+import { computeStatement } from '../src/verify/statement-computation.js';
+import { STATEMENT_DOCUMENT_TYPE, type StatementDocument } from '../src/verify/statement-document.schemas.js';
+import { renderStatementPdf } from '../src/verify/statement-pdf/statement-pdf.js';
+import { btc, btcOrBlank, localMinute, shortTxid } from '../src/verify/statement-pdf/statement-words.js';
+import { bigintReviver, type StatementBenchInput, type StatementBenchResult } from './statement-pdf-input.js';
+
+/** Page objects in a PDF as pdfkit writes it (no object streams). */
+const pageCount = (pdf: Buffer) => pdf.toString('latin1').match(/\/Type \/Page\b(?!s)/g)?.length ?? 0;
+
+const FONT = (name: string) => new URL(`../src/verify/statement-pdf/fonts/${name}`, import.meta.url);
+
+function compute(input: StatementBenchInput) {
+  const heights = new Map(input.heights);
+  return computeStatement({
+    period: input.period,
+    timezone: input.timezone,
+    claims: [{ claim_id: 'clm_bench', subject: { type: 'address', address: input.address }, network: 'testnet', addresses: [input.address] }],
+    transactions: input.transactions,
+    chain: { tipHeight: input.tip.height, tipHash: input.tip.hash, minConfirmations: 6, heightBefore: (instant) => heights.get(instant) as number },
+  });
+}
+
+async function ours(input: StatementBenchInput): Promise<{ bytes: number; pages: number }> {
+  const data = compute(input);
+  const document: StatementDocument = {
+    iss: 'https://ownproof.example.com',
+    document: { format: 'monthly', page_size: 'A4', issued_at: 1_790_000_000 },
+    statement: {
+      id: 'stmt_bench0000000000000000',
+      livemode: true,
+      requested_by: 'Bench Lending',
+      account_holder: { id: 'ah_bench000000000000000000', email: 'bench@example.com', name: 'Bench Holder', external_ref: null },
+      created_at: 1_790_000_000,
+      completed_at: 1_790_000_000,
+    },
+    claims: [
+      {
+        claim: {
+          id: 'clm_bench',
+          account_holder_id: 'ah_bench000000000000000000',
+          subject: { type: 'address', address: input.address },
+          address_type: 'p2wpkh',
+          network: 'testnet',
+          label: null,
+          proof: { format: 'bip322-simple', message: 'bench', address: input.address, signature: 'AA==' },
+          verified_at: 1_790_000_000,
+          chain: { height: 1, block_hash: '00'.repeat(32) },
+          livemode: true,
+        },
+        receipt: 'eyJ.bench.receipt',
+      },
+    ],
+    data,
+  };
+  const { privateKey } = generateKeyPairSync('ed25519');
+  const payload = Buffer.from(JSON.stringify(document), 'utf8');
+  const documentHash = createHash('sha256').update(payload).digest('hex');
+  const jws = await signJws({ kid: 'rk_bench', privateJwk: privateKey.export({ format: 'jwk' }) as JWK }, STATEMENT_DOCUMENT_TYPE, payload);
+  const pdf = await renderStatementPdf({ document, jws, kid: 'rk_bench', documentHash, verifyUrl: 'https://ownproof.example.com/verify' });
+  return { bytes: pdf.length, pages: pageCount(pdf) };
+}
+
+/**
+ * The transaction rows as the statement prints them, written the plain pdfkit way, a new page when
+ * one is full: `aligned` writes each cell with `doc.text(cell, x, y, {width, align})` (how pdfkit
+ * aligns a column of amounts), `plain` with `doc.text(cell, x, y)` alone (its cheapest text call;
+ * every cell left-aligned).
+ */
+async function bare(rows: string[][], variant: 'aligned' | 'plain'): Promise<{ bytes: number; pages: number }> {
+  const doc = new PDFDocument({ size: 'A4', margin: 42, bufferPages: true, font: null as unknown as string });
+  doc.registerFont('regular', readFileSync(FONT('DejaVuSans.ttf')));
+  doc.registerFont('bold', readFileSync(FONT('DejaVuSans-Bold.ttf')));
+  const chunks: Buffer[] = [];
+  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const ended = new Promise((resolve) => doc.on('end', resolve));
+  const widths = [62, 84, 30, 64, 64, 56, 70];
+  const titles = ['Date and time', 'Transaction', 'Block', 'In (BTC)', 'Out (BTC)', 'Fee (BTC)', 'Balance (BTC)'];
+  let y = 58;
+  const line = (cells: string[], font: string) => {
+    doc.font(font).fontSize(7.5);
+    let x = 42;
+    cells.forEach((cell, i) => {
+      if (variant === 'aligned') doc.text(cell, x, y, { width: widths[i], align: i < 2 ? 'left' : 'right', lineBreak: false });
+      else doc.text(cell, x, y, { lineBreak: false });
+      x += (widths[i] as number) + 9;
+    });
+    y += 13.5;
+  };
+  line(titles, 'bold');
+  for (const row of rows) {
+    if (y > doc.page.height - 60) {
+      doc.addPage();
+      y = 58;
+      line(titles, 'bold');
+    }
+    line(row, 'regular');
+  }
+  doc.end();
+  await ended;
+  const pdf = Buffer.concat(chunks);
+  return { bytes: pdf.length, pages: pageCount(pdf) };
+}
+
+const [mode, file] = process.argv.slice(2);
+const input = JSON.parse(readFileSync(file as string, 'utf8'), bigintReviver) as StatementBenchInput;
+let rows: string[][] = [];
+if (mode !== 'ours') {
+  // The same rows, made before the clock starts: the bare table is pdfkit's share alone.
+  rows = compute(input).months.flatMap((m) =>
+    m.transactions.map((tx) => [localMinute(tx.block_time_local), shortTxid(tx.txid), String(tx.block_height), btcOrBlank(tx.amount_in), btcOrBlank(tx.amount_out), btcOrBlank(tx.fee), btc(tx.balance)]),
+  );
+}
+const startMiB = process.memoryUsage().rss / 2 ** 20;
+const started = performance.now();
+const made = mode === 'ours' ? await ours(input) : await bare(rows, mode === 'bare-plain' ? 'plain' : 'aligned');
+const ms = performance.now() - started;
+const result: StatementBenchResult = { ms, peakMiB: process.resourceUsage().maxRSS / 1024, startMiB, ...made };
+process.stdout.write(`BENCH_RESULT ${JSON.stringify(result)}\n`);

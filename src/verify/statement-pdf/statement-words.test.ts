@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { btc, btcOrBlank, localMinute, momentInWords, monthTitle, offsetAt, periodInWords, shortTxid } from './statement-words.js';
+
+const at = (iso: string) => Date.parse(iso) / 1000;
+
+describe('amounts in BTC', () => {
+  it.each([
+    ['0', '0.00000000'],
+    ['1', '0.00000001'],
+    ['150000000', '1.50000000'],
+    ['123456789012', '1,234.56789012'],
+    ['2100000000000000', '21,000,000.00000000'],
+    // Beyond any float's exact range: the digits survive because nothing is a float.
+    ['123456789012345678901', '1,234,567,890,123.45678901'],
+    ['-5000', '-0.00005000'],
+  ])('writes %s satoshis as %s', (sats, text) => {
+    expect(btc(sats)).toBe(text);
+  });
+
+  it('leaves a zero amount column blank', () => {
+    expect(btcOrBlank('0')).toBe('');
+    expect(btcOrBlank('7')).toBe('0.00000007');
+  });
+});
+
+describe('transaction ids and times', () => {
+  it('shortens a txid to its first and last 8 hex digits', () => {
+    expect(shortTxid('0123456789abcdef'.repeat(4))).toBe('01234567…89abcdef');
+  });
+
+  it('writes the stored local time to the minute without date arithmetic', () => {
+    expect(localMinute('2026-03-08T03:00:00-04:00')).toBe('2026-03-08 03:00');
+  });
+});
+
+describe('periods and months in words, in the statement’s time zone', () => {
+  it('writes a period of whole local days with its last day included', () => {
+    // New York: March is an hour shorter (DST starts on the 8th); the period still reads as whole days.
+    expect(periodInWords({ open: at('2026-03-01T05:00:00Z'), close: at('2026-04-01T04:00:00Z') }, 'America/New_York')).toBe('1 March 2026 to 31 March 2026');
+    expect(periodInWords({ open: at('2026-01-01T00:00:00Z'), close: at('2027-01-01T00:00:00Z') }, 'UTC')).toBe('1 January 2026 to 31 December 2026');
+  });
+
+  it('writes a period that does not start and end at local midnight with its times, the end excluded', () => {
+    expect(periodInWords({ open: at('2026-10-01T00:00:00Z'), close: at('2026-11-20T00:00:00Z') }, 'America/New_York')).toBe(
+      '30 September 2026, 20:00 to 19 November 2026, 19:00 (the end not included)',
+    );
+  });
+
+  it('starts months at local midnight in zones with odd offsets', () => {
+    // Chatham is UTC+13:45 in January; Kolkata UTC+05:30.
+    expect(periodInWords({ open: at('2025-12-31T10:15:00Z'), close: at('2026-01-31T10:15:00Z') }, 'Pacific/Chatham')).toBe('1 January 2026 to 31 January 2026');
+    expect(offsetAt(at('2026-01-15T00:00:00Z'), 'Pacific/Chatham')).toBe('UTC+13:45');
+    expect(offsetAt(at('2026-01-15T00:00:00Z'), 'Asia/Kolkata')).toBe('UTC+05:30');
+  });
+
+  it('says where a balance is taken: the start or end of a day at midnight, else the time', () => {
+    expect(momentInWords(at('2026-11-01T04:00:00Z'), 'America/New_York', 'start')).toBe('start of 1 November 2026');
+    expect(momentInWords(at('2026-11-01T04:00:00Z'), 'America/New_York', 'end')).toBe('end of 31 October 2026');
+    expect(momentInWords(at('2026-11-01T00:00:00Z'), 'America/New_York', 'end')).toBe('31 October 2026, 20:00');
+  });
+
+  it('titles a month section, with where the period cuts it', () => {
+    expect(monthTitle({ month: '2026-03', start: at('2026-03-01T05:00:00Z'), end: at('2026-04-01T04:00:00Z') }, 'America/New_York')).toBe('March 2026');
+    expect(monthTitle({ month: '2026-09', start: at('2026-10-01T00:00:00Z'), end: at('2026-10-01T04:00:00Z') }, 'America/New_York')).toBe(
+      'September 2026, from 30 September, 20:00',
+    );
+    expect(monthTitle({ month: '2026-11', start: at('2026-11-01T04:00:00Z'), end: at('2026-11-20T05:00:00Z') }, 'America/New_York')).toBe('November 2026, to 19 November');
+    expect(monthTitle({ month: '2026-11', start: at('2026-11-01T04:00:00Z'), end: at('2026-11-20T00:00:00Z') }, 'America/New_York')).toBe(
+      'November 2026, until 19 November, 19:00',
+    );
+  });
+});
