@@ -18,6 +18,8 @@ export interface StatementBenchResult {
   startMiB: number;
   bytes: number;
   pages: number;
+  /** `ours` only: the part of `ms` spent computing the statement (the rest: document, JWS, PDF). */
+  computeMs?: number;
 }
 
 /** JSON with bigints: `{"$n": "123"}`. */

@@ -35,8 +35,10 @@ function compute(input: StatementBenchInput) {
   });
 }
 
-async function ours(input: StatementBenchInput): Promise<{ bytes: number; pages: number }> {
+async function ours(input: StatementBenchInput): Promise<{ bytes: number; pages: number; computeMs: number }> {
+  const started = performance.now();
   const data = compute(input);
+  const computeMs = performance.now() - started;
   const document: StatementDocument = {
     iss: 'https://ownproof.example.com',
     document: { format: 'monthly', page_size: 'A4', issued_at: 1_790_000_000 },
@@ -72,7 +74,7 @@ async function ours(input: StatementBenchInput): Promise<{ bytes: number; pages:
   const documentHash = createHash('sha256').update(payload).digest('hex');
   const jws = await signJws({ kid: 'rk_bench', privateJwk: privateKey.export({ format: 'jwk' }) as JWK }, STATEMENT_DOCUMENT_TYPE, payload);
   const pdf = await renderStatementPdf({ document, jws, kid: 'rk_bench', documentHash, verifyUrl: 'https://ownproof.example.com/verify' });
-  return { bytes: pdf.length, pages: pageCount(pdf) };
+  return { bytes: pdf.length, pages: pageCount(pdf), computeMs };
 }
 
 /**

@@ -4,7 +4,7 @@
  * QR code on a rendered page.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -65,7 +65,7 @@ export async function pdfFonts(pdf: Buffer): Promise<{ name: string; embedded: b
 export async function pdfAttachments(pdf: Buffer): Promise<Map<string, Buffer>> {
   return withPdf(pdf, async (file, dir) => {
     const out = path.join(dir, 'attachments');
-    await run('mkdir', [out]);
+    mkdirSync(out);
     await run('pdfdetach', ['-saveall', '-o', out, file]);
     return new Map(readdirSync(out).map((name) => [name, readFileSync(path.join(out, name))]));
   });
