@@ -4,6 +4,7 @@ import type { AppContext } from '../platform/context.js';
 import type { Database } from '../platform/db/schema.js';
 import { recordEvent } from '../platform/events/event.service.js';
 import type { Scope } from '../platform/scope.js';
+import { ACCESS_PERMISSIONS } from './access-request.schemas.js';
 import { findClaimById, findGrantForUpdate, revokeAllGrantRows, revokeClaimRow, revokeGrantRow, upsertGrant } from './claim.repository.js';
 import { toClaim } from './claim.service.js';
 import type { ClaimGrantRow, ClaimRow } from './verify.table.js';
@@ -27,7 +28,7 @@ export interface Share {
 export async function shareClaim(trx: Transaction<Database>, deps: Pick<SharingDeps, 'clock' | 'capabilities'>, share: Share): Promise<void> {
   const existing = await findGrantForUpdate(trx, deps.capabilities, share.scope.clientId, share.claimId);
   const kept = existing && existing.revoked_at === null ? (JSON.parse(existing.permissions) as string[]) : [];
-  const permissions = ['balances', 'statements'].filter((p) => kept.includes(p) || share.permissions.includes(p));
+  const permissions = ACCESS_PERMISSIONS.filter((p) => kept.includes(p) || share.permissions.includes(p));
   await upsertGrant(trx, {
     client_id: share.scope.clientId,
     mode: share.scope.mode,

@@ -21,8 +21,7 @@ export type ChallengeSubject = { type: 'address'; address: string } | { type: 'w
 /** Where a challenge was started; the claim is shared accordingly. */
 export type ChallengeOrigin =
   | { kind: 'connect_session'; session_id: string; permissions: string[] }
-  /** Proven in the portal; `access_request_id` when the person came from a request's review. */
-  | { kind: 'portal'; access_request_id?: string };
+  | { kind: 'portal' };
 
 export interface ChallengeTable {
   seq: Generated<number>;

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import { enqueueJob } from '../../platform/jobs/enqueue.js';
+import { isMailAddress } from '../../platform/mail/address.js';
 import { notFoundPage } from '../../platform/web/error-pages.js';
 import { formValues } from '../../platform/web/form-values.js';
 import type { PageContent, PageKit } from '../../platform/web/page-surface.js';
@@ -18,6 +19,7 @@ import {
   portalPerson,
   signInWithLink,
   SESSION_TTL_SECONDS,
+  type PersonHolder,
   type PortalPerson,
 } from './portal-auth.service.js';
 import {
@@ -33,11 +35,9 @@ import {
   walletsPage,
   type PortalFrame,
 } from './portal-pages.js';
-import { personClaims, personRequest, personRequests } from './portal.service.js';
+import { personClaims, personRequest, personRequests, type PortalRequest } from './portal.service.js';
 
 const PAGE = { schema: { hide: true } } as const;
-/** Shape of an e-mail address the form takes (the mail server decides the rest). */
-const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 /** Notices after a POST, named in the redirect's query string (never free text from it). */
 const NOTICES = { revoked: 'Access revoked. They can no longer read that claim.', claim_revoked: 'The claim is revoked and no longer shared with anyone.' } as const;
 
@@ -86,6 +86,9 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
   const frame = (reply: FastifyReply, person: PortalPerson, current: PortalFrame['current']): PortalFrame => ({ prefix, person, csrfToken: reply.generateCsrf(), current });
   const notice = (request: FastifyRequest) => NOTICES[(request.query as Record<string, string>).done as keyof typeof NOTICES];
   const send = (reply: FastifyReply, page: PageContent) => kit.send(reply, page);
+  /** A used or expired sign-in link: the sign-in form for a new one. */
+  const linkEnded = (reply: FastifyReply) =>
+    send(reply, signInPage(prefix, reply.generateCsrf(), { status: 410, notice: 'This sign-in link has expired or was already used. Enter your e-mail address for a new one.' }));
 
   app.get('/', PAGE, async (request, reply) => {
     const token = request.cookies[COOKIE];
@@ -103,7 +106,7 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
     const fields = formValues(request.body, ['email', 'request']);
     const email = (fields.email ?? '').trim();
     const requestId = fields.request && /^ar_[0-9A-Za-z]{1,64}$/.test(fields.request) ? fields.request : undefined;
-    if (!EMAIL_SHAPE.test(email) || email.length > 254) {
+    if (!isMailAddress(email)) {
       return send(reply, signInPage(prefix, reply.generateCsrf(), { email, ...(requestId ? { requestId } : {}), error: 'Enter an e-mail address like name@example.com.' }));
     }
     const admitted = await admitSignInRequest(ctx, email, request.ip);
@@ -116,17 +119,13 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
   });
 
   app.get<{ Params: { token: string } }>('/sign-in/:token', PAGE, async (request, reply) => {
-    if (!(await linkIsUsable(ctx, request.params.token))) {
-      return send(reply, signInPage(prefix, reply.generateCsrf(), { status: 410, notice: 'This sign-in link has expired or was already used. Enter your e-mail address for a new one.' }));
-    }
+    if (!(await linkIsUsable(ctx, request.params.token))) return linkEnded(reply);
     return send(reply, confirmSignInPage(`${prefix}/sign-in/${encodeURIComponent(request.params.token)}`, reply.generateCsrf()));
   });
 
   app.post<{ Params: { token: string } }>('/sign-in/:token', form, async (request, reply) => {
     const outcome = await signInWithLink(ctx, request.params.token, request.cookies[COOKIE]);
-    if (!outcome.ok) {
-      return send(reply, signInPage(prefix, reply.generateCsrf(), { status: 410, notice: 'This sign-in link has expired or was already used. Enter your e-mail address for a new one.' }));
-    }
+    if (!outcome.ok) return linkEnded(reply);
     reply.setCookie(COOKIE, outcome.sessionToken, { ...cookieOptions, maxAge: SESSION_TTL_SECONDS });
     return reply.redirect(`${prefix}/requests${outcome.accessRequestId ? `/${outcome.accessRequestId}` : ''}`, 303);
   });
@@ -144,40 +143,45 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
     return send(reply, requestsPage(frame(reply, person, 'requests'), await personRequests(ctx, person)));
   });
 
-  /** A request of the signed-in person with the claims they may share with its requester; or the not-found page sent. */
-  async function review(request: FastifyRequest<{ Params: IdParams }>, reply: FastifyReply) {
-    const person = await signedIn(request, reply, request.params.id);
+  /** A request of the signed-in person; or the sign-in redirect or the not-found page sent. */
+  async function ownRequest(request: FastifyRequest, reply: FastifyReply) {
+    const { id } = request.params as IdParams;
+    const person = await signedIn(request, reply, id);
     if (!person) return undefined;
-    const found = await personRequest(ctx, person, request.params.id);
+    const found = await personRequest(ctx, person, id);
     if (!found) {
-      kit.send(reply, notFoundPage());
+      send(reply, notFoundPage());
       return undefined;
     }
-    const claims = (await personClaims(ctx, person, found.holder.id)).filter((c) => c.row.status === 'active');
-    return { person, found, claims };
+    return { person, found };
+  }
+
+  /** The review page: the request and the claims its account holder may share with the requester. */
+  async function sendReview(reply: FastifyReply, seen: { person: PortalPerson; found: PortalRequest }, error?: string) {
+    const claims = (await personClaims(ctx, seen.person, seen.found.holder.id)).filter((c) => c.row.status === 'active');
+    return send(reply, reviewPage(frame(reply, seen.person, 'requests'), { request: seen.found, claims, ...(error ? { error } : {}) }));
   }
 
   app.get<{ Params: IdParams }>('/requests/:id', PAGE, async (request, reply) => {
-    const seen = await review(request, reply);
+    const seen = await ownRequest(request, reply);
     if (!seen) return reply;
-    return send(reply, reviewPage(frame(reply, seen.person, 'requests'), { request: seen.found, claims: seen.claims }));
+    return sendReview(reply, seen);
   });
 
   app.post<{ Params: IdParams }>('/requests/:id/approve', form, async (request, reply) => {
-    const seen = await review(request, reply);
+    const seen = await ownRequest(request, reply);
     if (!seen) return reply;
     const body = (request.body ?? {}) as Record<string, unknown>;
     const picked = (Object.hasOwn(body, 'claim') ? [body.claim].flat() : []).filter((v): v is string => typeof v === 'string');
     const outcome = await grantAccessRequest(ctx, seen.found.row, picked);
     if (!outcome.ok && outcome.reason !== 'not_pending') {
-      const error = outcome.reason === 'no_claims' ? 'Choose at least one wallet to share, or decline the request.' : 'Choose only wallets listed here.';
-      return send(reply, reviewPage(frame(reply, seen.person, 'requests'), { request: seen.found, claims: seen.claims, error }));
+      return sendReview(reply, seen, outcome.reason === 'no_claims' ? 'Choose at least one wallet to share, or decline the request.' : 'Choose only wallets listed here.');
     }
     return reply.redirect(`${prefix}/requests/${seen.found.row.id}`, 303);
   });
 
   app.post<{ Params: IdParams }>('/requests/:id/decline', form, async (request, reply) => {
-    const seen = await review(request, reply);
+    const seen = await ownRequest(request, reply);
     if (!seen) return reply;
     await declineAccessRequest(ctx, seen.found.row);
     return reply.redirect(`${prefix}/requests/${seen.found.row.id}`, 303);
@@ -236,21 +240,14 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
     return reply.redirect(`${prefix}/wallets${revoked ? '?done=claim_revoked' : ''}`, 303);
   });
 
-  /** The proof pages' place for one of the person's account holders; undefined after sending them away. */
-  async function placeFor(request: FastifyRequest, reply: FastifyReply, holderId: string, at: { base: string; back: ProofPlace['back']; doneUrl: string; accessRequestId?: string }): Promise<ProofPlace | undefined> {
-    const person = await signedIn(request, reply);
-    if (!person) return undefined;
-    const holder = person.holders.find((h) => h.id === holderId);
-    if (!holder) {
-      reply.redirect(`${prefix}/wallets`, 303);
-      return undefined;
-    }
+  /** The proof pages' place for one of the person's account holders. */
+  function placeFor(holder: PersonHolder, at: { base: string; back: ProofPlace['back']; doneUrl: string }): ProofPlace {
     return {
       scope: { clientId: holder.clientId, mode: holder.mode },
       accountHolderId: holder.id,
       requesterName: holder.clientName,
       base: at.base,
-      origin: { kind: 'portal', ...(at.accessRequestId ? { access_request_id: at.accessRequestId } : {}) },
+      origin: { kind: 'portal' },
       back: at.back,
       doneUrl: at.doneUrl,
       sendOptions: { testMode: holder.mode === 'test' },
@@ -260,11 +257,10 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
   await app.register(
     proofRoutes({
       async resolve(request, reply) {
-        const { id } = request.params as IdParams;
-        const seen = await review(request as FastifyRequest<{ Params: IdParams }>, reply);
+        const seen = await ownRequest(request, reply);
         if (!seen) return undefined;
         const base = `${prefix}/requests/${seen.found.row.id}`;
-        return placeFor(request, reply, seen.found.holder.id, { base: `${base}/prove`, back: { href: base, label: 'Back to the request' }, doneUrl: base, accessRequestId: id });
+        return placeFor(seen.found.holder, { base: `${base}/prove`, back: { href: base, label: 'Back to the request' }, doneUrl: base });
       },
     }),
     { prefix: '/requests/:id/prove', kit },
@@ -273,9 +269,16 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
   await app.register(
     proofRoutes({
       async resolve(request, reply) {
-        const { holder } = request.params as { holder: string };
-        return placeFor(request, reply, holder, {
-          base: `${prefix}/wallets/prove/${encodeURIComponent(holder)}`,
+        const person = await signedIn(request, reply);
+        if (!person) return undefined;
+        const { holder: holderId } = request.params as { holder: string };
+        const holder = person.holders.find((h) => h.id === holderId);
+        if (!holder) {
+          reply.redirect(`${prefix}/wallets`, 303);
+          return undefined;
+        }
+        return placeFor(holder, {
+          base: `${prefix}/wallets/prove/${encodeURIComponent(holder.id)}`,
           back: { href: `${prefix}/wallets`, label: 'Back to my wallets' },
           doneUrl: `${prefix}/wallets`,
         });
