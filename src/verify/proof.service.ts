@@ -154,10 +154,26 @@ function proofTarget(input: string, mode: Scope['mode']): ProofTarget | { ok: fa
   return { ok: true, subject: { type: 'wallet', descriptor: read.wallet.descriptor }, signingAddress: signing.address, signingPath: '0/0', network: read.wallet.network };
 }
 
-/** An open challenge of this account holder, as the pages need it; undefined when there is none. */
-export async function findHolderChallenge(deps: Pick<ProofDeps, 'db'>, accountHolderId: string, id: string): Promise<ChallengeRow | undefined> {
+/**
+ * A challenge started where the pages now are: the same account holder, tenancy and origin (for a
+ * connect session, the same session and account). Undefined otherwise, so a challenge answered
+ * under another place's URL can never finish as that place's proof (and, in connect, mark another
+ * account proven).
+ */
+export async function findPlacedChallenge(
+  deps: Pick<ProofDeps, 'db'>,
+  place: { scope: Scope; accountHolderId: string; origin: ChallengeOrigin },
+  id: string,
+): Promise<ChallengeRow | undefined> {
   const challenge = await findChallenge(deps.db, id);
-  return challenge?.account_holder_id === accountHolderId ? challenge : undefined;
+  if (!challenge || challenge.account_holder_id !== place.accountHolderId) return undefined;
+  if (challenge.client_id !== place.scope.clientId || challenge.mode !== place.scope.mode) return undefined;
+  return sameOrigin(JSON.parse(challenge.origin) as ChallengeOrigin, place.origin) ? challenge : undefined;
+}
+
+function sameOrigin(a: ChallengeOrigin, b: ChallengeOrigin): boolean {
+  if (a.kind === 'portal' || b.kind === 'portal') return a.kind === b.kind;
+  return a.session_id === b.session_id && a.account_id === b.account_id;
 }
 
 export type SubmitOutcome =

@@ -20,7 +20,8 @@ export type ChallengeSubject = { type: 'address'; address: string } | { type: 'w
 
 /** Where a challenge was started; the claim is shared accordingly. */
 export type ChallengeOrigin =
-  | { kind: 'connect_session'; session_id: string; permissions: string[] }
+  /** `account_id`: the connected account the pages prove (the pages always set it; tests that call the service need not). */
+  | { kind: 'connect_session'; session_id: string; permissions: string[]; account_id?: string }
   | { kind: 'portal' };
 
 export interface ChallengeTable {

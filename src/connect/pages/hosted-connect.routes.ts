@@ -186,7 +186,7 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
           base: `${base}/accounts/${encodeURIComponent(wallet.account.id)}/prove`,
           subject: wallet.subject,
           subjectName: wallet.account.display_name,
-          origin: { kind: 'connect_session', session_id: hosted.session.id, permissions: hosted.permissions },
+          origin: { kind: 'connect_session', session_id: hosted.session.id, permissions: hosted.permissions, account_id: wallet.account.id },
           back: { href: base, label: 'Back to your connected accounts' },
           doneUrl: base,
           sendOptions: { testMode: hosted.mode === 'test', formActionOrigins: returnOrigins(hosted) },

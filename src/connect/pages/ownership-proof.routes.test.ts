@@ -157,6 +157,27 @@ describe.each(engines())('proving a connected wallet in the connect flow, on %s'
     expect(refused.body).toContain('This link isn’t valid');
   });
 
+  it('never lets a challenge of one account in the session prove another account of it', async () => {
+    const { session, path, agent, accountId, prove } = await connectedWallet(sandbox.descriptor);
+    const otherWallet = testnetWallet('p2wpkh');
+    await agent.get(`${path}/providers/bitcoin`);
+    expect((await agent.post(`${path}/providers/bitcoin`, { wallet: otherWallet.address })).statusCode).toBe(303);
+    const other = (await t.ctx.db.selectFrom('connect_accounts').select('id').where('session_id', '=', session.id).where('id', '!=', accountId).executeTakeFirstOrThrow()).id;
+    const { url, message } = await openChallenge(agent, prove);
+    const challengeId = url.split('/').pop() as string;
+    // The first wallet's valid signature, posted under the second account's proof URL.
+    const crossed = await agent.post(`${path}/accounts/${other}/prove/${challengeId}`, { signature: signMessage(sandboxSigner, message) });
+    expect(crossed.statusCode).toBe(404);
+    expect((await agent.get(`${path}/accounts/${other}/prove/${challengeId}`)).statusCode).toBe(404);
+    // The session is still open, so the API does not show its accounts yet: read what they record.
+    const claimOf = async (id: string) => (await t.ctx.db.selectFrom('connect_accounts').select('claim_id').where('id', '=', id).executeTakeFirstOrThrow()).claim_id;
+    expect(await claimOf(other)).toBeNull();
+    // Under its own account the same signature proves the first wallet.
+    expect((await agent.post(url, { signature: signMessage(sandboxSigner, message) })).statusCode).toBe(303);
+    expect(await claimOf(accountId)).toMatch(/^clm_/);
+    expect(await claimOf(other)).toBeNull();
+  });
+
   it('refuses a signature posted without the form’s CSRF token and changes nothing', async () => {
     const { agent, prove } = await connectedWallet(sandbox.descriptor);
     const { url, message } = await openChallenge(agent, prove);

@@ -4,7 +4,7 @@ import type { AppContext } from '../../platform/context.js';
 import { firstString, formValues } from '../../platform/web/form-values.js';
 import type { PageKit } from '../../platform/web/page-surface.js';
 import { sandboxPay } from '../../bitcoin/sandbox/sandbox-chain.js';
-import { checkDeposit, findHolderChallenge, startDepositChallenge, startSignatureChallenge, submitSignature, type SubmitOutcome } from '../proof.service.js';
+import { checkDeposit, findPlacedChallenge, startDepositChallenge, startSignatureChallenge, submitSignature, type SubmitOutcome } from '../proof.service.js';
 import type { ChallengeRow } from '../verify.table.js';
 import { challengeEndedPage, challengePage, depositPage, MAX_LABEL_LENGTH, proofUnavailablePage, subjectEntryPage, unknownChallengePage } from './proof-pages.js';
 import type { ProofHost, ProofPlace } from './proof-place.js';
@@ -48,7 +48,7 @@ export function proofRoutes(host: ProofHost): FastifyPluginAsync<{ kit: PageKit 
     async function placeAndChallenge(request: FastifyRequest<{ Params: ChallengeParams }>, reply: FastifyReply) {
       const place = await host.resolve(request, reply);
       if (!place) return undefined;
-      const challenge = await findHolderChallenge(ctx, place.accountHolderId, request.params.challenge);
+      const challenge = await findPlacedChallenge(ctx, place, request.params.challenge);
       if (!challenge) {
         send(reply, place, unknownChallengePage(place));
         return undefined;
