@@ -6,7 +6,7 @@ import { hashSecret } from '../platform/crypto/random.js';
 import type { Mode } from '../platform/scope.js';
 import type { Account } from './account.schemas.js';
 import { connectionPurpose, saveConnectedAccounts, toAccount, type AccountDeps } from './account.service.js';
-import { sessionAccountRows, updateAccount } from './account.repository.js';
+import { findAccountById, sessionAccountRows, updateAccount } from './account.repository.js';
 import type { SessionRow } from './connect.table.js';
 import type { Provider } from './providers/provider.js';
 import { countFailedLogin, findSessionBySecretHash } from './session.repository.js';
@@ -127,7 +127,7 @@ export async function exitSession(
 /** A wallet account of the session, and what its ownership proof proves: its address, or its descriptor. */
 export interface WalletToProve {
   account: Account;
-  /** The address of a one-address wallet, else the wallet's descriptor. */
+  /** The wallet's descriptor (a one-address wallet's `addr(…)` is proven as that address). */
   subject: string;
 }
 
@@ -138,12 +138,11 @@ export interface WalletToProve {
 export async function walletToProve(deps: HostedFlowDeps, hosted: HostedSession, accountId: string): Promise<WalletToProve | undefined> {
   const account = hosted.accounts.find((a) => a.id === accountId && a.provider.type === 'wallet' && a.provider.id === 'bitcoin');
   if (!account) return undefined;
-  const row = (await sessionAccountRows(deps.db, hosted.session.id)).find((r) => r.id === accountId);
-  if (!row) return undefined;
+  const row = await findAccountById(deps.db, accountId);
+  if (!row || row.session_id !== hosted.session.id) return undefined;
   const { descriptor } = JSON.parse(deps.secretBox.open(row.connection_sealed, connectionPurpose(row.id))) as { descriptor?: string };
   if (!descriptor) return undefined;
-  const single = /^addr\(([^)]+)\)/.exec(descriptor);
-  return { account, subject: single ? (single[1] as string) : descriptor };
+  return { account, subject: descriptor };
 }
 
 /** Records on the account the claim that proves it, in the claim's own transaction. */

@@ -7,7 +7,7 @@ import { resolvePage } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
 import { findClaimById, findGrantedClaim, listGrantedClaims, type GrantedClaimRow } from './claim.repository.js';
 import type { Claim, ClaimListQuery, ClaimStatement, ReceiptCheck } from './claim.schemas.js';
-import { verifyReceipt } from './receipt.js';
+import { receiptVerifier } from './receipt.js';
 import { publicJwks } from './signing-key.service.js';
 import type { ClaimRow } from './verify.table.js';
 
@@ -19,8 +19,11 @@ export function toClaim(row: ClaimRow): Claim {
   return { ...statement, object: 'claim', status: row.status, receipt: row.receipt };
 }
 
+/** Chain tips read for one request, by mode and network: every balance of a page is as of one height, read once. */
+type Tips = Map<string, Promise<{ height: number }>>;
+
 /** Adds the client's access, and the balance when the grant allows `balances`: the claim's addresses, read from the chain now. */
-async function withBalance(deps: ClaimDeps, row: GrantedClaimRow): Promise<Claim> {
+async function withBalance(deps: ClaimDeps, row: GrantedClaimRow, tips: Tips = new Map()): Promise<Claim> {
   const permissions = JSON.parse(row.grant_permissions) as string[];
   const claim: Claim = { ...toClaim(row), access: { permissions, granted_at: row.grant_created_at, revoked_at: null } };
   if (!permissions.includes('balances')) return claim;
@@ -28,7 +31,9 @@ async function withBalance(deps: ClaimDeps, row: GrantedClaimRow): Promise<Claim
   if (!source) return claim;
   const chain = chainOnNetwork(source, claim.network as NetworkName);
   const addresses = JSON.parse(row.addresses) as string[];
-  const [tip, utxos] = await Promise.all([chain.getTip(), chain.getUtxos(addresses)]);
+  const tipKey = `${row.mode}:${claim.network}`;
+  if (!tips.has(tipKey)) tips.set(tipKey, chain.getTip());
+  const [tip, utxos] = await Promise.all([tips.get(tipKey) as Promise<{ height: number }>, chain.getUtxos(addresses)]);
   let confirmed = 0n;
   let unconfirmed = 0n;
   for (const utxo of [...utxos.values()].flat()) {
@@ -50,7 +55,25 @@ export async function listClaims(deps: ClaimDeps, scope: Scope, query: ClaimList
   if (query.account_holder_id !== undefined) await requireAccountHolderParam(deps, scope, query.account_holder_id, 'account_holder_id');
   const page = await resolvePage(query, async (id) => (await findGrantedClaim(deps.db, scope, id))?.grant_seq);
   const { rows, hasMore } = await listGrantedClaims(deps.db, scope, query.account_holder_id === undefined ? {} : { accountHolderId: query.account_holder_id }, page);
-  return { data: await Promise.all(rows.map((row) => withBalance(deps, row))), has_more: hasMore };
+  const tips: Tips = new Map();
+  return { data: await Promise.all(rows.map((row) => withBalance(deps, row, tips))), has_more: hasMore };
+}
+
+/** The verifier of each database's published keys, kept while they stay the same. */
+const verifiers = new WeakMap<object, { kids: string; verify: ReturnType<typeof receiptVerifier> }>();
+
+/**
+ * A verifier of the keys published now. The key set is read each time (another process may have
+ * rotated), but the verifier — which imports each key once — is rebuilt only when it changed.
+ */
+async function publishedKeysVerifier(deps: Pick<AppContext, 'db'>): Promise<ReturnType<typeof receiptVerifier>> {
+  const jwks = await publicJwks(deps);
+  const kids = jwks.keys.map((key) => key.kid).join(' ');
+  const cached = verifiers.get(deps.db);
+  if (cached?.kids === kids) return cached.verify;
+  const verify = receiptVerifier(jwks);
+  verifiers.set(deps.db, { kids, verify });
+  return verify;
 }
 
 /**
@@ -58,7 +81,7 @@ export async function listClaims(deps: ClaimDeps, scope: Scope, query: ClaimList
  * service's published keys, that it was issued here, and the claim's current status.
  */
 export async function checkReceipt(deps: Pick<AppContext, 'db' | 'config'>, receipt: string): Promise<ReceiptCheck> {
-  const verdict = await verifyReceipt(receipt, await publicJwks(deps));
+  const verdict = await (await publishedKeysVerifier(deps))(receipt);
   if (!verdict.valid) return { valid: false, reason: verdict.reason, ...(verdict.issuer ? { issuer: verdict.issuer } : {}) };
   if (verdict.issuer !== deps.config.publicBaseUrl) {
     return { valid: false, reason: `issued by ${verdict.issuer}, not by this service (${deps.config.publicBaseUrl})`, issuer: verdict.issuer };

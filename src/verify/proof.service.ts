@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import { parseAddress } from '../bitcoin/address.js';
 import { chainOnNetwork } from '../bitcoin/chain/on-network.js';
-import { deriveWalletAddress, scanWallet, type WalletDescriptor } from '../bitcoin/keys/index.js';
+import { deriveWalletAddress, scanWallet, type WalletDescriptor, type WalletScan } from '../bitcoin/keys/index.js';
 import { verifyMessage } from '../bitcoin/message/verify-message.js';
 import type { NetworkName } from '../bitcoin/network.js';
 import { modeNetworks, readWalletInput } from '../bitcoin/wallet-input.js';
@@ -151,6 +151,10 @@ function proofTarget(input: string, mode: Scope['mode']): ProofTarget | { ok: fa
   const read = readWalletInput(text, mode);
   if (!read.ok) return read;
   const signing = deriveWalletAddress(read.wallet, 'receive', 0);
+  // A descriptor of one fixed address (`addr(…)`, no `/*`) is that address: proven, and claimed, as one.
+  if (!read.wallet.isRange) {
+    return { ok: true, subject: { type: 'address', address: signing.address }, signingAddress: signing.address, signingPath: null, network: read.wallet.network };
+  }
   return { ok: true, subject: { type: 'wallet', descriptor: read.wallet.descriptor }, signingAddress: signing.address, signingPath: '0/0', network: read.wallet.network };
 }
 
@@ -193,7 +197,7 @@ export async function submitSignature(
   deps: ProofDeps,
   challenge: ChallengeRow,
   signature: string,
-  options: { alsoInTransaction?: (trx: Transaction<Database>, claim: ClaimRow) => Promise<void> } = {},
+  options: FinishOptions = {},
 ): Promise<SubmitOutcome> {
   const now = unixSeconds(deps.clock);
   if (challenge.status === 'failed') return { ok: false, reason: 'too_many_attempts' };
@@ -248,15 +252,20 @@ export async function checkDeposit(deps: ProofDeps, challenge: ChallengeRow, opt
   const subject = JSON.parse(challenge.subject) as ChallengeSubject;
   const network = networkOf(challenge);
   const chain = chainOnNetwork(source, network);
-  const payers = new Set(subject.type === 'address' ? [subject.address] : (await scanWallet(chain, walletOf(subject.descriptor, challenge.mode))).used.map((u) => u.address));
   const amount = BigInt(challenge.deposit_amount);
   const history = (await chain.getAddressHistory([challenge.deposit_address], { includeMempool: true })).get(challenge.deposit_address) ?? [];
   const inTime = (tx: (typeof history)[number]) => (tx.status.confirmed ? tx.status.blockTime <= challenge.expires_at : now <= challenge.expires_at);
-  for (const tx of history) {
-    if (!inTime(tx) || !tx.outputs.some((o) => o.address === challenge.deposit_address && o.value === amount)) continue;
-    const payer = tx.inputs.find((input) => input.prevout?.address !== undefined && payers.has(input.prevout.address))?.prevout?.address;
-    if (payer === undefined) continue;
-    return finishProof(deps, challenge, await issueClaim(deps, challenge, { format: 'deposit', address: payer, txid: tx.txid }), options);
+  const paid = history.filter((tx) => inTime(tx) && tx.outputs.some((o) => o.address === challenge.deposit_address && o.value === amount));
+  if (paid.length > 0) {
+    // A wallet is scanned only once a payment of the amount is there (each "check now" would
+    // otherwise scan it), and the claim reuses that scan.
+    const scan = subject.type === 'wallet' ? await scanWallet(chain, walletOf(subject.descriptor, challenge.mode)) : undefined;
+    const payers = new Set(subject.type === 'address' ? [subject.address] : (scan?.used ?? []).map((u) => u.address));
+    for (const tx of paid) {
+      const payer = tx.inputs.find((input) => input.prevout?.address !== undefined && payers.has(input.prevout.address))?.prevout?.address;
+      if (payer === undefined) continue;
+      return finishProof(deps, challenge, await issueClaim(deps, challenge, { format: 'deposit', address: payer, txid: tx.txid }, scan), options);
+    }
   }
   if (challenge.expires_at <= now) {
     await updateOpenChallenge(deps.db, challenge.id, { status: 'expired' });
@@ -273,6 +282,8 @@ async function issueClaim(
   deps: ProofDeps,
   challenge: ChallengeRow,
   proof: { format: ClaimStatement['proof']['format']; address: string; signature?: string; txid?: string },
+  /** A wallet's gap-limit scan already made for this proof. */
+  scanned?: WalletScan,
 ): Promise<{ row: ClaimRow; values: Omit<ClaimRow, 'seq'> }> {
   const chainSource = deps.chains.forMode(challenge.mode);
   if (!chainSource) throw new Error(`no chain source in ${challenge.mode} mode`);
@@ -290,7 +301,7 @@ async function issueClaim(
     addressType = parsed.ok ? parsed.address.type : 'unknown';
   } else {
     const wallet = walletOf(asked.descriptor, challenge.mode);
-    const scan = await scanWallet(chain, wallet);
+    const scan = scanned ?? (await scanWallet(chain, wallet));
     subject = { type: 'wallet', descriptor: asked.descriptor, addresses_derived_to: { receive: scan.receive.scanned, change: scan.change?.scanned ?? 0 } };
     addresses = scan.used.map((u) => u.address);
     addressType = wallet.addressType;
