@@ -43,18 +43,16 @@ export function diagnoseSignature(address: string, message: string, signature: s
       };
     }
   }
-  const reason = verdict.reason ?? '';
-  if (/does not belong to this address|another key/.test(reason)) {
+  // Read from the verdict's fields, not its wording: a legacy address has no witness, so it cannot
+  // sign BIP-322 simple — its wallet signs it in the legacy format.
+  if (verdict.format === 'bip322-simple' && verdict.address_type === 'p2pkh') {
     return {
-      kind: 'wrong_address',
-      message: `The signature was made with the key of another address, or over another message. Sign with the address ${address} in your wallet, and sign the message exactly as shown.`,
+      kind: 'unsupported',
+      message: `The address ${address} is a legacy address: sign the message with your wallet’s ordinary “sign message” (the legacy format, as Bitcoin Core’s signmessage does), not as BIP-322.`,
     };
-  }
-  if (/legacy|not supported|unsupported/i.test(reason)) {
-    return { kind: 'unsupported', message: `Your wallet’s signature format cannot prove this address: ${reason}. Use the deposit proof instead.` };
   }
   return {
     kind: 'wrong_address',
-    message: `The signature does not match this message and the address ${address} (${reason}). Check that you signed with that address and the exact message.`,
+    message: `The signature was made with the key of another address, or over another message (${verdict.reason ?? 'it does not verify'}). Sign with the address ${address} in your wallet, and sign the message exactly as shown.`,
   };
 }
