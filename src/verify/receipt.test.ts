@@ -97,5 +97,8 @@ describe('claim receipts', () => {
     expect(batch.stdout.trim().split('\n').map((line) => JSON.parse(line).valid)).toEqual([true, true, false]);
     const noKeys = await runOwnproof(['verify-claim', path.join(dir, 'address.jws'), '--jwks', path.join(dir, 'missing.json')], env);
     expect(noKeys.code).toBe(2);
+    const noFile = await runOwnproof(['verify-claim', '--batch', path.join(dir, 'missing.txt'), '--jwks', path.join(dir, 'jwks.json')], env);
+    expect(noFile.code).toBe(2);
+    expect(noFile.stderr).toContain('cannot read');
   });
 });

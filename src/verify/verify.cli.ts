@@ -60,10 +60,16 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
       const input: Readable | string = file === '-' ? cli.stdin : file;
       const verify = receiptVerifier(jwks);
       if (options.batch) {
-        const lines = createInterface({ input: typeof input === 'string' ? createReadStream(input) : input, crlfDelay: Infinity });
-        for await (const line of lines) {
-          if (line.trim() === '') continue;
-          cli.stdout.write(`${JSON.stringify(publicVerdict(await verify(line)))}\n`);
+        try {
+          const lines = createInterface({ input: typeof input === 'string' ? createReadStream(input) : input, crlfDelay: Infinity });
+          for await (const line of lines) {
+            if (line.trim() === '') continue;
+            cli.stdout.write(`${JSON.stringify(publicVerdict(await verify(line)))}\n`);
+          }
+        } catch (error) {
+          cli.stderr.write(`verify-claim: cannot read ${file}: ${error instanceof Error ? error.message : String(error)}\n`);
+          cli.setExitCode(EXIT_USAGE);
+          return;
         }
         cli.setExitCode(EXIT_VALID);
         return;
