@@ -16,6 +16,7 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { makeWallet, signBip322, signLegacy, type WalletType } from '../src/bitcoin/message/fixtures/signers.js';
 import { ECDSA_BACKEND, rawBackend, SECP256K1_BACKEND } from '../src/bitcoin/message/secp256k1.js';
 import { verifyMessage } from '../src/bitcoin/message/verify-message.js';
+import { median } from './median.js';
 
 export interface Row {
   /** What is verified: address type and signature format. */
@@ -158,12 +159,6 @@ function rawCheck(basis: Row['raw_basis'] | 'noble-ecdsa' | 'noble-schnorr', inp
       return (i) => must(schnorr.verify(at(i).schnorr, at(i).digest, at(i).xonly));
   }
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 /**
  * Rates of several functions measured in interleaved slices (A B C A B C ...), so that load from

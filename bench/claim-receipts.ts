@@ -21,7 +21,8 @@ import { signMessage } from '../src/bitcoin/message/sign-message.js';
 import { verifyMessage } from '../src/bitcoin/message/verify-message.js';
 import { challengeMessage } from '../src/verify/challenge-message.js';
 import type { ClaimStatement } from '../src/verify/claim.schemas.js';
-import { receiptVerifier, signReceipt } from '../src/verify/receipt.js';
+import { receiptVerifier, signReceipt, verificationKeys } from '../src/verify/receipt.js';
+import { median } from './median.js';
 
 const BIN = fileURLToPath(new URL('../bin/ownproof.js', import.meta.url));
 const ISSUER = 'https://ownproof.example';
@@ -93,12 +94,6 @@ async function rate(fn: (i: number) => unknown, ms: number): Promise<number> {
   return (calls / elapsed) * 1000;
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-};
-
 /** Seconds `ownproof verify-claim --batch` takes for these receipts, process start included. */
 function runCli(receipts: string[], jwksFile: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -127,7 +122,7 @@ export async function runReceiptBench(options: { durationMs?: number; receipts?:
     const [header, payload, signature] = receipt.split('.') as [string, string, string];
     return { data: Buffer.from(`${header}.${payload}`), signature: Buffer.from(signature, 'base64url') };
   });
-  const verify = receiptVerifier(jwks);
+  const verify = receiptVerifier(verificationKeys(jwks));
   for (const receipt of receipts.slice(0, 3)) if (!(await verify(receipt)).valid) throw new Error('bench receipt does not verify');
 
   const fns = [

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import autocannon from 'autocannon';
+import { median } from './median.js';
 
 export interface HttpBenchRow {
   target: string;
@@ -37,8 +38,6 @@ export async function startTarget<T extends Target = Target>(kind: 'bare' | 'own
 async function load(target: Target, connections: number, seconds: number) {
   return autocannon({ url: target.url, headers: target.headers, connections, duration: seconds, pipelining: 1 });
 }
-
-export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
 
 export interface HttpBench {
   rows: HttpBenchRow[];

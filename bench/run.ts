@@ -5,6 +5,7 @@
 import { formatDeriveRows, runDeriveBench } from './bitcoin-derive.js';
 import { formatReceiptBench, runReceiptBench } from './claim-receipts.js';
 import { formatRows as formatVerifyRows, runVerifyBench } from './bitcoin-verify.js';
+import { formatExchangeRefreshBench, runExchangeRefreshBench } from './exchange-refresh.js';
 import { formatHttpBench, runHttpBench } from './http.js';
 import { formatStatementPdfBench, runStatementPdfBench } from './statement-pdf.js';
 import { formatWebhookBench, runWebhookBench } from './webhooks.js';
@@ -16,6 +17,7 @@ const sections: Record<string, () => Promise<string>> = {
   'bitcoin-derive': async () => formatDeriveRows(await runDeriveBench()),
   'claim-receipts': async () => formatReceiptBench(await runReceiptBench()),
   'statement-pdf': async () => formatStatementPdfBench(await runStatementPdfBench()),
+  'exchange-refresh': async () => formatExchangeRefreshBench(await runExchangeRefreshBench()),
 };
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));

@@ -8,7 +8,7 @@ import type { AppContext } from '../src/platform/context.js';
 import { newId } from '../src/platform/crypto/random.js';
 import type { Scope } from '../src/platform/scope.js';
 import { computeStatement } from '../src/verify/statement-computation.js';
-import { periodBoundaries } from '../src/verify/statement-period.js';
+import { boundaryHeights } from '../src/verify/statement-generation.js';
 import { insertStatement } from '../src/verify/statement.repository.js';
 import { proveWith } from '../test/support/verify.js';
 
@@ -22,8 +22,7 @@ export async function benchStatement(ctx: AppContext, scope: Scope, holderId: st
   sim.fundMany(wallet.address, transactions, 25_000n, { time: at('2025-03-01T00:00:00Z'), perBlock: 5 });
   sim.mine({ count: 6 });
   const period = { open: at('2025-01-01T00:00:00Z'), close: at('2025-07-01T00:00:00Z') };
-  const heights = new Map<number, number>();
-  for (const boundary of periodBoundaries(period, 'UTC')) heights.set(boundary, await sim.getHeightAtTime(boundary - 1));
+  const heights = await boundaryHeights(sim, period, 'UTC');
   const tip = await sim.getTip();
   const data = computeStatement({
     period,

@@ -8,7 +8,7 @@ export interface StatementBenchInput {
   address: string;
   transactions: ChainTx[];
   tip: { height: number; hash: string };
-  /** Height before each period boundary (`periodBoundaries`), as [instant, height]. */
+  /** Height before each period boundary (`boundaryHeights`), as [instant, height]. */
   heights: [number, number][];
 }
 

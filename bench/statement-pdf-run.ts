@@ -2,20 +2,21 @@
  * One measurement of `bench/statement-pdf.ts`, in a process of its own so its peak memory is its
  * own. `node --import tsx bench/statement-pdf-run.ts ours|bare|bare-plain input.json`:
  * - `ours`: what a first download costs, from the chain's transactions in memory: the statement
- *   computed, its document built, hashed and signed, and the PDF rendered (both layouts' code, the
+ *   computed, its document built, hashed and signed, the PDF rendered and sealed (both layouts' code, the
  *   monthly layout).
  * - `bare`, `bare-plain`: the same transaction rows (computed and formatted first, untimed) written
  *   as a table with nothing but pdfkit's own `doc.text`, the same fonts and page size (below).
  * Prints `BENCH_RESULT {ms, peakMiB, startMiB, bytes, pages}`.
  */
-import { createHash, generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { JWK } from 'jose';
 import PDFDocument from 'pdfkit';
-import { signJws } from '../src/verify/receipt.js';
 import { computeStatement } from '../src/verify/statement-computation.js';
-import { STATEMENT_DOCUMENT_TYPE, type StatementDocument } from '../src/verify/statement-document.schemas.js';
-import { renderStatementPdf } from '../src/verify/statement-pdf/statement-pdf.js';
+import type { StatementDocument } from '../src/verify/statement-document.schemas.js';
+import { statementFile } from '../src/verify/statement-document.service.js';
+// Loaded before the clock starts, as in a server that issued a PDF before.
+import '../src/verify/statement-pdf/statement-pdf.js';
 import { btc, btcOrBlank, localMinute, shortTxid } from '../src/verify/statement-pdf/statement-words.js';
 import { bigintReviver, type StatementBenchInput, type StatementBenchResult } from './statement-pdf-input.js';
 
@@ -70,10 +71,9 @@ async function ours(input: StatementBenchInput): Promise<{ bytes: number; pages:
     data,
   };
   const { privateKey } = generateKeyPairSync('ed25519');
-  const payload = Buffer.from(JSON.stringify(document), 'utf8');
-  const documentHash = createHash('sha256').update(payload).digest('hex');
-  const jws = await signJws({ kid: 'rk_bench', privateJwk: privateKey.export({ format: 'jwk' }) as JWK }, STATEMENT_DOCUMENT_TYPE, payload);
-  const pdf = await renderStatementPdf({ document, jws, kid: 'rk_bench', documentHash, verifyUrl: 'https://ownproof.example.com/verify' });
+  const key = { kid: 'rk_bench', privateJwk: privateKey.export({ format: 'jwk' }) as JWK };
+  // What a first download issues: the signed document, the PDF, its file signature.
+  const { pdf } = await statementFile(key, document, 'https://ownproof.example.com/verify');
   return { bytes: pdf.length, pages: pageCount(pdf), computeMs };
 }
 

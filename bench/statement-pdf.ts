@@ -13,8 +13,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { SimulatedChain } from '../src/bitcoin/chain/index.js';
-import { periodBoundaries } from '../src/verify/statement-period.js';
-import { median, startTarget, type Target } from './http.js';
+import { boundaryHeights } from '../src/verify/statement-generation.js';
+import { startTarget, type Target } from './http.js';
+import { median } from './median.js';
 import { bigintReplacer, type StatementBenchInput, type StatementBenchResult } from './statement-pdf-input.js';
 
 const RUN_SCRIPT = path.join(import.meta.dirname, 'statement-pdf-run.ts');
@@ -33,8 +34,7 @@ async function makeInput(transactions: number): Promise<StatementBenchInput> {
   sim.mine({ count: 6 });
   const period = { open: at('2025-01-15T00:00:00Z'), close: at('2025-12-01T00:00:00Z') };
   const timezone = 'Europe/Berlin';
-  const heights: [number, number][] = [];
-  for (const boundary of periodBoundaries(period, timezone)) heights.push([boundary, await sim.getHeightAtTime(boundary - 1)]);
+  const heights = [...(await boundaryHeights(sim, period, timezone))];
   const tip = await sim.getTip();
   const history = (await sim.getAddressHistory([address], { includeMempool: false })).get(address) ?? [];
   return { period, timezone, address, transactions: history, tip: { height: tip.height, hash: tip.hash }, heights };

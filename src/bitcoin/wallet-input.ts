@@ -26,7 +26,7 @@ export function readWalletInput(input: string, mode: 'test' | 'live'): { ok: tru
 }
 
 /** WIF keys, xprv-style keys, hex private keys or 12/24-word phrases: things nobody should paste. */
-export function looksLikeSecret(text: string): boolean {
+function looksLikeSecret(text: string): boolean {
   if (/^[xyztuvYZUV]prv[1-9A-HJ-NP-Za-km-z]{100,}/.test(text) || /prv[1-9A-HJ-NP-Za-km-z]{100,}/.test(text)) return true;
   if (/^[5KLc9][1-9A-HJ-NP-Za-km-z]{50,51}$/.test(text)) return true;
   const words = text.split(/\s+/);

@@ -7,6 +7,7 @@ import { resolveCursors, resolvePage, type PageQueryInput } from '../platform/ht
 import { enqueueJob } from '../platform/jobs/enqueue.js';
 import type { Scope } from '../platform/scope.js';
 import { requireAccountHolderParam } from './account-holder.service.js';
+import { revokeSignIn } from './oauth/oauth-sign-in.service.js';
 import {
   addressRows,
   balanceRows,
@@ -85,6 +86,7 @@ export async function saveConnectedAccounts(
       balance_refresh: null,
       claim_id: null,
       transaction_refresh: null,
+      transaction_cursor: null,
       created_at: now,
       updated_at: now,
     };
@@ -138,6 +140,8 @@ export async function disconnectAccount(deps: AccountDeps, scope: Scope, id: str
     await updateAccount(trx, row.id, { status: updated.status, connection_sealed: updated.connection_sealed, updated_at: now });
     await recordEvent({ db: trx, clock: deps.clock }, scope, 'account.disconnected', account);
   });
+  // After the erase is stored (from the row read before it): an OAuth grant also ends at the provider.
+  await revokeSignIn(deps, deps.providers.find(row.mode, row.provider_id), row);
   return account;
 }
 

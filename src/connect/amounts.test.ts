@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatUnits, parseUnits } from './amounts.js';
+import { canonicalDecimal, formatUnits, parseUnits } from './amounts.js';
 
 describe('decimal amounts', () => {
   it.each([
@@ -20,5 +20,29 @@ describe('decimal amounts', () => {
 
   it.each(['1e5', '0.1.2', '', '1.123456789', ' 1'])('refuses %j', (text) => {
     expect(() => parseUnits(text, 8)).toThrow(RangeError);
+  });
+});
+
+describe('exchange decimals in canonical form', () => {
+  it.each([
+    ['0.0000051000', '0.0000051'],
+    ['25435.21', '25435.21'],
+    ['-00.50', '-0.5'],
+    ['-0.000', '0'],
+    ['1e-8', '0.00000001'],
+    ['1.5E3', '1500'],
+    ['+7', '7'],
+    ['.5', '0.5'],
+    ['100', '100'],
+  ])('reads %j as %j', (text, canonical) => {
+    expect(canonicalDecimal(text)).toBe(canonical);
+  });
+
+  it('keeps every digit of an amount past float precision', () => {
+    expect(canonicalDecimal('12345678901234567890.123456789012345678')).toBe('12345678901234567890.123456789012345678');
+  });
+
+  it.each(['', '.', 'abc', '1.2.3', '0x10', '1e', 'NaN', '1e999'])('refuses %j', (text) => {
+    expect(() => canonicalDecimal(text)).toThrow(RangeError);
   });
 });

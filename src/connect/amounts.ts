@@ -21,3 +21,20 @@ export function parseUnits(text: string, decimals: number): bigint {
   const units = BigInt(`${whole}${fraction.padEnd(decimals, '0')}`);
   return sign === '-' ? -units : units;
 }
+
+/**
+ * An exchange's decimal text in our canonical form: "0.0000051000" → "0.0000051", "-00.50" → "-0.5",
+ * "1e-8" → "0.00000001". Exact (no float); throws on anything that is not a decimal number.
+ */
+export function canonicalDecimal(text: string): string {
+  const match = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text.trim());
+  if (!match || (match[2] === '' && (match[3] ?? '') === '')) throw new RangeError(`not a decimal amount: ${text}`);
+  const [, sign, whole = '', fraction = '', exponent = '0'] = match;
+  const shift = Number(exponent);
+  if (!Number.isSafeInteger(shift) || Math.abs(shift) > 100) throw new RangeError(`exponent out of range: ${text}`);
+  // Move the point: digits with `fraction.length - shift` of them after the point.
+  const digits = `${whole}${fraction}`;
+  const decimals = fraction.length - shift;
+  const value = decimals >= 0 ? formatUnits(BigInt(digits || '0'), decimals) : (BigInt(digits || '0') * 10n ** BigInt(-decimals)).toString();
+  return sign === '-' && value !== '0' ? `-${value}` : value;
+}

@@ -4,6 +4,8 @@ import { accountHolderRoutes } from './account-holder.routes.js';
 import { accountRoutes } from './account.routes.js';
 import { expireSessionJob } from './expire-session.job.js';
 import { connectPages } from './pages/connect.surface.js';
+import type { OAuthServer } from './oauth/oauth-client.js';
+import type { ExchangeOverrides } from './providers/ccxt-provider.js';
 import type { Provider } from './providers/provider.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/registry.js';
 import { refreshAccountJob } from './refresh-account.job.js';
@@ -15,6 +17,12 @@ declare module '../platform/context.js' {
     providers: ProviderRegistry;
     /** Test seam: more providers behind the same interface (absent in production). */
     extraProviders?: Partial<Record<Mode, Provider[]>>;
+    /** Test seam: ccxt options per exchange id, laid over ours (a local fake exchange's `urls`). */
+    exchangeOverrides?: Partial<Record<string, ExchangeOverrides>>;
+    /** Test seam: how long one refresh run walks a history before a new job goes on (default 80 s). */
+    refreshHistoryBudgetMs?: number;
+    /** Test seam: OAuth server URLs per exchange id (a local OAuth 2 server). */
+    oauthServerOverrides?: Partial<Record<string, Partial<OAuthServer>>>;
   }
 }
 
@@ -24,7 +32,14 @@ declare module '../platform/context.js' {
  */
 export const connectModule = defineModule({
   name: 'connect',
-  context: (ctx) => ({ providers: createProviderRegistry({ chains: ctx.chains, ...(ctx.extraProviders ? { extra: ctx.extraProviders } : {}) }) }),
+  context: (ctx) => ({
+    providers: createProviderRegistry({
+      chains: ctx.chains,
+      ...(ctx.extraProviders ? { extra: ctx.extraProviders } : {}),
+      ...(ctx.exchangeOverrides ? { exchangeOverrides: ctx.exchangeOverrides } : {}),
+      ...(ctx.oauthServerOverrides ? { oauthServerOverrides: ctx.oauthServerOverrides } : {}),
+    }),
+  }),
   apiRoutes: [accountHolderRoutes, sessionRoutes, accountRoutes],
   pages: [connectPages],
   jobs: [expireSessionJob, refreshAccountJob],

@@ -50,6 +50,8 @@ export interface AccountTable {
   /** The claim (verify domain) proving the holder controls this wallet; null when not proven. */
   claim_id: string | null;
   transaction_refresh: string | null;
+  /** The provider's cursor after the last complete transaction refresh; null: read everything. */
+  transaction_cursor: string | null;
   created_at: number;
   updated_at: number;
 }
@@ -103,7 +105,27 @@ export type AccountTransactionRow = Selectable<AccountTransactionTable>;
 export type NewAccountTransactionRow = Insertable<AccountTransactionTable>;
 export type AccountAddressRow = Selectable<AccountAddressTable>;
 
+/**
+ * One "Sign in with {exchange}" begun in a hosted session: what the OAuth return leg needs, found
+ * by the `state` it sent (hashed here), so the return works without any cookie (in-app webviews).
+ */
+export interface OAuthAttemptTable {
+  seq: Generated<number>;
+  id: string;
+  session_id: string;
+  provider_id: string;
+  /** SHA-256 of the `state` sent to the authorization server (the state itself is a bearer value). */
+  state_hash: string;
+  /** The PKCE code verifier, sealed: only the token request may carry it. */
+  verifier_sealed: string;
+  created_at: number;
+  /** Deleted by the one return that may use it, or once expired. */
+  expires_at: number;
+}
+export type OAuthAttemptRow = Selectable<OAuthAttemptTable>;
+
 export interface ConnectTables {
+  connect_oauth_attempts: OAuthAttemptTable;
   connect_sessions: SessionTable;
   connect_accounts: AccountTable;
   connect_account_balances: AccountBalanceTable;

@@ -8,7 +8,8 @@ import type { Account } from './account.schemas.js';
 import { connectionPurpose, saveConnectedAccounts, toAccount, type AccountDeps } from './account.service.js';
 import { findAccountById, sessionAccountRows, updateAccount } from './account.repository.js';
 import type { SessionRow } from './connect.table.js';
-import type { Provider } from './providers/provider.js';
+import type { OAuthTokens } from './oauth/oauth-client.js';
+import type { ConnectOutcome, Provider } from './providers/provider.js';
 import { countFailedLogin, findSessionBySecretHash } from './session.repository.js';
 import type { SessionPermission } from './session.schemas.js';
 import { abandonSession, completeSession, exitUrl, expireIfDue, recordConsent } from './session.service.js';
@@ -42,7 +43,11 @@ const SECRET_SHAPE = /^cs_(test|live)_[0-9A-Za-z]{32}$/;
 export async function lookUpHostedSession(deps: HostedFlowDeps, secret: string): Promise<HostedLookup> {
   if (!SECRET_SHAPE.test(secret)) return { state: 'not_found' };
   const found = await findSessionBySecretHash(deps.db, hashSecret(secret));
-  if (!found) return { state: 'not_found' };
+  return found ? hostedSessionOf(deps, found) : { state: 'not_found' };
+}
+
+/** A session row as the hosted pages see it, expiring it first if it is due. */
+export async function hostedSessionOf(deps: HostedFlowDeps, found: SessionRow): Promise<HostedLookup> {
   const session = await expireIfDue(deps, found);
   if (session.status !== 'open') return { state: 'ended' };
   return {
@@ -82,12 +87,7 @@ export async function connectWithProvider(
   input: Record<string, string>,
 ): Promise<ConnectAttempt> {
   if (hosted.session.failed_logins >= MAX_FAILED_LOGINS) return tooManyAttempts();
-  let outcome;
-  try {
-    outcome = await provider.connect(input, { signal: AbortSignal.timeout(30_000) });
-  } catch {
-    return { ok: false, reason: 'provider_unavailable', message: `${provider.name} could not be reached. Please try again in a moment.` };
-  }
+  const outcome = await reach(provider, (signal) => provider.connect(input, { signal }));
   if (!outcome.ok) {
     if (outcome.reason === 'invalid_credentials' && (await countFailedLogin(deps.db, hosted.session.id)) > MAX_FAILED_LOGINS) {
       return tooManyAttempts();
@@ -95,6 +95,27 @@ export async function connectWithProvider(
     return { ok: false, reason: outcome.reason, message: outcome.message, ...(outcome.field ? { field: outcome.field } : {}) };
   }
   return { ok: true, accounts: await saveConnectedAccounts(deps, hosted.session, provider, outcome.accounts) };
+}
+
+/**
+ * Connects the accounts an OAuth sign-in opened (the return leg of "Sign in with …"). No failed
+ * login is counted: the person signed in at the provider, not on our page.
+ */
+export async function connectSignedIn(deps: HostedFlowDeps, hosted: HostedSession, provider: Provider, tokens: OAuthTokens): Promise<ConnectAttempt> {
+  const oauth = provider.oauth;
+  if (!oauth) throw new Error(`${provider.id} has no OAuth sign-in`);
+  const outcome = await reach(provider, (signal) => oauth.connectWithTokens(tokens, { signal }));
+  if (!outcome.ok) return { ok: false, reason: outcome.reason, message: outcome.message };
+  return { ok: true, accounts: await saveConnectedAccounts(deps, hosted.session, provider, outcome.accounts) };
+}
+
+/** A provider's connect call, at most 30 s; a provider that throws could not be reached. */
+async function reach(provider: Provider, call: (signal: AbortSignal) => Promise<ConnectOutcome>): Promise<ConnectOutcome> {
+  try {
+    return await call(AbortSignal.timeout(30_000));
+  } catch {
+    return { ok: false, reason: 'provider_unavailable', message: `${provider.name} could not be reached. Please try again in a moment.` };
+  }
 }
 
 function tooManyAttempts(): ConnectAttempt {

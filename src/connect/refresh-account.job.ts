@@ -4,22 +4,37 @@ import { defineJob, lazyModule } from '../platform/jobs/catalog.js';
 const refreshModule = lazyModule(() => import('./refresh-account.js'));
 
 export const REFRESH_MAX_ATTEMPTS = 3;
+/**
+ * How long one run walks an exchange's history before it hands the rest to a new job (from the
+ * last page's checkpoint), well inside the timeout: a first walk of a long ledger at the
+ * exchange's pace (Kraken: ~6 s a page) takes many runs, and must not time out half-way.
+ */
+const HISTORY_BUDGET_MS = 80_000;
 
 /**
  * Fetches balances and/or transactions of one account from its provider and stores them. A provider
  * refusal (rate limit, outage, expired login) is an answer, recorded on the account as a failed
- * refresh; only unexpected errors are retried.
+ * refresh; a transient one (rate limit, outage) is also retried automatically, in a new job at
+ * `next_refresh_available_at` (see refresh-account.ts). Unexpected errors are retried by the job.
+ * A history walk longer than HISTORY_BUDGET_MS goes on in a new job of its own.
  */
 export const refreshAccountJob = defineJob({
   type: 'connect.refresh_account',
   payload: Type.Object({
     account_id: Type.String(),
     features: Type.Array(Type.Union([Type.Literal('balances'), Type.Literal('transactions')]), { minItems: 1 }),
+    /** Set on the automatic retries of a transient failure: which one this is (1, 2, …). */
+    retry: Type.Optional(Type.Integer({ minimum: 1 })),
   }),
   maxAttempts: REFRESH_MAX_ATTEMPTS,
   timeoutMs: 120_000,
   async run(payload, run) {
     const { refreshAccount } = await refreshModule();
-    await refreshAccount(run.ctx, payload.account_id, payload.features, { lastAttempt: run.attempt >= REFRESH_MAX_ATTEMPTS, signal: run.signal });
+    await refreshAccount(run.ctx, payload.account_id, payload.features, {
+      lastAttempt: run.attempt >= REFRESH_MAX_ATTEMPTS,
+      signal: run.signal,
+      historyBudgetMs: run.ctx.refreshHistoryBudgetMs ?? HISTORY_BUDGET_MS,
+      retry: payload.retry ?? 0,
+    });
   },
 });

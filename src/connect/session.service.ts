@@ -19,12 +19,17 @@ export type ConnectDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBo
 
 const SECRET_PURPOSE = 'connect_session.client_secret';
 
+/** The session's client secret: the last path segment of its hosted pages. */
+export function sessionSecret(deps: Pick<ConnectDeps, 'secretBox'>, row: SessionRow): string {
+  return deps.secretBox.open(row.client_secret_sealed, `${SECRET_PURPOSE}:${row.id}`);
+}
+
 /**
  * The session as the API shows it. Account ids appear once the session is completed; pass them
  * when already known (lists fetch them for a whole page at once).
  */
 export async function toSession(deps: ConnectDeps, row: SessionRow, accountIds?: string[]): Promise<Session> {
-  const secret = deps.secretBox.open(row.client_secret_sealed, `${SECRET_PURPOSE}:${row.id}`);
+  const secret = sessionSecret(deps, row);
   const accounts =
     row.status !== 'completed' ? [] : (accountIds ?? (await accountIdsBySession(deps.db, [row.id])).get(row.id) ?? []);
   return {

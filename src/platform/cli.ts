@@ -41,9 +41,14 @@ export function wholeNumber(message: string, min = 0, max = Infinity): (value: s
   };
 }
 
-/** Everything a stream (stdin) holds, as UTF-8 text. */
-export async function readText(stream: Readable): Promise<string> {
+/** Everything a stream (stdin) holds. */
+export async function readBytes(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Buffer));
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
+}
+
+/** Everything a stream (stdin) holds, as UTF-8 text. */
+export async function readText(stream: Readable): Promise<string> {
+  return (await readBytes(stream)).toString('utf8');
 }

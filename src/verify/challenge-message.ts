@@ -55,7 +55,7 @@ export function challengeMessage(text: ChallengeText): string {
 }
 
 /** The `Name: value` fields of a challenge message (first occurrence of each). */
-export function challengeFields(message: string): Map<string, string> {
+function challengeFields(message: string): Map<string, string> {
   const fields = new Map<string, string>();
   if (!message.startsWith(`${TITLE}\n`)) return fields;
   for (const line of message.split('\n')) {

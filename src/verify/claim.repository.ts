@@ -12,25 +12,9 @@ export async function findClaimById(db: Db, id: string): Promise<ClaimRow | unde
   return db.selectFrom('verify_claims').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** A claim as one client may see it: only through a grant of that client and mode that is not revoked. */
-export async function findGrantedClaim(db: Db, scope: Scope, id: string) {
+/** Claims as one client may see them: only through a grant of that client and mode that is not revoked. */
+function grantedClaims(db: Db, scope: Scope) {
   return db
-    .selectFrom('verify_claims as c')
-    .innerJoin('verify_claim_grants as g', 'g.claim_id', 'c.id')
-    .selectAll('c')
-    .select(['g.permissions as grant_permissions', 'g.seq as grant_seq', 'g.created_at as grant_created_at'])
-    .where('c.id', '=', id)
-    .where('g.client_id', '=', scope.clientId)
-    .where('g.mode', '=', scope.mode)
-    .where('g.revoked_at', 'is', null)
-    .executeTakeFirst();
-}
-
-export type GrantedClaimRow = NonNullable<Awaited<ReturnType<typeof findGrantedClaim>>>;
-
-/** Claims shared with a client, newest grant first. */
-export async function listGrantedClaims(db: Db, scope: Scope, filter: { accountHolderId?: string }, page: PageRequest) {
-  let query = db
     .selectFrom('verify_claims as c')
     .innerJoin('verify_claim_grants as g', 'g.claim_id', 'c.id')
     .selectAll('c')
@@ -38,6 +22,28 @@ export async function listGrantedClaims(db: Db, scope: Scope, filter: { accountH
     .where('g.client_id', '=', scope.clientId)
     .where('g.mode', '=', scope.mode)
     .where('g.revoked_at', 'is', null);
+}
+
+/** A claim as one client may see it (see {@link grantedClaims}). */
+export async function findGrantedClaim(db: Db, scope: Scope, id: string) {
+  return grantedClaims(db, scope).where('c.id', '=', id).executeTakeFirst();
+}
+
+export type GrantedClaimRow = NonNullable<Awaited<ReturnType<typeof findGrantedClaim>>>;
+
+/**
+ * Several claims as one client may see them, in one query, by id; an id it cannot see is absent.
+ * (A client has at most one grant per claim, so each id has at most one row.)
+ */
+export async function findGrantedClaims(db: Db, scope: Scope, ids: readonly string[]): Promise<Map<string, GrantedClaimRow>> {
+  if (ids.length === 0) return new Map();
+  const rows = await grantedClaims(db, scope).where('c.id', 'in', ids).execute();
+  return new Map(rows.map((row) => [row.id, row]));
+}
+
+/** Claims shared with a client, newest grant first. */
+export async function listGrantedClaims(db: Db, scope: Scope, filter: { accountHolderId?: string }, page: PageRequest) {
+  let query = grantedClaims(db, scope);
   if (filter.accountHolderId !== undefined) query = query.where('c.account_holder_id', '=', filter.accountHolderId);
   const { rows, hasMore } = await fetchPage(query.select('g.seq as seq'), page, 'g.seq');
   return { rows: rows as GrantedClaimRow[], hasMore };

@@ -120,8 +120,11 @@ export interface ReceiptPayload {
   claim: ClaimStatement;
 }
 
+/** Far above any real receipt (a statement with a large proof-of-funds signature is ~200 KB). */
+export const MAX_RECEIPT_LENGTH = 500_000;
+
 export const CheckReceiptBody = Type.Object(
-  { receipt: Type.String({ minLength: 1, maxLength: 500_000, description: 'A claim receipt (compact JWS).' }) },
+  { receipt: Type.String({ minLength: 1, maxLength: MAX_RECEIPT_LENGTH, description: 'A claim receipt (compact JWS).' }) },
   { additionalProperties: false },
 );
 

@@ -8,7 +8,7 @@ import type { Scope } from '../platform/scope.js';
 import { findClaimById, findGrantedClaim, listGrantedClaims, type GrantedClaimRow } from './claim.repository.js';
 import type { Claim, ClaimListQuery, ClaimStatement, ReceiptCheck } from './claim.schemas.js';
 import { receiptVerifier } from './receipt.js';
-import { publicJwks } from './signing-key.service.js';
+import { publishedVerificationKeys } from './signing-key.service.js';
 import type { ClaimRow } from './verify.table.js';
 
 export type ClaimDeps = Pick<AppContext, 'db' | 'config' | 'chains'>;
@@ -59,29 +59,12 @@ export async function listClaims(deps: ClaimDeps, scope: Scope, query: ClaimList
   return { data: await Promise.all(rows.map((row) => withBalance(deps, row, tips))), has_more: hasMore };
 }
 
-/** The verifier of each database's published keys, kept while they stay the same. */
-const verifiers = new WeakMap<object, { kids: string; verify: ReturnType<typeof receiptVerifier> }>();
-
-/**
- * A verifier of the keys published now. The key set is read each time (another process may have
- * rotated), but the verifier — which imports each key once — is rebuilt only when it changed.
- */
-async function publishedKeysVerifier(deps: Pick<AppContext, 'db'>): Promise<ReturnType<typeof receiptVerifier>> {
-  const jwks = await publicJwks(deps);
-  const kids = jwks.keys.map((key) => key.kid).join(' ');
-  const cached = verifiers.get(deps.db);
-  if (cached?.kids === kids) return cached.verify;
-  const verify = receiptVerifier(jwks);
-  verifiers.set(deps.db, { kids, verify });
-  return verify;
-}
-
 /**
  * Checks a receipt online for anyone (no API key): the same checks as the offline CLI with this
  * service's published keys, that it was issued here, and the claim's current status.
  */
 export async function checkReceipt(deps: Pick<AppContext, 'db' | 'config'>, receipt: string): Promise<ReceiptCheck> {
-  const verdict = await (await publishedKeysVerifier(deps))(receipt);
+  const verdict = await receiptVerifier(await publishedVerificationKeys(deps))(receipt);
   if (!verdict.valid) return { valid: false, reason: verdict.reason, ...(verdict.issuer ? { issuer: verdict.issuer } : {}) };
   if (verdict.issuer !== deps.config.publicBaseUrl) {
     return { valid: false, reason: `issued by ${verdict.issuer}, not by this service (${deps.config.publicBaseUrl})`, issuer: verdict.issuer };

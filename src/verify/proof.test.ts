@@ -1,3 +1,4 @@
+import { signMessage } from '../bitcoin/message/sign-message.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxWallet } from '../bitcoin/sandbox/sandbox-wallet.js';
 import { HDKey } from '@scure/bip32';
@@ -9,7 +10,7 @@ import { NETWORK_PARAMS } from '../bitcoin/network.js';
 import { makeWallet, signBip322 } from '../bitcoin/message/fixtures/signers.js';
 import { engines } from '../../test/support/database.js';
 import { startTestApp, type TestApp, type TestClient } from '../../test/support/test-app.js';
-import { proveWith, sandboxSigner, signChallenge, startChallenge, testnetWallet } from '../../test/support/verify.js';
+import { proveWith, sandboxSigner, startChallenge, testnetWallet } from '../../test/support/verify.js';
 import type { Scope } from '../platform/scope.js';
 import type { ClaimStatement } from './claim.schemas.js';
 import { CHALLENGE_TTL_SECONDS, checkDeposit, DEPOSIT_TTL_SECONDS, MAX_FAILED_ATTEMPTS, startDepositChallenge, startSignatureChallenge, submitSignature } from './proof.service.js';
@@ -65,7 +66,7 @@ describe.each(engines())('proving ownership on %s', (engine) => {
     expect(challenge.signing_address).toBe(sandbox.address('receive', 0));
     expect(challenge.signing_path).toBe('0/0');
     expect(challenge.message).toContain(`Wallet: ${sandbox.descriptor}\nSigning address: ${sandbox.address('receive', 0)} (path 0/0)`);
-    const outcome = await submitSignature(t.ctx, challenge, signChallenge(sandboxSigner(0), challenge.message));
+    const outcome = await submitSignature(t.ctx, challenge, signMessage(sandboxSigner(0), challenge.message));
     if (!outcome.ok) throw new Error(JSON.stringify(outcome));
     const statement = JSON.parse(outcome.claim.statement) as ClaimStatement;
     expect(statement.subject).toMatchObject({ type: 'wallet' });
@@ -103,19 +104,19 @@ describe.each(engines())('proving ownership on %s', (engine) => {
   it('names a message signed with Windows line endings or an extra line, and counts the attempt', async () => {
     const wallet = testnetWallet('p2wpkh');
     const challenge = await startChallenge(t.ctx, scope, holderId, wallet.address);
-    const crlf = await submitSignature(t.ctx, challenge, signChallenge(wallet, challenge.message.replace(/\n/g, '\r\n')));
+    const crlf = await submitSignature(t.ctx, challenge, signMessage(wallet, challenge.message.replace(/\n/g, '\r\n')));
     expect(crlf).toMatchObject({ ok: false, reason: 'invalid_signature', attemptsLeft: MAX_FAILED_ATTEMPTS - 1, problem: { kind: 'wrong_message' } });
     expect(crlf.ok === false && crlf.reason === 'invalid_signature' && crlf.problem.message).toContain('Windows line endings');
-    const trailing = await submitSignature(t.ctx, challenge, signChallenge(wallet, `${challenge.message}\n`));
+    const trailing = await submitSignature(t.ctx, challenge, signMessage(wallet, `${challenge.message}\n`));
     expect(trailing.ok === false && trailing.reason === 'invalid_signature' && trailing.problem.message).toContain('extra line break at the end');
-    const right = await submitSignature(t.ctx, challenge, signChallenge(wallet, challenge.message));
+    const right = await submitSignature(t.ctx, challenge, signMessage(wallet, challenge.message));
     expect(right.ok).toBe(true);
   });
 
   it('says when the signature is another address’s or not a signature at all', async () => {
     const wallet = testnetWallet('p2wpkh');
     const challenge = await startChallenge(t.ctx, scope, holderId, wallet.address);
-    const other = await submitSignature(t.ctx, challenge, signChallenge(testnetWallet('p2wpkh'), challenge.message));
+    const other = await submitSignature(t.ctx, challenge, signMessage(testnetWallet('p2wpkh'), challenge.message));
     expect(other).toMatchObject({ ok: false, problem: { kind: 'wrong_address' } });
     const garbage = await submitSignature(t.ctx, challenge, 'not a signature');
     expect(garbage).toMatchObject({ ok: false, problem: { kind: 'unreadable' } });
@@ -125,12 +126,12 @@ describe.each(engines())('proving ownership on %s', (engine) => {
     const wallet = testnetWallet('p2tr');
     const challenge = await startChallenge(t.ctx, scope, holderId, wallet.address);
     for (let i = 1; i <= MAX_FAILED_ATTEMPTS; i++) {
-      const outcome = await submitSignature(t.ctx, challenge, signChallenge(wallet, 'something else'));
+      const outcome = await submitSignature(t.ctx, challenge, signMessage(wallet, 'something else'));
       expect(outcome).toMatchObject({ ok: false, reason: 'invalid_signature', attemptsLeft: MAX_FAILED_ATTEMPTS - i });
     }
     const closed = await t.ctx.db.selectFrom('verify_challenges').selectAll().where('id', '=', challenge.id).executeTakeFirstOrThrow();
     expect(closed.status).toBe('failed');
-    expect(await submitSignature(t.ctx, closed, signChallenge(wallet, challenge.message))).toEqual({ ok: false, reason: 'too_many_attempts' });
+    expect(await submitSignature(t.ctx, closed, signMessage(wallet, challenge.message))).toEqual({ ok: false, reason: 'too_many_attempts' });
     expect((await proveWith(t.ctx, scope, holderId, wallet)).id).toMatch(/^clm_/);
   });
 
@@ -138,13 +139,13 @@ describe.each(engines())('proving ownership on %s', (engine) => {
     const wallet = testnetWallet('p2wpkh');
     const challenge = await startChallenge(t.ctx, scope, holderId, wallet.address);
     t.clock.advance(CHALLENGE_TTL_SECONDS + 1);
-    expect(await submitSignature(t.ctx, challenge, signChallenge(wallet, challenge.message))).toEqual({ ok: false, reason: 'expired' });
+    expect(await submitSignature(t.ctx, challenge, signMessage(wallet, challenge.message))).toEqual({ ok: false, reason: 'expired' });
   });
 
   it('is single-use: a second answer to a proven challenge makes no second claim', async () => {
     const wallet = testnetWallet('p2wpkh');
     const challenge = await startChallenge(t.ctx, scope, holderId, wallet.address);
-    const signature = signChallenge(wallet, challenge.message);
+    const signature = signMessage(wallet, challenge.message);
     const [first, second] = await Promise.all([submitSignature(t.ctx, challenge, signature), submitSignature(t.ctx, challenge, signature)]);
     expect([first.ok, second.ok].sort()).toEqual([false, true]);
     const claims = await t.ctx.db.selectFrom('verify_claims').select('id').where('account_holder_id', '=', holderId).execute();

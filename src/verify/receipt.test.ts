@@ -1,3 +1,4 @@
+import { signMessage } from '../bitcoin/message/sign-message.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -5,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JSONWebKeySet } from 'jose';
 import { runOwnproof } from '../../test/support/cli-process.js';
 import { startTestApp, type TestApp } from '../../test/support/test-app.js';
-import { proveWith, sandboxSigner, startChallenge, signChallenge, testnetWallet } from '../../test/support/verify.js';
+import { proveWith, sandboxSigner, startChallenge, testnetWallet } from '../../test/support/verify.js';
 import type { Scope } from '../platform/scope.js';
 import type { ClaimStatement } from './claim.schemas.js';
 import { submitSignature } from './proof.service.js';
@@ -34,7 +35,7 @@ describe('claim receipts', () => {
     holderId = (await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com' } })).json().id;
     addressReceipt = (await proveWith(t.ctx, scope, holderId, testnetWallet('p2tr'))).receipt;
     const challenge = await startChallenge(t.ctx, scope, holderId, sandboxWallet().descriptor);
-    const proven = await submitSignature(t.ctx, challenge, signChallenge(sandboxSigner(0), challenge.message));
+    const proven = await submitSignature(t.ctx, challenge, signMessage(sandboxSigner(0), challenge.message));
     if (!proven.ok) throw new Error('wallet proof failed');
     walletReceipt = proven.claim.receipt;
     jwks = await publicJwks(t.ctx);

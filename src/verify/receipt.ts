@@ -4,7 +4,7 @@ import { parseWalletDescriptor, deriveWalletAddress } from '../bitcoin/keys/inde
 import { verifyMessage } from '../bitcoin/message/verify-message.js';
 import type { NetworkName } from '../bitcoin/network.js';
 import { challengeMismatch } from './challenge-message.js';
-import { ClaimStatement, type ReceiptPayload } from './claim.schemas.js';
+import { ClaimStatement, MAX_RECEIPT_LENGTH, type ReceiptPayload } from './claim.schemas.js';
 
 /** The JWS `typ` of a claim receipt, so a receipt is never mistaken for another signed object. */
 export const RECEIPT_TYPE = 'ownproof-claim+jws';
@@ -36,8 +36,6 @@ export type ReceiptVerdict =
   | { valid: false; reason: string; issuer?: string; claim?: ClaimStatement };
 
 const statementCheck = TypeCompiler.Compile(ClaimStatement);
-/** Far above any real receipt (a statement with a large proof-of-funds signature is ~200 KB). */
-const MAX_RECEIPT_LENGTH = 500_000;
 
 /**
  * Checks a receipt with nothing but the issuer's public keys: the JWS signature (EdDSA, a key of
@@ -45,44 +43,69 @@ const MAX_RECEIPT_LENGTH = 500_000;
  * re-verified from what the statement holds (see {@link checkProof}). Never throws on input.
  */
 export async function verifyReceipt(receipt: string, jwks: JSONWebKeySet): Promise<ReceiptVerdict> {
-  return receiptVerifier(jwks)(receipt);
+  return receiptVerifier(verificationKeys(jwks))(receipt);
+}
+
+/** A key set to check signatures with: built once from a JWKS, it imports each key once (jose caches them). */
+export type VerificationKeys = ReturnType<typeof createLocalJWKSet>;
+export const verificationKeys = (jwks: JSONWebKeySet): VerificationKeys => createLocalJWKSet(jwks);
+
+/** What a signed thing is called in verdicts: `noun` in sentences ("the receipt's signature"), `kind` for what it is not. */
+interface SignedKind {
+  typ: string;
+  noun: string;
+  kind: string;
+}
+const CLAIM_RECEIPT: SignedKind = { typ: RECEIPT_TYPE, noun: 'receipt', kind: 'claim receipt' };
+
+/**
+ * Checks a compact JWS of one of our types: EdDSA, signed by a key of `keys` named by `kid`, with
+ * `typ` in its protected header. Never throws on input.
+ */
+export async function checkSignedJws(text: string, keys: VerificationKeys, signed: SignedKind): Promise<{ ok: true; kid: string; payload: Uint8Array } | { ok: false; reason: string }> {
+  if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(text)) return { ok: false, reason: `not a ${signed.noun}: a ${signed.noun} is a compact JWS (three base64url parts separated by dots)` };
+  let verified;
+  try {
+    verified = await compactVerify(text, keys, { algorithms: [RECEIPT_ALGORITHM] });
+  } catch (error) {
+    return { ok: false, reason: signatureFailure(error, signed.noun) };
+  }
+  if (verified.protectedHeader.typ !== signed.typ) return { ok: false, reason: `not a ${signed.kind} (typ is ${String(verified.protectedHeader.typ)})` };
+  return { ok: true, kid: verified.protectedHeader.kid as string, payload: verified.payload };
+}
+
+/** The signed payload as JSON, or undefined when it is not UTF-8 JSON. */
+export function jsonPayload(payload: Uint8Array): unknown {
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(payload));
+  } catch {
+    return undefined;
+  }
 }
 
 /**
  * {@link verifyReceipt} for many receipts against one key set: the keys are imported once (jose
  * caches each imported key in the set), which more than doubles the rate of a batch.
  */
-export function receiptVerifier(jwks: JSONWebKeySet): (receipt: string) => Promise<ReceiptVerdict> {
-  const keys = createLocalJWKSet(jwks);
+export function receiptVerifier(keys: VerificationKeys): (receipt: string) => Promise<ReceiptVerdict> {
   return async (receipt) => {
     if (typeof receipt !== 'string' || receipt.length > MAX_RECEIPT_LENGTH) return { valid: false, reason: 'not a receipt: too long or not text' };
-    const text = receipt.trim();
-    if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(text)) return { valid: false, reason: 'not a receipt: a receipt is a compact JWS (three base64url parts separated by dots)' };
-    let verified;
-    try {
-      verified = await compactVerify(text, keys, { algorithms: [RECEIPT_ALGORITHM] });
-    } catch (error) {
-      return { valid: false, reason: signatureFailure(error) };
-    }
-    if (verified.protectedHeader.typ !== RECEIPT_TYPE) return { valid: false, reason: `not a claim receipt (typ is ${String(verified.protectedHeader.typ)})` };
-    let payload: unknown;
-    try {
-      payload = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(verified.payload));
-    } catch {
-      return { valid: false, reason: 'the signed content is not JSON' };
-    }
+    const verified = await checkSignedJws(receipt.trim(), keys, CLAIM_RECEIPT);
+    if (!verified.ok) return { valid: false, reason: verified.reason };
+    const payload = jsonPayload(verified.payload);
+    if (payload === undefined) return { valid: false, reason: 'the signed content is not JSON' };
     const { iss, claim } = (payload ?? {}) as Partial<ReceiptPayload>;
     if (typeof iss !== 'string' || !statementCheck.Check(claim)) return { valid: false, reason: 'the signed content is not a claim statement' };
     const problem = checkProof(claim, iss);
     if (problem) return { valid: false, reason: problem, issuer: iss, claim };
-    return { valid: true, kid: verified.protectedHeader.kid as string, issuer: iss, claim };
+    return { valid: true, kid: verified.kid, issuer: iss, claim };
   };
 }
 
-function signatureFailure(error: unknown): string {
+function signatureFailure(error: unknown, noun: string): string {
   const code = (error as { code?: string }).code;
   if (code === 'ERR_JWKS_NO_MATCHING_KEY') return 'signed by a key the issuer does not publish (unknown kid)';
-  if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') return 'the receipt’s signature does not match its content: it was altered or not issued with this key';
+  if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') return `the ${noun}’s signature does not match its content: it was altered or not issued with this key`;
   if (code === 'ERR_JOSE_ALG_NOT_ALLOWED') return 'signed with an algorithm other than EdDSA';
   return 'not a valid JWS';
 }
@@ -115,7 +138,7 @@ export function checkProof(claim: ClaimStatement, issuer: string): string | unde
 }
 
 /** `0/7` → receive index 7; `1/2` → change index 2. */
-export function parseSignedPath(path: string | undefined): { chain: 'receive' | 'change'; index: number } | undefined {
+function parseSignedPath(path: string | undefined): { chain: 'receive' | 'change'; index: number } | undefined {
   const match = path === undefined ? null : /^([01])\/(0|[1-9]\d{0,9})$/.exec(path);
   if (!match) return undefined;
   const index = Number(match[2]);

@@ -4,7 +4,7 @@ import { unixSeconds } from '../platform/clock.js';
 import type { AppContext } from '../platform/context.js';
 import { newId } from '../platform/crypto/random.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
-import { RECEIPT_ALGORITHM, type ReceiptSigningKey } from './receipt.js';
+import { RECEIPT_ALGORITHM, verificationKeys, type ReceiptSigningKey, type VerificationKeys } from './receipt.js';
 import { findActiveSigningKey, insertSigningKey, listSigningKeys, retireSigningKeys } from './signing-key.repository.js';
 import type { SigningKeyRow } from './verify.table.js';
 
@@ -66,6 +66,23 @@ export async function rotateSigningKey(deps: SigningKeyDeps): Promise<{ kid: str
 /** The public keys receipts are checked with (`/.well-known/jwks.json`), newest first. */
 export async function publicJwks(deps: Pick<AppContext, 'db'>): Promise<JSONWebKeySet> {
   return { keys: (await listSigningKeys(deps.db)).map((row) => JSON.parse(row.public_jwk) as JWK) };
+}
+
+/** Each database's published keys, imported, kept while they stay the same. */
+const published = new WeakMap<object, { kids: string; keys: VerificationKeys }>();
+
+/**
+ * The keys published now, ready to check signatures (receipts, statement documents). The key set
+ * is read each time (another process may have rotated), but imported again only when it changed.
+ */
+export async function publishedVerificationKeys(deps: Pick<AppContext, 'db'>): Promise<VerificationKeys> {
+  const jwks = await publicJwks(deps);
+  const kids = jwks.keys.map((key) => key.kid).join(' ');
+  const cached = published.get(deps.db);
+  if (cached?.kids === kids) return cached.keys;
+  const keys = verificationKeys(jwks);
+  published.set(deps.db, { kids, keys });
+  return keys;
 }
 
 /** Keys with their state, for `ownproof keys list`. */

@@ -5,6 +5,7 @@ import { SimulatedChain } from '../bitcoin/chain/index.js';
 import { buildSandboxChain } from '../bitcoin/sandbox/sandbox-chain.js';
 import { sandboxWallet } from '../bitcoin/sandbox/sandbox-wallet.js';
 import { computeStatement, effectOf, inChainOrder, type StatementClaimInput } from './statement-computation.js';
+import { boundaryHeights } from './statement-generation.js';
 import type { StatementData, StatementTotals } from './statement.schemas.js';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
@@ -256,6 +257,29 @@ describe('computing a statement', () => {
     expect(data.chain).toEqual({ height: 200, block_hash: 'ab'.repeat(32), min_confirmations: 6 });
   });
 
+  it('reports as pending only the shallow transactions of the period, not those before open or at and after close', () => {
+    const history = [
+      tx(100, at('2025-12-01T00:00:00Z'), [[outsider(0), 1_000n]], [[receive(0), 1_000n]]),
+      // With the tip at 199 (6 confirmations needed) every block from 195 on is shallow: one before
+      // open, one in the period, one stamped exactly at close and one after it.
+      tx(195, at('2025-12-31T23:59:59Z'), [[outsider(0), 4_000n]], [[receive(0), 4_000n]]),
+      tx(196, at('2026-02-01T00:00:00Z'), [[outsider(0), 8_000n]], [[receive(0), 8_000n]]),
+      tx(197, at('2026-04-01T00:00:00Z'), [[outsider(0), 16_000n]], [[receive(0), 16_000n]]),
+      tx(198, at('2026-04-02T00:00:00Z'), [[outsider(0), 32_000n]], [[receive(0), 32_000n]]),
+    ];
+    const data = computeStatement({ period, timezone: 'UTC', claims: [addressClaim('clm_a', receive(0))], transactions: history, chain: chainOf(history, 199) });
+    expectConsistent(data);
+    expect(data.summary).toEqual({
+      opening_balance: '1000',
+      closing_balance: '1000',
+      total_in: '0',
+      total_out: '0',
+      total_fees: '0',
+      transaction_count: 0,
+      pending_transaction_count: 1,
+    });
+  });
+
   it('puts each transaction in the month of the statement’s time zone: New York across both DST changes, Kolkata, Chatham, Lord Howe', () => {
     const times = [
       at('2026-03-01T04:59:59Z'), // 23:59:59 on 28 Feb in New York
@@ -295,9 +319,7 @@ describe('a statement computed from the sandbox chain', () => {
     const addresses = claims.flatMap((c) => c.addresses);
     const histories = await sim.getAddressHistory(addresses, { includeMempool: false });
     const tip = await sim.getTip();
-    const heights = new Map<number, number>();
-    const { periodBoundaries } = await import('./statement-period.js');
-    for (const b of periodBoundaries(period, timezone)) heights.set(b, await sim.getHeightAtTime(b - 1));
+    const heights = await boundaryHeights(sim, period, timezone);
     return computeStatement({
       period,
       timezone,
@@ -332,9 +354,7 @@ describe('a statement computed from the sandbox chain', () => {
     const histories = await busy.getAddressHistory([address], { includeMempool: false });
     const tip = await busy.getTip();
     const period = { open: at('2025-01-15T00:00:00Z'), close: at('2025-06-01T00:00:00Z') };
-    const heights = new Map<number, number>();
-    const { periodBoundaries } = await import('./statement-period.js');
-    for (const b of periodBoundaries(period, 'Europe/Berlin')) heights.set(b, await busy.getHeightAtTime(b - 1));
+    const heights = await boundaryHeights(busy, period, 'Europe/Berlin');
     const started = performance.now();
     const data = computeStatement({
       period,

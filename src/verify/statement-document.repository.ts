@@ -56,3 +56,8 @@ export async function findStatementDocument(db: Db, statementId: string, format:
 export async function markPdfGenerated(db: Db, id: string, at: number): Promise<void> {
   await db.updateTable('verify_statements').set({ pdf_generated_at: at }).where('id', '=', id).where('pdf_generated_at', 'is', null).execute();
 }
+
+/** A stored document (either format) with this document hash: the PDF as issued. */
+export async function findStatementDocumentByHash(db: Db, documentHash: string) {
+  return db.selectFrom('verify_statement_documents').select(['pdf']).where('document_hash', '=', documentHash).limit(1).executeTakeFirst();
+}

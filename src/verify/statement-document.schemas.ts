@@ -10,6 +10,9 @@ export const STATEMENT_PDF_FORMATS = ['monthly', 'custom'] as const;
 export type StatementPdfFormat = (typeof STATEMENT_PDF_FORMATS)[number];
 
 
+/** The signed data's file name inside a statement PDF. */
+export const attachmentName = (statementId: string) => `ownproof-statement-${statementId}.jws`;
+
 /** The JWS `typ` of a statement document, so it is never mistaken for a claim receipt or anything else signed with the same keys. */
 export const STATEMENT_DOCUMENT_TYPE = 'ownproof-statement+jws';
 
@@ -75,3 +78,51 @@ export const StatementDocument = Type.Object(
   { additionalProperties: false },
 );
 export type StatementDocument = Static<typeof StatementDocument>;
+
+/** The JWS `typ` of a statement PDF's file signature. */
+export const STATEMENT_FILE_TYPE = 'ownproof-statement-file+jws';
+
+/** A SHA-256 as we write it: 64 lowercase hex digits. */
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
+const Sha256Hex = (description: string) => Type.String({ pattern: SHA256_HEX.source, description });
+
+/**
+ * The payload of a statement PDF's file signature: which document the file is, and the SHA-256 of
+ * every byte before the signature. It binds the pages a person reads to the signed data attached.
+ */
+export const StatementFileSeal = Type.Object(
+  {
+    statement_id: Type.String(),
+    format: Type.Union(STATEMENT_PDF_FORMATS.map((f) => Type.Literal(f))),
+    document_hash: Sha256Hex('The SHA-256 of the attached signed data’s payload.'),
+    pdf_sha256: Sha256Hex('The SHA-256 of the file before its signature line.'),
+  },
+  { additionalProperties: false },
+);
+export type StatementFileSeal = Static<typeof StatementFileSeal>;
+
+/** The largest statement PDF the check takes (a 10,000-transaction statement is well under 2 MiB). */
+export const MAX_STATEMENT_PDF_MIB = 32;
+export const MAX_STATEMENT_PDF_BYTES = MAX_STATEMENT_PDF_MIB * 1024 * 1024;
+
+export const CheckStatementBody = Type.Object(
+  { document_hash: Sha256Hex('The document hash printed on the statement (64 hex digits, lowercase).') },
+  { additionalProperties: false },
+);
+export type CheckStatementBody = Static<typeof CheckStatementBody>;
+
+/** The verdict on a statement PDF or document hash: whether it is an unaltered statement issued by the issuer, and what it states. */
+export const StatementCheck = Type.Object(
+  {
+    object: Type.Literal('statement_check'),
+    valid: Type.Boolean({ description: 'True when the file (or the document of this hash) is a statement document issued by this service, unaltered.' }),
+    reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it is not valid; null when valid.' }),
+    issuer: Type.Union([Type.String(), Type.Null()], { description: 'Who signed it (the issuer’s public base URL), when that could be read.' }),
+    signing_key_id: Type.Union([Type.String(), Type.Null()], { description: 'The published key that signed it, when valid.' }),
+    document_hash: Type.Union([Sha256Hex('The document hash.'), Type.Null()]),
+    file_sha256: Type.Union([Sha256Hex('The SHA-256 of the whole PDF file (the download’s ETag).'), Type.Null()]),
+    document: Type.Union([StatementDocument, Type.Null()], { description: 'What the statement states (the signed data attached to the PDF), when valid.' }),
+  },
+  { $id: 'StatementCheck', title: 'Statement check' },
+);
+export type StatementCheck = Static<typeof StatementCheck>;

@@ -1,24 +1,26 @@
-import { createHash } from 'node:crypto';
 import { clientDisplayName } from '../clients/client.service.js';
 import { retrieveAccountHolder } from '../connect/account-holder.service.js';
 import { unixSeconds } from '../platform/clock.js';
+import type { Config } from '../platform/config/config.js';
 import type { AppContext } from '../platform/context.js';
 import { ApiError, notFound } from '../platform/http/errors.js';
 import type { Scope } from '../platform/scope.js';
+import { lazyModule } from '../platform/jobs/catalog.js';
 import { recordUsageOnce } from '../platform/usage/usage.service.js';
 import { claimsOfHolders } from './claim.repository.js';
 import type { ClaimStatement } from './claim.schemas.js';
-import { receiptCheckPages } from './pages/receipt-check.surface.js';
-import { signJws } from './receipt.js';
-import { activeSigningKey } from './signing-key.service.js';
+import { signJws, type ReceiptSigningKey } from './receipt.js';
+import { activeSigningKey, publishedVerificationKeys } from './signing-key.service.js';
+import { checkStatementPdf, sealStatementPdf, sha256Hex, statementCheckFailure } from './statement-check.js';
 import {
   findStatementDocument,
+  findStatementDocumentByHash,
   findStatementForDocument,
   findStatementWithData,
   insertStatementDocumentOnce,
   markPdfGenerated,
 } from './statement-document.repository.js';
-import { STATEMENT_DOCUMENT_TYPE, type StatementDocument, type StatementPdfFormat } from './statement-document.schemas.js';
+import { STATEMENT_DOCUMENT_TYPE, type StatementCheck, type StatementDocument, type StatementPdfFormat } from './statement-document.schemas.js';
 import type { StatementData } from './statement.schemas.js';
 
 export type StatementDocumentDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox'>;
@@ -31,7 +33,12 @@ export interface StatementPdfFile {
   filename: string;
 }
 
-const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
+/** Where anyone checks a statement or a claim receipt (the document check pages); statements print it. */
+export const documentCheckUrl = (config: Pick<Config, 'publicBaseUrl'>) => `${config.publicBaseUrl}/verify`;
+
+// pdfkit and the fonts load on the first PDF a process makes, not when the server starts.
+const pdfRenderer = lazyModule(() => import('./statement-pdf/statement-pdf.js'));
+
 
 /**
  * A completed statement's PDF in `format`. The first download of a format generates it — signs the
@@ -90,18 +97,26 @@ async function statementDocument(deps: StatementDocumentDeps, scope: Scope, id: 
   };
 }
 
+/**
+ * The file of a statement document, as a first download issues it: the document signed (the JWS
+ * attached), the PDF rendered and sealed with the file signature. Pure but for the fonts; storing
+ * and billing are the caller's.
+ */
+export async function statementFile(key: ReceiptSigningKey, document: StatementDocument, verifyUrl: string): Promise<{ pdf: Buffer; sha256: string; documentHash: string }> {
+  const payload = Buffer.from(JSON.stringify(document), 'utf8');
+  const documentHash = sha256Hex(payload);
+  const jws = await signJws(key, STATEMENT_DOCUMENT_TYPE, payload);
+  const rendered = await (await pdfRenderer()).renderStatementPdf({ document, jws, kid: key.kid, documentHash, verifyUrl });
+  const sealed = await sealStatementPdf(key, rendered, { statement_id: document.statement.id, format: document.document.format, document_hash: documentHash });
+  return { ...sealed, documentHash };
+}
+
 /** Generates, signs and stores the document, billing the statement's first one; returns whichever document of this format is stored. */
 async function issueStatementPdf(deps: StatementDocumentDeps, scope: Scope, id: string, format: StatementPdfFormat): Promise<Omit<StatementPdfFile, 'filename'>> {
   const now = unixSeconds(deps.clock);
   const document = await statementDocument(deps, scope, id, format, now);
-  const payload = Buffer.from(JSON.stringify(document), 'utf8');
-  const documentHash = sha256(payload);
   const key = await activeSigningKey(deps);
-  const jws = await signJws(key, STATEMENT_DOCUMENT_TYPE, payload);
-  // pdfkit and the fonts load on the first PDF a process makes, not when the server starts.
-  const { renderStatementPdf } = await import('./statement-pdf/statement-pdf.js');
-  const pdf = await renderStatementPdf({ document, jws, kid: key.kid, documentHash, verifyUrl: receiptCheckPages.baseUrl(deps.config) });
-  const pdfSha256 = sha256(pdf);
+  const { pdf, sha256: pdfSha256, documentHash } = await statementFile(key, document, documentCheckUrl(deps.config));
   const stored = await deps.db.transaction().execute(async (trx) => {
     const inserted = await insertStatementDocumentOnce(trx, {
       statement_id: id,
@@ -121,4 +136,25 @@ async function issueStatementPdf(deps: StatementDocumentDeps, scope: Scope, id: 
   const winner = await findStatementDocument(deps.db, id, format);
   if (!winner) throw new Error(`statement ${id}: the ${format} document vanished`);
   return { pdf: winner.pdf, sha256: winner.pdf_sha256 };
+}
+
+/**
+ * Checks a statement PDF for anyone (no API key): the offline check of `ownproof verify-statement`
+ * with this service's published keys, and that this service is its issuer.
+ */
+export async function checkStatementFile(deps: Pick<AppContext, 'db' | 'config'>, file: Buffer): Promise<StatementCheck> {
+  const verdict = await checkStatementPdf(file, await publishedVerificationKeys(deps));
+  if (!verdict.valid || verdict.issuer === deps.config.publicBaseUrl) return verdict;
+  return statementCheckFailure(`issued by ${verdict.issuer}, not by this service (${deps.config.publicBaseUrl})`, { issuer: verdict.issuer, document_hash: verdict.document_hash, file_sha256: verdict.file_sha256 });
+}
+
+/**
+ * Checks the statement document of a document hash (the one printed on it and in its QR code): the
+ * file issued with that hash, checked as {@link checkStatementFile} checks an uploaded one. The
+ * hash is as good as the PDF: only who holds the document can know it.
+ */
+export async function checkStatementHash(deps: Pick<AppContext, 'db' | 'config'>, documentHash: string): Promise<StatementCheck> {
+  const stored = await findStatementDocumentByHash(deps.db, documentHash);
+  if (!stored) return statementCheckFailure('no statement document with this hash was issued here', { document_hash: documentHash });
+  return checkStatementFile(deps, stored.pdf);
 }

@@ -7,13 +7,13 @@ import { unixSeconds } from '../platform/clock.js';
 import type { AppContext } from '../platform/context.js';
 import { recordEvent } from '../platform/events/event.service.js';
 import type { Scope } from '../platform/scope.js';
-import { findGrantedClaim, type GrantedClaimRow } from './claim.repository.js';
+import { findGrantedClaims, type GrantedClaimRow } from './claim.repository.js';
 import type { ClaimStatement } from './claim.schemas.js';
 import { walletOf } from './proof.service.js';
 import { computeStatement, type StatementClaimInput } from './statement-computation.js';
 import { periodBoundaries } from './statement-period.js';
 import { findStatementById, finishPendingStatement, type StatementApiRow } from './statement.repository.js';
-import type { StatementData } from './statement.schemas.js';
+import type { StatementData, StatementPeriod } from './statement.schemas.js';
 import { toStatement } from './statement.service.js';
 
 export type StatementGenerationDeps = Pick<AppContext, 'db' | 'clock' | 'chains'>;
@@ -36,6 +36,16 @@ async function addressesNow(chain: ChainSource, claim: GrantedClaimRow, statemen
 }
 
 /**
+ * The chain height before each of the period's boundaries (`periodBoundaries`), by instant: what
+ * `StatementChainInput.heightBefore` answers (the last block whose effective time is ≤ instant − 1).
+ */
+export async function boundaryHeights(source: Pick<ChainSource, 'getHeightAtTime'>, period: StatementPeriod, timezone: string): Promise<Map<number, number>> {
+  const heights = new Map<number, number>();
+  for (const boundary of periodBoundaries(period, timezone)) heights.set(boundary, await source.getHeightAtTime(boundary - 1));
+  return heights;
+}
+
+/**
  * Reads what the statement needs from the mode's chain source and computes it. The sharing is
  * checked again: a person who revoked it after the statement was requested is obeyed.
  */
@@ -43,35 +53,40 @@ async function computeFromChain(deps: StatementGenerationDeps, row: StatementApi
   const scope: Scope = { clientId: row.client_id, mode: row.mode };
   const source = deps.chains.forMode(row.mode);
   if (!source) throw new StatementRefused(`This server has no chain data source for ${row.mode} mode (its operator has not set ESPLORA_URL).`);
-  const claims: (StatementClaimInput & { chain: ChainSource })[] = [];
-  for (const claimId of JSON.parse(row.claim_ids) as string[]) {
-    const granted = await findGrantedClaim(deps.db, scope, claimId);
+  const claims: StatementClaimInput[] = [];
+  const chains = new Map<NetworkName, ChainSource>();
+  const claimIds = JSON.parse(row.claim_ids) as string[];
+  const grantedClaims = await findGrantedClaims(deps.db, scope, claimIds);
+  for (const claimId of claimIds) {
+    const granted = grantedClaims.get(claimId);
     if (!granted || !(JSON.parse(granted.grant_permissions) as string[]).includes('statements')) {
       throw new StatementRefused(`The account holder stopped sharing claim ${claimId} with you before the statement was computed.`);
     }
     const statement = JSON.parse(granted.statement) as ClaimStatement;
-    const chain = chainOnNetwork(source, statement.network as NetworkName);
+    const network = statement.network as NetworkName;
+    const chain = chains.get(network) ?? chainOnNetwork(source, network);
+    chains.set(network, chain);
     claims.push({
       claim_id: claimId,
       subject: statement.subject.type === 'address' ? { type: 'address', address: statement.subject.address } : { type: 'wallet', descriptor: statement.subject.descriptor },
-      network: statement.network,
+      network,
       addresses: await addressesNow(chain, granted, statement),
-      chain,
     });
   }
   // The tip first: a block found while the histories are read is above it, and left out whole.
   const tip = await source.getTip();
+  // One history read per network, so an address of two claims (a wallet and one of its addresses) is read once.
   const transactions: ChainTx[] = [];
-  for (const claim of claims) {
-    for (const history of (await claim.chain.getAddressHistory(claim.addresses, { includeMempool: false })).values()) transactions.push(...history);
+  for (const [network, chain] of chains) {
+    const addresses = new Set(claims.filter((claim) => claim.network === network).flatMap((claim) => claim.addresses));
+    for (const history of (await chain.getAddressHistory([...addresses], { includeMempool: false })).values()) transactions.push(...history);
   }
   const period = { open: row.period_open, close: row.period_close };
-  const heights = new Map<number, number>();
-  for (const boundary of periodBoundaries(period, row.timezone)) heights.set(boundary, await source.getHeightAtTime(boundary - 1));
+  const heights = await boundaryHeights(source, period, row.timezone);
   return computeStatement({
     period,
     timezone: row.timezone,
-    claims: claims.map(({ chain: _chain, ...claim }) => claim),
+    claims,
     transactions,
     chain: {
       tipHeight: tip.height,

@@ -6,7 +6,7 @@ import { ApiError, notFound } from '../platform/http/errors.js';
 import { resolvePage } from '../platform/http/pagination.js';
 import { enqueueJob } from '../platform/jobs/enqueue.js';
 import type { Scope } from '../platform/scope.js';
-import { findGrantedClaim } from './claim.repository.js';
+import { findGrantedClaims } from './claim.repository.js';
 import { isTimeZoneName, latestClose } from './statement-period.js';
 import { findStatement, insertStatement, listStatementRows, type StatementApiRow } from './statement.repository.js';
 import { generateStatementJob } from './statement.jobs.js';
@@ -73,9 +73,10 @@ function readPeriod(sent: GenerateStatementInput['period'], timezone: string, no
  * visible one without the permission is a 403 naming it.
  */
 async function requireStatementClaims(deps: StatementDeps, scope: Scope, input: GenerateStatementInput): Promise<void> {
+  const granted = await findGrantedClaims(deps.db, scope, input.claim_ids);
   for (const [index, claimId] of input.claim_ids.entries()) {
     const param = `claim_ids[${index}]`;
-    const claim = await findGrantedClaim(deps.db, scope, claimId);
+    const claim = granted.get(claimId);
     if (!claim) {
       throw new ApiError('resource_missing', { param, message: `No such claim: '${claimId}' (${param}); it is not shared with you, or its sharing was revoked.` });
     }

@@ -1,8 +1,9 @@
+import { signMessage } from '../bitcoin/message/sign-message.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDueJobs } from '../../test/support/connect.js';
 import { engines } from '../../test/support/database.js';
 import { startTestApp, type TestApp, type TestClient } from '../../test/support/test-app.js';
-import { proveWith, sandboxSigner, signChallenge, startChallenge, testnetWallet } from '../../test/support/verify.js';
+import { proveWith, sandboxSigner, startChallenge, testnetWallet } from '../../test/support/verify.js';
 import { createChainSources } from '../bitcoin/chain-for-mode.js';
 import { EsploraChainSource, SimulatedChain, startEsploraServer, type EsploraServer } from '../bitcoin/chain/index.js';
 import { buildSandboxChain } from '../bitcoin/sandbox/sandbox-chain.js';
@@ -60,7 +61,7 @@ describe.each(engines())('statements API on %s', (engine) => {
     claims.balancesOnly = (await prove(holderId, ['balances'])).id;
     claims.ofAnotherHolder = (await prove(otherHolder, ['transactions'])).id;
     const challenge = await startChallenge(t.ctx, scope, holderId, sandbox.descriptor, { kind: 'connect_session', session_id: 'sess_statements', permissions: ['transactions'] });
-    const proven = await submitSignature(t.ctx, challenge, signChallenge(sandboxSigner(0), challenge.message));
+    const proven = await submitSignature(t.ctx, challenge, signMessage(sandboxSigner(0), challenge.message));
     if (!proven.ok) throw new Error(JSON.stringify(proven));
     claims.wallet = proven.claim.id;
 

@@ -4,8 +4,10 @@ import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import type { JSONWebKeySet } from 'jose';
-import { commandGroup, readText, type CliDeps } from '../platform/cli.js';
-import { receiptVerifier, type ReceiptVerdict } from './receipt.js';
+import { commandGroup, readBytes, readText, type CliDeps } from '../platform/cli.js';
+import { receiptVerifier, verificationKeys, type ReceiptVerdict, type VerificationKeys } from './receipt.js';
+import { checkStatementPdf } from './statement-check.js';
+import { describeStatementCheck } from './statement-check-words.js';
 import { describeSigningKeys, rotateSigningKey } from './signing-key.service.js';
 
 /** Exit codes of `verify-claim`, as `verify-message` has them. */
@@ -13,7 +15,7 @@ const EXIT_VALID = 0;
 const EXIT_INVALID = 1;
 const EXIT_USAGE = 2;
 
-/** `ownproof keys rotate|list` (needs the database) and `ownproof verify-claim` (needs nothing). */
+/** `ownproof keys rotate|list` (needs the database), `ownproof verify-claim` and `verify-statement` (need nothing). */
 export function registerVerifyCommands(program: Command, cli: CliDeps): void {
   const keys = commandGroup(program, 'keys', 'Rotate and list keys');
   keys
@@ -48,17 +50,10 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
     .option('--batch', 'read one receipt per line, write one JSON verdict per line')
     .addHelpText('after', '\nExit status: 0 valid, 1 invalid, 2 bad usage (unreadable file or key set). With --batch: 0 unless the input cannot be read.')
     .action(async (file: string, options: { jwks: string; json?: boolean; batch?: boolean }) => {
-      let jwks: JSONWebKeySet;
-      try {
-        jwks = JSON.parse(await readFile(options.jwks, 'utf8')) as JSONWebKeySet;
-        if (!Array.isArray(jwks.keys)) throw new Error('it has no "keys" array');
-      } catch (error) {
-        cli.stderr.write(`verify-claim: cannot read the key set ${options.jwks}: ${error instanceof Error ? error.message : String(error)}\n`);
-        cli.setExitCode(EXIT_USAGE);
-        return;
-      }
+      const keys = await readKeySet(cli, 'verify-claim', options.jwks);
+      if (!keys) return;
       const input: Readable | string = file === '-' ? cli.stdin : file;
-      const verify = receiptVerifier(jwks);
+      const verify = receiptVerifier(keys);
       if (options.batch) {
         try {
           const lines = createInterface({ input: typeof input === 'string' ? createReadStream(input) : input, crlfDelay: Infinity });
@@ -86,6 +81,42 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
       cli.print(options.json ? JSON.stringify(publicVerdict(verdict)) : describeVerdict(verdict));
       cli.setExitCode(verdict.valid ? EXIT_VALID : EXIT_INVALID);
     });
+
+  program
+    .command('verify-statement')
+    .description('Check a statement PDF offline with a saved JWKS: that it is unaltered as issued, its signed data, and the Bitcoin proof of each claim')
+    .argument('<file>', 'the statement PDF, or - for stdin')
+    .requiredOption('--jwks <file>', "the issuer's keys, saved from its /.well-known/jwks.json")
+    .option('--json', 'print the verdict as JSON (with everything the statement states)')
+    .addHelpText('after', '\nExit status: 0 valid, 1 invalid, 2 bad usage (unreadable file or key set).')
+    .action(async (file: string, options: { jwks: string; json?: boolean }) => {
+      const keys = await readKeySet(cli, 'verify-statement', options.jwks);
+      if (!keys) return;
+      let pdf: Buffer;
+      try {
+        pdf = file === '-' ? await readBytes(cli.stdin) : await readFile(file);
+      } catch (error) {
+        cli.stderr.write(`verify-statement: cannot read ${file}: ${error instanceof Error ? error.message : String(error)}\n`);
+        cli.setExitCode(EXIT_USAGE);
+        return;
+      }
+      const verdict = await checkStatementPdf(pdf, keys);
+      cli.print(options.json ? JSON.stringify(verdict) : describeStatementCheck(verdict));
+      cli.setExitCode(verdict.valid ? EXIT_VALID : EXIT_INVALID);
+    });
+}
+
+/** The key set in `file` (a saved JWKS), or undefined after saying why it cannot be read (exit 2). */
+async function readKeySet(cli: CliDeps, command: string, file: string): Promise<VerificationKeys | undefined> {
+  try {
+    const jwks = JSON.parse(await readFile(file, 'utf8')) as JSONWebKeySet;
+    if (!Array.isArray(jwks.keys)) throw new Error('it has no "keys" array');
+    return verificationKeys(jwks);
+  } catch (error) {
+    cli.stderr.write(`${command}: cannot read the key set ${file}: ${error instanceof Error ? error.message : String(error)}\n`);
+    cli.setExitCode(EXIT_USAGE);
+    return undefined;
+  }
 }
 
 function publicVerdict(verdict: ReceiptVerdict) {

@@ -3,10 +3,10 @@ import { createDepositWallets, type DepositWallets } from './deposit-wallets.js'
 import { accessRequestRoutes } from './access-request.routes.js';
 import { expireAccessRequestJob, notifyAccessRequestJob, portalSignInMailJob } from './access-request.jobs.js';
 import { claimPublicRoutes, claimRoutes } from './claim.routes.js';
-import { receiptCheckPages } from './pages/receipt-check.surface.js';
+import { documentCheckPages } from './pages/document-check.surface.js';
 import { portalPages } from './portal/portal.surface.js';
 import { generateStatementJob } from './statement.jobs.js';
-import { statementDocumentRoutes } from './statement-document.routes.js';
+import { statementCheckRoutes, statementDocumentRoutes } from './statement-document.routes.js';
 import { statementRoutes } from './statement.routes.js';
 import { registerVerifyCommands } from './verify.cli.js';
 
@@ -27,8 +27,8 @@ export const verifyModule = defineModule({
   context: (ctx) => ({ depositWallets: createDepositWallets(ctx.config.depositXpub) }),
   apiRoutes: [claimRoutes, accessRequestRoutes, statementRoutes, statementDocumentRoutes],
   jobs: [notifyAccessRequestJob, expireAccessRequestJob, portalSignInMailJob, generateStatementJob],
-  publicRoutes: [claimPublicRoutes],
-  pages: [receiptCheckPages, portalPages],
+  publicRoutes: [claimPublicRoutes, statementCheckRoutes],
+  pages: [documentCheckPages, portalPages],
   commands: registerVerifyCommands,
   openApiTags: [
     { name: 'Claims', description: 'Receipts of Bitcoin ownership that account holders shared with you, and checking any receipt.' },

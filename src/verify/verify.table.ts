@@ -1,4 +1,4 @@
-import type { Generated, Insertable, Selectable } from 'kysely';
+import type { Generated, Selectable } from 'kysely';
 import type { Mode } from '../platform/scope.js';
 
 /** An Ed25519 key that signs claim receipts. Retired keys stay, so old receipts keep verifying. */
@@ -205,14 +205,10 @@ export interface StatementDocumentTable {
 
 export type SigningKeyRow = Selectable<SigningKeyTable>;
 export type ChallengeRow = Selectable<ChallengeTable>;
-export type NewChallengeRow = Insertable<ChallengeTable>;
 export type ClaimRow = Selectable<ClaimTable>;
 export type ClaimGrantRow = Selectable<ClaimGrantTable>;
 export type AccessRequestRow = Selectable<AccessRequestTable>;
-export type PortalLinkRow = Selectable<PortalLinkTable>;
 export type PortalSessionRow = Selectable<PortalSessionTable>;
-export type StatementRow = Selectable<StatementTable>;
-export type StatementDocumentRow = Selectable<StatementDocumentTable>;
 
 export interface VerifyTables {
   verify_signing_keys: SigningKeyTable;

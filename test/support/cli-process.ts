@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { DatabaseConfig } from '../../src/platform/config/config.js';
-import { TEST_MASTER_KEY } from './test-app.js';
+import { TEST_MASTER_KEY } from './master-key.js';
 
 export const BIN = path.resolve(import.meta.dirname, '../../bin/ownproof.js');
 

@@ -1,4 +1,4 @@
-import type { Provider } from '../../src/connect/providers/provider.js';
+import { onePage, type Provider } from '../../src/connect/providers/provider.js';
 
 /** An exchange that exists only to make the provider list long; it refuses every login. */
 export function fakeExchange(id: string, name: string): Provider {
@@ -10,7 +10,7 @@ export function fakeExchange(id: string, name: string): Provider {
     credentialFields: [{ name: 'api_key', label: 'API key', type: 'text' }],
     connect: async () => ({ ok: false, reason: 'invalid_credentials', message: 'Not a real exchange.' }),
     fetchBalances: async () => [],
-    fetchTransactions: async () => [],
+    fetchTransactions: () => onePage(async () => []),
     fetchAddresses: async () => [],
   };
 }

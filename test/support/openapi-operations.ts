@@ -94,7 +94,7 @@ export class NeedsExample extends Error {}
  * where there is one, `minItems` items and `minProperties` properties, formats filled with a plausible value. A rule the generator
  * cannot satisfy alone (a `pattern`) needs `examples` in the schema: it throws NeedsExample saying so.
  */
-export function minimalValue(document: OpenApiDocument, schema: JsonSchema, at = 'body'): unknown {
+function minimalValue(document: OpenApiDocument, schema: JsonSchema, at = 'body'): unknown {
   const resolved = resolve(document, schema);
   const examples = resolved.examples;
   if (Array.isArray(examples) && examples.length > 0) return structuredClone(examples[0]);

@@ -32,6 +32,34 @@ export async function pdfPages(pdf: Buffer): Promise<string[]> {
   });
 }
 
+/** A word on a page and its box, in points from the page's top-left corner (`pdftotext -bbox`). */
+export interface PdfWord {
+  text: string;
+  xMin: number;
+  yMin: number;
+  xMax: number;
+  yMax: number;
+}
+
+/** Each page's size and words with their boxes, so a test can check where text was drawn. */
+export async function pdfWordBoxes(pdf: Buffer): Promise<{ width: number; height: number; words: PdfWord[] }[]> {
+  return withPdf(pdf, async (file) => {
+    const { stdout } = await run('pdftotext', ['-bbox', '-enc', 'UTF-8', file, '-'], { maxBuffer: 256 * 1024 * 1024 });
+    const unescape = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+    return [...stdout.matchAll(/<page width="([\d.]+)" height="([\d.]+)">([\s\S]*?)<\/page>/g)].map(([, width, height, body]) => ({
+      width: Number(width),
+      height: Number(height),
+      words: [...(body as string).matchAll(/<word xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">([^<]*)<\/word>/g)].map(([, xMin, yMin, xMax, yMax, text]) => ({
+        text: unescape(text as string),
+        xMin: Number(xMin),
+        yMin: Number(yMin),
+        xMax: Number(xMax),
+        yMax: Number(yMax),
+      })),
+    }));
+  });
+}
+
 /** `pdfinfo`'s fields (`Pages`, `Page size`, `Title`, …). */
 export async function pdfInfo(pdf: Buffer): Promise<Record<string, string>> {
   return withPdf(pdf, async (file) => {

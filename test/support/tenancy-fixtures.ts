@@ -132,7 +132,7 @@ export const FIXTURE_MAKERS: readonly { prefix: string; make: (f: FixtureContext
 ];
 
 /** One object of every kind for the given key's client and mode. */
-export async function makeFixtures(t: TestApp, key: string): Promise<IdsByPrefix> {
+async function makeFixtures(t: TestApp, key: string): Promise<IdsByPrefix> {
   const mode: Mode = key.startsWith('sk_live_') ? 'live' : 'test';
   const made: IdsByPrefix = {};
   for (const { prefix, make } of FIXTURE_MAKERS) made[prefix] = await make({ t, key, mode, made });

@@ -7,6 +7,7 @@ import type { AppContext } from '../../src/platform/context.js';
 import { openSecretBox } from '../../src/platform/crypto/secret-box.js';
 import { TestClock } from './clock.js';
 import { createTestDatabase, type Engine, type TestDatabase } from './database.js';
+import { TEST_MASTER_KEY, TEST_MASTER_KEY_BYTES } from './master-key.js';
 
 export interface TestClient {
   clientId: string;
@@ -26,8 +27,8 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
-/** The master key of every test app unless its config sets MASTER_KEY (a child process given it opens the same secrets). */
-export const TEST_MASTER_KEY = '07'.repeat(32);
+// The master key of every test app unless its config sets MASTER_KEY (a child process given it opens the same secrets).
+export { TEST_MASTER_KEY, TEST_MASTER_KEY_BYTES };
 
 /** Configuration for tests: the same loader as production, fed a fixed environment. */
 export function testConfig(overrides: Record<string, string> = {}): Config {
@@ -54,7 +55,7 @@ export async function startTestApp(
   const database = options.database ?? (await createTestDatabase(engine));
   const clock = new TestClock();
   const config = testConfig(options.config);
-  const masterKeys = { current: config.masterKey ?? Buffer.from(TEST_MASTER_KEY, 'hex'), previous: config.previousMasterKey };
+  const masterKeys = { current: config.masterKey ?? TEST_MASTER_KEY_BYTES, previous: config.previousMasterKey };
   let secretBox: AppContext['secretBox'];
   try {
     secretBox = await openSecretBox(database.handle.db, masterKeys, clock);

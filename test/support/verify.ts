@@ -1,7 +1,5 @@
-import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { p2wpkh } from '@scure/btc-signer';
-import { makeWallet, signBip322, signLegacy, type TestWallet, type WalletType } from '../../src/bitcoin/message/fixtures/signers.js';
-import { NETWORK_PARAMS } from '../../src/bitcoin/network.js';
+import { makeWallet, type TestWallet, type WalletType } from '../../src/bitcoin/message/fixtures/signers.js';
+import { signMessage, singleKeyWallet } from '../../src/bitcoin/message/sign-message.js';
 import { sandboxWallet } from '../../src/bitcoin/sandbox/sandbox-wallet.js';
 import type { Scope } from '../../src/platform/scope.js';
 import { startSignatureChallenge, submitSignature, type ProofDeps } from '../../src/verify/proof.service.js';
@@ -14,15 +12,7 @@ export function testnetWallet(type: WalletType): TestWallet {
 
 /** The sandbox wallet's key at a receive index, as a signing wallet (P2WPKH, testnet). */
 export function sandboxSigner(index = 0): TestWallet {
-  const key = sandboxWallet().privateKey('receive', index);
-  const pay = p2wpkh(secp256k1.getPublicKey(key, true), NETWORK_PARAMS.testnet);
-  return { type: 'p2wpkh', network: 'testnet', address: pay.address as string, script: pay.script, privateKeys: [key] };
-}
-
-/** A signature over `message` the way the wallet type is usually signed: legacy for P2PKH, BIP-322 full for multisig, simple otherwise. */
-export function signChallenge(wallet: TestWallet, message: string): string {
-  if (wallet.type === 'p2pkh') return signLegacy(wallet.privateKeys[0]!, message, 'compressed');
-  return signBip322(wallet, message, wallet.type.includes('multi') ? 'full' : 'simple');
+  return singleKeyWallet(sandboxWallet().privateKey('receive', index), 'p2wpkh', 'testnet');
 }
 
 /** A challenge for `subject` (address or wallet text), started as the hosted pages would. */
@@ -41,7 +31,7 @@ export async function startChallenge(
 /** Proves `wallet` for an account holder end to end through the service; returns the claim row. */
 export async function proveWith(deps: ProofDeps, scope: Scope, accountHolderId: string, wallet: TestWallet, origin?: ChallengeOrigin) {
   const challenge = await startChallenge(deps, scope, accountHolderId, wallet.address, origin);
-  const outcome = await submitSignature(deps, challenge, signChallenge(wallet, challenge.message));
+  const outcome = await submitSignature(deps, challenge, signMessage(wallet, challenge.message));
   if (!outcome.ok) throw new Error(`proof refused: ${JSON.stringify(outcome)}`);
   return outcome.claim;
 }

@@ -11,11 +11,13 @@ import {
   walletToProve,
   type HostedSession,
 } from '../hosted-flow.service.js';
+import { beginOAuth, completeOAuth, oauthApp, OAUTH_CALLBACK_PATH } from '../oauth/oauth-sign-in.service.js';
+import type { Provider } from '../providers/provider.js';
 import { proofRoutes } from '../../verify/pages/proof.routes.js';
 import { accountsPage } from './accounts-page.js';
 import { disclaimerPage } from './disclaimer-page.js';
 import type { FlowView } from './flow-view.js';
-import { expiredLinkPage, invalidLinkPage } from './link-pages.js';
+import { expiredLinkPage, invalidLinkPage, signInExpiredPage } from './link-pages.js';
 import { closeTabPage, providerMissingPage, returnLinkPage, type FlowOutcome } from './outcome-pages.js';
 import { providerFormPage } from './provider-form-page.js';
 import { MAX_QUERY_LENGTH, providersPage } from './providers-page.js';
@@ -40,6 +42,8 @@ const PAGE = { schema: { hide: true } } as const;
  * GET  /{secret}/providers/{id}       the provider's credential form
  * POST /{secret}/consent              Continue on the disclaimer
  * POST /{secret}/providers/{id}       connect with the provider
+ * POST /{secret}/providers/{id}/oauth "Sign in with {provider}": on to its authorization page
+ * GET  /oauth/callback?state&code     the return from it (the state names the session)
  * POST /{secret}/finish               Done: complete the session and go back to the client
  * POST /{secret}/exit                 Cancel at any step: abandon the session
  * …    /{secret}/accounts/{account}/prove/…   a connected wallet's ownership proof (verify's proof pages)
@@ -68,8 +72,17 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
     };
   }
 
-  function sendFlowPage(reply: FastifyReply, hosted: HostedSession, page: PageContent): FastifyReply {
-    return kit.send(reply, page, { testMode: hosted.mode === 'test', formActionOrigins: returnOrigins(hosted) });
+  function sendFlowPage(reply: FastifyReply, hosted: HostedSession, page: PageContent, formActionOrigins: string[] = []): FastifyReply {
+    return kit.send(reply, page, { testMode: hosted.mode === 'test', formActionOrigins: [...returnOrigins(hosted), ...formActionOrigins] });
+  }
+
+  /** Whether the provider's page offers "Sign in with …": it has an OAuth server and the operator registered a client. */
+  const signInOffered = (provider: Provider) => oauthApp(ctx.config, provider) !== undefined;
+
+  /** A provider's page; its sign-in button posts here and is redirected on to the provider, which the CSP must allow. */
+  function sendProviderPage(reply: FastifyReply, hosted: HostedSession, provider: Provider, page: PageContent): FastifyReply {
+    const signIn = provider.oauth && signInOffered(provider) ? [new URL(provider.oauth.server.authorizeUrl).origin] : [];
+    return sendFlowPage(reply, hosted, page, signIn);
   }
 
   /** Back to the first step that still needs doing. */
@@ -124,7 +137,31 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
     if (!hosted.consented) return redirectToStart(request, reply);
     const provider = hosted.providers.find((p) => p.id === request.params.provider);
     if (!provider) return sendFlowPage(reply, hosted, providerMissingPage(viewOf(request, reply, hosted)));
-    return sendFlowPage(reply, hosted, providerFormPage(viewOf(request, reply, hosted), { provider }));
+    return sendProviderPage(reply, hosted, provider, providerFormPage(viewOf(request, reply, hosted), { provider, signIn: signInOffered(provider) }));
+  });
+
+  app.post<{ Params: ProviderParams }>('/:secret/providers/:provider/oauth', form, async (request, reply) => {
+    const hosted = await openSession(request, reply);
+    if (!hosted) return reply;
+    if (!hosted.consented) return redirectToStart(request, reply);
+    const provider = hosted.providers.find((p) => p.id === request.params.provider);
+    if (!provider) return sendFlowPage(reply, hosted, providerMissingPage(viewOf(request, reply, hosted)));
+    const url = await beginOAuth(ctx, hosted, provider);
+    return url ? reply.redirect(url, 303) : reply.redirect(`${basePath(request)}/providers/${encodeURIComponent(provider.id)}`, 303);
+  });
+
+  // The one redirect URI registered with providers: the state finds the session, no cookie needed.
+  app.get<{ Querystring: Record<string, unknown> }>(OAUTH_CALLBACK_PATH, PAGE, async (request, reply) => {
+    const { query } = request;
+    const result = await completeOAuth(ctx, { state: firstString(query.state), code: firstString(query.code), error: firstString(query.error) });
+    if (result.kind === 'unknown') return kit.send(reply, signInExpiredPage());
+    if (result.kind === 'ended') return kit.send(reply, expiredLinkPage());
+    const base = `${prefix}/${encodeURIComponent(result.secret)}`;
+    if (result.kind === 'connected') return reply.redirect(base, 303);
+    const { hosted, provider } = result;
+    if (!provider) return kit.send(reply, expiredLinkPage());
+    const view: FlowView = { base, csrfToken: reply.generateCsrf(), clientName: hosted.clientName };
+    return sendProviderPage(reply, hosted, provider, providerFormPage(view, { provider, signIn: signInOffered(provider), error: { message: result.message }, status: 422 }));
   });
 
   app.post<{ Params: SecretParams }>('/:secret/consent', form, async (request, reply) => {
@@ -145,7 +182,7 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
     if (attempt.ok) return redirectToStart(request, reply);
     const status = attempt.reason === 'provider_unavailable' ? 503 : attempt.reason === 'too_many_attempts' ? 429 : 422;
     const error = { message: attempt.message, ...(attempt.field ? { field: attempt.field } : {}) };
-    return sendFlowPage(reply, hosted, providerFormPage(viewOf(request, reply, hosted), { provider, values, error, status }));
+    return sendProviderPage(reply, hosted, provider, providerFormPage(viewOf(request, reply, hosted), { provider, signIn: signInOffered(provider), values, error, status }));
   });
 
   app.post<{ Params: SecretParams }>('/:secret/finish', form, async (request, reply) => {

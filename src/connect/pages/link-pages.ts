@@ -30,3 +30,17 @@ export function expiredLinkPage(): PageContent {
 ${START_AGAIN}`,
   };
 }
+
+/**
+ * The return from a provider's sign-in whose `state` names nothing that may still return: already
+ * used (a reload, the back button), older than ten minutes, or made up.
+ */
+export function signInExpiredPage(): PageContent {
+  return {
+    status: 410,
+    title: 'Sign-in no longer valid',
+    body: html`<h1>This sign-in can’t be used</h1>
+<p class="lead">It was already used, or it took longer than ten minutes, so nothing was connected from it.</p>
+${START_AGAIN}`,
+  };
+}

@@ -16,13 +16,14 @@ function fieldId(name: string): string {
 
 /**
  * Step 3: the provider's credential form. After a failed attempt the page shows the error at the
- * top (and next to its field), and keeps what was typed in non-secret fields. Passwords are never
- * sent back, nor is a value the provider rejected: a rejected wallet field may hold a private key
- * or seed phrase pasted by mistake, which must not be written into the page again.
+ * top (and next to its field), and keeps what was typed in non-secret fields. Passwords and fields
+ * marked sensitive (an exchange's PEM key in a textarea) are never sent back, nor is a value the
+ * provider rejected: a rejected wallet field may hold a private key or seed phrase pasted by
+ * mistake, which must not be written into the page again.
  */
 export function providerFormPage(
   view: FlowView,
-  options: { provider: Provider; values?: Record<string, string>; error?: ProviderFormError; status?: number },
+  options: { provider: Provider; values?: Record<string, string>; error?: ProviderFormError; status?: number; signIn?: boolean },
 ): PageContent {
   const { provider, error } = options;
   const values = options.values ?? {};
@@ -39,11 +40,20 @@ ${error
 </div>`
   : ''}
 ${provider.instructions ? html`<div class="notice"><p>${provider.instructions}</p></div>` : ''}
+${options.signIn
+  ? html`<form method="post" action="${view.base}/providers/${encodeURIComponent(provider.id)}/oauth">
+${csrfField(view)}
+<p>Sign in at ${provider.name} and allow read-only access: no key to create or copy.</p>
+<div class="actions"><button type="submit" class="button">Sign in with ${provider.name}</button></div>
+</form>
+<h2>Or use a read-only API key</h2>`
+  : ''}
+${provider.steps?.length ? html`<ol class="steps">${provider.steps.map((step) => html`<li>${step}</li>`)}</ol>` : ''}
 <form method="post" action="${view.base}/providers/${encodeURIComponent(provider.id)}" novalidate>
 ${csrfField(view)}
 ${provider.credentialFields.map((field) =>
   credentialInput(field, {
-    value: field.type === 'password' || field.name === fieldError ? '' : (values[field.name] ?? ''),
+    value: field.type === 'password' || field.sensitive || field.name === fieldError ? '' : (values[field.name] ?? ''),
     error: field.name === fieldError ? error?.message : undefined,
   }),
 )}

@@ -6,7 +6,7 @@ import type { NetworkName } from '../../bitcoin/network.js';
 import { readWalletInput } from '../../bitcoin/wallet-input.js';
 import type { Mode } from '../../platform/scope.js';
 import { formatUnits } from '../amounts.js';
-import { ProviderError, type ConnectOutcome, type Provider, type ProviderAddress, type ProviderTransaction } from './provider.js';
+import { onePage, ProviderError, type ConnectOutcome, type Provider, type ProviderAddress, type ProviderTransaction } from './provider.js';
 
 const SATS = 8;
 
@@ -62,14 +62,17 @@ export function bitcoinWalletProvider(mode: Mode, chainSource: () => ChainSource
       return [{ asset: 'BTC', available: formatUnits(confirmed, SATS), total: formatUnits(confirmed + unconfirmed, SATS) }];
     },
 
-    async fetchTransactions(connection, options) {
-      const { source, addresses } = await scan(connection);
-      const mine = new Set(addresses);
-      const histories = await source.getAddressHistory(addresses, { includeMempool: true, ...(options.signal ? { signal: options.signal } : {}) });
-      const seen = new Map<string, ChainTx>();
-      for (const list of histories.values()) for (const tx of list) seen.set(tx.txid, tx);
-      return [...seen.values()].map((tx) => walletTransaction(tx, mine));
-    },
+    // The whole history each time: a wallet's history is read per address, and a scan finds the
+    // addresses anew (a cursor would miss payments to addresses that were unused last time).
+    fetchTransactions: (connection, options) =>
+      onePage(async () => {
+        const { source, addresses } = await scan(connection);
+        const mine = new Set(addresses);
+        const histories = await source.getAddressHistory(addresses, { includeMempool: true, ...(options.signal ? { signal: options.signal } : {}) });
+        const seen = new Map<string, ChainTx>();
+        for (const list of histories.values()) for (const tx of list) seen.set(tx.txid, tx);
+        return [...seen.values()].map((tx) => walletTransaction(tx, mine));
+      }),
 
     async fetchAddresses(connection) {
       const { scanned, wallet } = await scan(connection);

@@ -1,3 +1,4 @@
+import type { OAuthServer, OAuthTokens } from '../oauth/oauth-client.js';
 /** A field the account holder fills in to authenticate with a provider. */
 export interface CredentialField {
   name: string;
@@ -6,6 +7,8 @@ export interface CredentialField {
   /** Shown under the field; for wallets, which formats are accepted. */
   hint?: string;
   autocomplete?: string;
+  /** A secret: never written back into the form after a failed attempt, whatever its input type. */
+  sensitive?: boolean;
 }
 
 /** One account a successful connection yields, with what we must keep to read it later. */
@@ -48,6 +51,29 @@ export interface ProviderAddress {
   label: string | null;
 }
 
+/** One page of a provider's history. */
+export interface TransactionPage {
+  transactions: ProviderTransaction[];
+  /**
+   * Where a walk cut short after this page (a job timeout, a crash) resumes: stored with the page,
+   * so a long first walk makes progress across attempts. Absent: nothing to resume from.
+   */
+  checkpoint?: string;
+}
+
+/**
+ * A provider's history, page by page. The refresh stores each page as it arrives, so a long history
+ * is never held whole; the generator's return value is the cursor the next refresh resumes from
+ * (null: read everything again), stored with the refresh marked succeeded after the last page.
+ */
+export type TransactionPages = AsyncGenerator<TransactionPage, string | null, undefined>;
+
+/** The history of a provider that reads it in one go (and has no cursor): a single page. */
+export async function* onePage(read: () => Promise<ProviderTransaction[]>): TransactionPages {
+  yield { transactions: await read() };
+  return null;
+}
+
 /** A provider call that failed in a way the account's refresh state should tell the client. */
 export class ProviderError extends Error {
   constructor(
@@ -59,6 +85,18 @@ export class ProviderError extends Error {
     super(message);
     this.name = 'ProviderError';
   }
+}
+
+/**
+ * Signing in at the provider instead of typing credentials: OAuth 2 with PKCE. Offered when the
+ * operator registered an OAuth client for the provider (`OAUTH_<ID>_CLIENT_ID`); the connect
+ * domain runs the protocol (src/connect/oauth/), the provider only knows its server and what the
+ * tokens open.
+ */
+export interface ProviderOAuth {
+  server: OAuthServer;
+  /** Checks the tokens work (reads balances) and returns the accounts, as `connect` does for typed credentials. */
+  connectWithTokens(tokens: OAuthTokens, options: { signal?: AbortSignal }): Promise<ConnectOutcome>;
 }
 
 /**
@@ -75,8 +113,14 @@ export interface Provider {
   credentialFields: readonly CredentialField[];
   /** Help shown on the authentication page (for the sandbox: the documented test credentials). */
   instructions?: string;
+  /** Numbered steps shown above the form (for exchanges: how to create a read-only API key). */
+  steps?: readonly string[];
+  /** "Sign in with …", when the provider has an OAuth server. Accounts connected so keep `{ oauth: OAuthTokens }` as their connection. */
+  oauth?: ProviderOAuth;
   connect(input: Record<string, string>, options: { signal?: AbortSignal }): Promise<ConnectOutcome>;
   fetchBalances(connection: Record<string, unknown>, options: { signal?: AbortSignal }): Promise<ProviderBalance[]>;
-  fetchTransactions(connection: Record<string, unknown>, options: { signal?: AbortSignal }): Promise<ProviderTransaction[]>;
-  fetchAddresses(connection: Record<string, unknown>, options: { signal?: AbortSignal }): Promise<ProviderAddress[]>;
+  /** `cursor`: what the last complete refresh returned (null the first time). */
+  fetchTransactions(connection: Record<string, unknown>, options: { signal?: AbortSignal; cursor: string | null }): TransactionPages;
+  /** `balances`: the ones just fetched in the same refresh, for a provider that finds addresses per asset held. */
+  fetchAddresses(connection: Record<string, unknown>, options: { signal?: AbortSignal; balances?: readonly ProviderBalance[] }): Promise<ProviderAddress[]>;
 }

@@ -1,6 +1,11 @@
 import type { ChainSources } from '../../bitcoin/chain-for-mode.js';
+import { lazyModule } from '../../platform/jobs/catalog.js';
 import type { Mode } from '../../platform/scope.js';
 import { bitcoinWalletProvider } from './bitcoin-wallet.js';
+import type { Ccxt } from './ccxt-errors.js';
+import { ccxtProvider, type ExchangeOverrides } from './ccxt-provider.js';
+import { EXCHANGES } from './exchanges.js';
+import type { OAuthServer } from '../oauth/oauth-client.js';
 import type { Provider } from './provider.js';
 import { sandboxExchange } from './sandbox-exchange.js';
 
@@ -10,15 +15,29 @@ export interface ProviderRegistry {
   find(mode: Mode, id: string): Provider | undefined;
 }
 
+/** ccxt is loaded on first use, once per process (see ccxt-provider.ts). */
+const loadCcxt: () => Promise<Ccxt> = lazyModule(() => import('ccxt'));
+
 /**
- * Test mode: the sandbox exchange and the Bitcoin wallet on the sandbox chain. Live mode: real
- * exchanges (added with the live-exchange work) and the Bitcoin wallet on mainnet chain data.
- * `extra` lets tests add providers behind the same interface.
+ * Test mode: the sandbox exchange and the Bitcoin wallet on the sandbox chain. Live mode: the
+ * exchanges of the table (exchanges.ts) through ccxt, and the Bitcoin wallet on mainnet chain data.
+ * `extra` lets tests add providers behind the same interface; `exchangeOverrides` and
+ * `oauthServerOverrides` (by exchange id) let them point ccxt and the OAuth sign-in at local fakes.
  */
-export function createProviderRegistry(deps: { chains: ChainSources; extra?: Partial<Record<Mode, Provider[]>> }): ProviderRegistry {
+export function createProviderRegistry(deps: {
+  chains: ChainSources;
+  extra?: Partial<Record<Mode, Provider[]>>;
+  exchangeOverrides?: Partial<Record<string, ExchangeOverrides>>;
+  oauthServerOverrides?: Partial<Record<string, Partial<OAuthServer>>>;
+}): ProviderRegistry {
+  const exchanges = EXCHANGES.map((row) => {
+    const overrides = deps.exchangeOverrides?.[row.id];
+    const oauthServer = deps.oauthServerOverrides?.[row.id];
+    return ccxtProvider(row, { load: loadCcxt, ...(overrides ? { overrides } : {}), ...(oauthServer ? { oauthServer } : {}) });
+  });
   const byMode: Record<Mode, Provider[]> = {
     test: [sandboxExchange, bitcoinWalletProvider('test', () => deps.chains.forMode('test')), ...(deps.extra?.test ?? [])],
-    live: [bitcoinWalletProvider('live', () => deps.chains.forMode('live')), ...(deps.extra?.live ?? [])],
+    live: [...exchanges, bitcoinWalletProvider('live', () => deps.chains.forMode('live')), ...(deps.extra?.live ?? [])],
   };
   return {
     list: (mode) => byMode[mode],

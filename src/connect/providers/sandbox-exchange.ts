@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { formatUnits } from '../amounts.js';
 import {
+  onePage,
   ProviderError,
   type ConnectOutcome,
   type Provider,
@@ -92,21 +93,8 @@ export const sandboxExchange: Provider = {
       });
   },
 
-  async fetchTransactions(connection): Promise<ProviderTransaction[]> {
-    const sandbox = checkConnection(connection);
-    return sandboxHistory(sandbox).map((tx) => ({
-      ref: tx.ref,
-      type: tx.type,
-      asset: tx.asset,
-      amount: formatUnits(tx.units, DECIMALS[tx.asset] ?? 8),
-      fee: tx.feeUnits ? formatUnits(tx.feeUnits, DECIMALS[tx.asset] ?? 8) : null,
-      feeAsset: tx.feeUnits ? tx.asset : null,
-      occurredAt: tx.occurredAt,
-      status: tx.status,
-      txHash: tx.txHash,
-      description: tx.description,
-    }));
-  },
+  // About 40 entries, derived anew each time: one page, no cursor.
+  fetchTransactions: (connection) => onePage(async () => sandboxTransactions(connection)),
 
   async fetchAddresses(connection): Promise<ProviderAddress[]> {
     const sandbox = checkConnection(connection);
@@ -118,6 +106,21 @@ export const sandboxExchange: Provider = {
     ];
   },
 };
+
+function sandboxTransactions(connection: Record<string, unknown>): ProviderTransaction[] {
+  return sandboxHistory(checkConnection(connection)).map((tx) => ({
+    ref: tx.ref,
+    type: tx.type,
+    asset: tx.asset,
+    amount: formatUnits(tx.units, DECIMALS[tx.asset] ?? 8),
+    fee: tx.feeUnits ? formatUnits(tx.feeUnits, DECIMALS[tx.asset] ?? 8) : null,
+    feeAsset: tx.feeUnits ? tx.asset : null,
+    occurredAt: tx.occurredAt,
+    status: tx.status,
+    txHash: tx.txHash,
+    description: tx.description,
+  }));
+}
 
 /** Applies the scripted failures of the special sandbox users to every data call. */
 function checkConnection(connection: Record<string, unknown>): SandboxConnection {

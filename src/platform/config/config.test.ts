@@ -48,6 +48,16 @@ describe('configuration from the environment', () => {
     expect(config.masterKey?.toString('hex')).toBe('ab'.repeat(32));
   });
 
+  it('reads OAuth clients by provider from OAUTH_<ID>_CLIENT_ID and _CLIENT_SECRET, the secret never serialised', () => {
+    expect(loadConfig({}).oauthClients).toEqual({});
+    const config = loadConfig({ OAUTH_COINBASE_CLIENT_ID: 'cb-client', OAUTH_COINBASE_CLIENT_SECRET: 'hunter2' });
+    expect(config.oauthClients.coinbase?.clientId).toBe('cb-client');
+    expect(config.oauthClients.coinbase?.clientSecret).toBe('hunter2');
+    expect(JSON.stringify(config)).not.toContain('hunter2');
+    expect(() => loadConfig({ OAUTH_COINBASE_CLIENT_ID: 'cb-client' })).toThrow('OAUTH_COINBASE_CLIENT_SECRET is required with OAUTH_COINBASE_CLIENT_ID');
+    expect(() => loadConfig({ OAUTH_COINBASE_CLIENT_SECRET: 'hunter2' })).toThrow('OAUTH_COINBASE_CLIENT_ID is required with OAUTH_COINBASE_CLIENT_SECRET');
+  });
+
   it('lays statement PDFs out on A4 unless STATEMENT_PAGE_SIZE says Letter (any letter case)', () => {
     expect(loadConfig({}).statementPageSize).toBe('A4');
     expect(loadConfig({ STATEMENT_PAGE_SIZE: 'letter' }).statementPageSize).toBe('Letter');

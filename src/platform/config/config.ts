@@ -50,6 +50,11 @@ export interface MailConfig {
   timeoutMs: number;
 }
 
+export interface OAuthClientConfig {
+  clientId: string;
+  clientSecret: string;
+}
+
 export interface Config {
   env: Environment;
   host: string;
@@ -90,6 +95,11 @@ export interface Config {
   mail: MailConfig;
   /** The paper size statement PDFs are laid out for (`STATEMENT_PAGE_SIZE`). */
   statementPageSize: PageSize;
+  /**
+   * OAuth clients the operator registered with providers, by provider id: `OAUTH_<ID>_CLIENT_ID`
+   * and `OAUTH_<ID>_CLIENT_SECRET` (e.g. `OAUTH_COINBASE_…`). `clientSecret` is not enumerable.
+   */
+  oauthClients: Record<string, OAuthClientConfig>;
 }
 
 type Env = Record<string, string | undefined>;
@@ -155,12 +165,31 @@ export function loadConfig(env: Env = { ...readDotenv(), ...process.env }): Conf
     },
     apiKeyCache: { ttlMs: integer('API_KEY_CACHE_SECONDS', get('API_KEY_CACHE_SECONDS') ?? '2', 0, 300) * 1000, maxEntries: 10_000 },
     statementPageSize: pageSize(get('STATEMENT_PAGE_SIZE')),
+    oauthClients: oauthClients(env, get),
     mail: {
       smtp: smtpConfig(get('SMTP_URL')),
       from: mailFrom(get('MAIL_FROM'), publicBaseUrl),
       timeoutMs: integer('SMTP_TIMEOUT_SECONDS', get('SMTP_TIMEOUT_SECONDS') ?? '10', 1, 300) * 1000,
     },
   };
+}
+
+/** Every `OAUTH_<ID>_CLIENT_ID` with its `OAUTH_<ID>_CLIENT_SECRET`; one without the other is an error. */
+function oauthClients(env: Env, get: (name: string) => string | undefined): Record<string, OAuthClientConfig> {
+  const ids = new Set(Object.keys(env).flatMap((name) => /^OAUTH_([A-Z0-9]+)_CLIENT_(?:ID|SECRET)$/.exec(name)?.[1] ?? []));
+  const clients: Record<string, OAuthClientConfig> = {};
+  for (const id of ids) {
+    const [idName, secretName] = [`OAUTH_${id}_CLIENT_ID`, `OAUTH_${id}_CLIENT_SECRET`];
+    const clientId = get(idName);
+    const clientSecret = get(secretName);
+    if (clientId === undefined && clientSecret === undefined) continue;
+    if (clientSecret === undefined) throw new ConfigError(secretName, `is required with ${idName}`);
+    if (clientId === undefined) throw new ConfigError(idName, `is required with ${secretName}`);
+    const client = { clientId } as OAuthClientConfig;
+    Object.defineProperty(client, 'clientSecret', { value: clientSecret, enumerable: false });
+    clients[id.toLowerCase()] = client;
+  }
+  return clients;
 }
 
 function oneOf<T extends string>(name: string, value: string, allowed: readonly T[]): T {

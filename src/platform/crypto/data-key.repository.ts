@@ -1,10 +1,9 @@
 import type { Db } from '../db/database.js';
 import type { DataKeyRow, NewDataKeyRow } from './data-key.table.js';
 
-/** Every data key, oldest first; `forUpdate` locks them for a rotation's transaction (where the engine has row locks). */
-export async function listDataKeys(db: Db, options: { forUpdate?: boolean } = {}): Promise<DataKeyRow[]> {
-  const query = db.selectFrom('data_keys').selectAll().orderBy('seq');
-  return (options.forUpdate ? query.forUpdate() : query).execute();
+/** Every data key, oldest first. (Rotations, the writers of existing rows, hold ROTATION_LOCK.) */
+export async function listDataKeys(db: Db): Promise<DataKeyRow[]> {
+  return db.selectFrom('data_keys').selectAll().orderBy('seq').execute();
 }
 
 export async function insertDataKey(db: Db, row: NewDataKeyRow): Promise<void> {

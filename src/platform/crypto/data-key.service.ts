@@ -125,7 +125,7 @@ export async function rotateMasterKey(handle: DatabaseHandle, masters: MasterKey
   const previous = masters.previous && !masters.previous.equals(masters.current) ? masters.previous : undefined;
   return withAdvisoryLock(handle, ROTATION_LOCK, () =>
     handle.db.transaction().execute(async (trx) => {
-      const rows = await listDataKeys(trx, { forUpdate: handle.capabilities.supportsRowLocks });
+      const rows = await listDataKeys(trx);
       const unwrap = unwrapper({ current: masters.current, previous });
       const rotation: MasterKeyRotation = {
         masterKeyId: currentId,
@@ -165,9 +165,9 @@ export interface DataKeyRotation {
 
 /**
  * Starts a new data key for new seals: the pending key becomes active and a new pending key is
- * made. Running processes loaded the pending key when they started, so they open what processes
- * started from now on seal with it; they themselves keep sealing with the key they started with
- * (still readable everywhere) until they restart.
+ * made. Running processes loaded the pending key when they started, so they open what it seals;
+ * they themselves keep sealing with the key they loaded (still readable everywhere) until they
+ * reload their keys — on meeting a key id they do not hold, or when they restart.
  */
 export async function rotateDataKey(handle: DatabaseHandle, master: Buffer, now: number): Promise<DataKeyRotation> {
   return withAdvisoryLock(handle, ROTATION_LOCK, () =>

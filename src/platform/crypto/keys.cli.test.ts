@@ -7,7 +7,7 @@ import { databaseEnv, runOwnproof } from '../../../test/support/cli-process.js';
 import { completeWith, createSessionFor } from '../../../test/support/connect.js';
 import { createTestDatabase, engines, type TestDatabase } from '../../../test/support/database.js';
 import { snapshotDatabase } from '../../../test/support/db-snapshot.js';
-import { captureStream, startTestApp, TEST_MASTER_KEY, type TestApp } from '../../../test/support/test-app.js';
+import { captureStream, startTestApp, TEST_MASTER_KEY_BYTES, type TestApp } from '../../../test/support/test-app.js';
 import { proveWith, testnetWallet } from '../../../test/support/verify.js';
 import { connectionPurpose } from '../../connect/account.service.js';
 import { toSession } from '../../connect/session.service.js';
@@ -25,7 +25,7 @@ import { listDataKeys } from './data-key.repository.js';
 import { legacyKeyId, MasterKeyMismatchError, unwrapDataKeys } from './data-key.service.js';
 import { masterKeyId } from './master-key.js';
 
-const OLD = Buffer.from(TEST_MASTER_KEY, 'hex');
+const OLD = TEST_MASTER_KEY_BYTES;
 const NEW = randomBytes(32);
 type MasterKeySettings = { MASTER_KEY: Buffer; MASTER_KEY_PREVIOUS?: Buffer };
 /** The keys as an operator writes them (hex, and base64 for the previous one: both forms are taken). */

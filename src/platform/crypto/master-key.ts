@@ -33,7 +33,7 @@ export function resolveMasterKeys(config: Pick<Config, 'masterKey' | 'previousMa
  * to start without it); elsewhere it is generated once into DATA_DIR so a development install keeps
  * working across restarts.
  */
-export function resolveMasterKey(config: Pick<Config, 'masterKey' | 'dataDir'>): Buffer {
+function resolveMasterKey(config: Pick<Config, 'masterKey' | 'dataDir'>): Buffer {
   if (config.masterKey) return config.masterKey;
   const file = path.join(config.dataDir, MASTER_KEY_FILE);
   if (existsSync(file)) {

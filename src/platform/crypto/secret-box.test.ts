@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import type { KyselyPlugin } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../../../test/support/clock.js';
 import { createTestDatabase, engines, type TestDatabase } from '../../../test/support/database.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { unixSeconds } from '../clock.js';
+import { openDatabase } from '../db/database.js';
 import { listDataKeys } from './data-key.repository.js';
 import { MasterKeyMismatchError, rotateDataKey } from './data-key.service.js';
 import { masterKeyId } from './master-key.js';
@@ -26,6 +28,38 @@ function tamper(sealed: string, part: number, at: number): string {
   const i = at < 0 ? text.length + at : at;
   parts[part] = text.slice(0, i) + (text[i] === 'A' ? 'B' : 'A') + text.slice(i + 1);
   return parts.join('.');
+}
+
+/**
+ * Holds back the result of the next query once armed: `read` resolves when the database has
+ * answered it, and the caller sees the rows only after `release()`. Counts the queries that ran.
+ */
+function queryGate() {
+  let armed: { reached: () => void; held: Promise<void> } | undefined;
+  let release = () => {};
+  const gate = {
+    queries: 0,
+    arm(): Promise<void> {
+      return new Promise((reached) => {
+        armed = { reached, held: new Promise((resolve) => (release = resolve)) };
+      });
+    },
+    release: () => release(),
+    plugin: {
+      transformQuery: ({ node }) => node,
+      async transformResult({ result }) {
+        gate.queries += 1;
+        const hold = armed;
+        armed = undefined;
+        if (hold) {
+          hold.reached();
+          await hold.held;
+        }
+        return result;
+      },
+    } satisfies KyselyPlugin,
+  };
+  return gate;
 }
 
 describe.each(engines())('secret box on %s', (engine) => {
@@ -127,6 +161,41 @@ describe.each(engines())('secret box on %s', (engine) => {
     expect(keys.filter((k) => k.status === 'active').map((k) => k.id)).toEqual([second.active]);
     expect(keys.filter((k) => k.status === 'pending').map((k) => k.id)).toEqual([second.next]);
     expect(keys.find((k) => k.id === first.active)).toMatchObject({ status: 'retired', retired_at: now });
+  });
+
+  it('picks up a key created while a reload was already reading: the reload it asks for runs after that one, once for every request meanwhile', async () => {
+    // `running` is another process: its own connection, whose reads the gate can hold back.
+    const own = openDatabase(database.config);
+    const gate = queryGate();
+    try {
+      const running = await openSecretBox(own.db.withPlugin(gate.plugin), { current: MASTER }, clock);
+      const now = unixSeconds(clock);
+      await rotateDataKey(database.handle, MASTER, now);
+      await rotateDataKey(database.handle, MASTER, now);
+      const sealedFirst = (await open()).seal('first unknown key', 'p');
+
+      // An unknown key starts a reload; it has read the data keys, and has not returned yet.
+      const read = gate.arm();
+      const queriesBefore = gate.queries;
+      expect(() => running.open(sealedFirst, 'p')).toThrow(UnknownDataKeyError);
+      await read;
+
+      // Meanwhile another process makes a newer key and seals with it: the reload in flight missed it.
+      await rotateDataKey(database.handle, MASTER, now);
+      const second = await rotateDataKey(database.handle, MASTER, now);
+      const sealedSecond = (await open()).seal('key made during the reload', 'p');
+      expect(sealedSecond.split('.')[1]).toBe(second.active);
+      for (let attempt = 0; attempt < 3; attempt++) expect(() => running.open(sealedSecond, 'p')).toThrow(UnknownDataKeyError);
+
+      gate.release();
+      const opened = (sealed: string) => () => { try { return running.open(sealed, 'p'); } catch { return undefined; } };
+      expect(await eventually(opened(sealedFirst), 2_000)).toBe('first unknown key');
+      expect(await eventually(opened(sealedSecond), 2_000)).toBe('key made during the reload');
+      // The load in flight, then one more for the three attempts made while it was reading.
+      expect(gate.queries - queriesBefore).toBe(2);
+    } finally {
+      await own.destroy();
+    }
   });
 
   it('lets processes starting together on a new database agree on one active and one pending key', async () => {

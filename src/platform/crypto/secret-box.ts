@@ -21,12 +21,6 @@ export interface SecretBox {
   open(sealed: string, purpose: string): string;
 }
 
-/** The box of a process, which can also take in keys other processes created since it started. */
-export interface ProcessSecretBox extends SecretBox {
-  /** Reads data keys created since the last load, and which one seals now. */
-  reload(): Promise<void>;
-}
-
 /**
  * The value names a key this process does not hold yet: a data key another process created after
  * this one loaded its keys. The box is reloading them in the background; a retry (the job's next
@@ -41,19 +35,31 @@ export class UnknownDataKeyError extends Error {
  * box sealing with the active one. Unwrapped keys stay in this closure only: nothing enumerable
  * holds them, so logging or serialising the context shows none.
  */
-export async function openSecretBox(db: Db, masters: MasterKeys, clock: Clock): Promise<ProcessSecretBox> {
+export async function openSecretBox(db: Db, masters: MasterKeys, clock: Clock): Promise<SecretBox> {
   let ring: Keyring = await loadKeyring(db, masters, unixSeconds(clock));
-  let reloading: Promise<void> | undefined;
-  const reload = () =>
-    (reloading ??= loadKeyring(db, masters, unixSeconds(clock), ring.keys)
-      .then((next) => {
-        ring = next;
-      })
-      .finally(() => {
-        reloading = undefined;
-      }));
-  // Unknown ids already reloaded for: one reload per id, not one per attempt to open a value that
-  // names a key nobody holds.
+  // Reloads run one after another, each from the keys the one before it left. A request joins a
+  // load only if that load has not read the database yet: a load already reading may miss the key
+  // the request is for (created by another process meanwhile), so it gets the next one, queued
+  // behind the running one and shared by every request made until it starts.
+  let last: Promise<void> = Promise.resolve();
+  let queued: Promise<void> | undefined;
+  const reload = (): Promise<void> => {
+    if (!queued) {
+      queued = last
+        .catch(() => undefined)
+        .then(() => {
+          queued = undefined;
+          return loadKeyring(db, masters, unixSeconds(clock), ring.keys);
+        })
+        .then((next) => {
+          ring = next;
+        });
+      last = queued;
+    }
+    return queued;
+  };
+  // Unknown ids a reload was asked for: one per id, not one per attempt to open a value that names
+  // a key nobody holds. The reload asked for starts after the request, so it reads the key if it exists.
   const reloadedFor = new Set<string>();
 
   return {
@@ -84,6 +90,5 @@ export async function openSecretBox(db: Db, masters: MasterKeys, clock: Clock): 
         throw new Error('sealed secret does not open: it was altered, or belongs to another purpose');
       }
     },
-    reload,
   };
 }

@@ -10,12 +10,16 @@ const FASTIFY_CODES: Record<string, ConstructorParameters<typeof ApiError>[0]> =
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'body_invalid',
 };
 
+const MIB = 1024 * 1024;
+
 /** Maps anything thrown while handling a request to the API error the client sees. */
-export function toApiError(error: FastifyError | Error): ApiError {
+function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) return validationError(fastifyError.validation, fastifyError.validationContext ?? 'body');
   const mapped = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
+  // Routes that take files have larger limits than the table's default message (1 MiB) names.
+  if (mapped === 'body_too_large') return new ApiError(mapped, { message: `The request body is larger than ${request.routeOptions.bodyLimit / MIB} MiB.` });
   if (mapped) return new ApiError(mapped);
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) return new ApiError('invalid_json');
   return new ApiError('api_error');
@@ -26,7 +30,7 @@ export function toApiError(error: FastifyError | Error): ApiError {
  * else becomes a bare 500 whose details (stack included) go only to the log, under the request id.
  */
 export function handleError(error: FastifyError | Error, request: FastifyRequest, reply: FastifyReply) {
-  const apiError = toApiError(error);
+  const apiError = toApiError(error, request);
   if (apiError.status >= 500) {
     request.log.error({ err: error }, 'request failed');
   } else {

@@ -14,7 +14,7 @@ export interface ImmutableFile {
  * Whether `If-None-Match` names this entity tag (RFC 9110 §13.1.2: `*`, or a list compared
  * weakly, so `W/"…"` matches too).
  */
-export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
+function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
   if (header === undefined) return false;
   if (header.trim() === '*') return true;
   return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);

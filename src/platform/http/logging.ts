@@ -10,8 +10,14 @@ const SECRET_PATTERN = /\b(sk_(?:test|live)|cs_(?:test|live)|pt)_[0-9A-Za-z]+/g;
 /** Webhook secrets are base64 (Standard Webhooks), so they may hold `+`, `/` and `=`. */
 const WEBHOOK_SECRET_PATTERN = /\bwhsec_[0-9A-Za-z+/=]+/g;
 
+/** OAuth 2 values that travel in query strings (the return leg's `code` and `state`) are bearer values too. */
+const OAUTH_PARAMETER_PATTERN = /([?&](?:code|state|code_verifier|access_token|refresh_token)=)[^&#\s"]*/g;
+
 export function redactSecrets(text: string): string {
-  return text.replace(SECRET_PATTERN, '$1_[redacted]').replace(WEBHOOK_SECRET_PATTERN, 'whsec_[redacted]');
+  return text
+    .replace(SECRET_PATTERN, '$1_[redacted]')
+    .replace(WEBHOOK_SECRET_PATTERN, 'whsec_[redacted]')
+    .replace(OAUTH_PARAMETER_PATTERN, '$1[redacted]');
 }
 
 /** pino options for Fastify: JSON lines, request ids, and secrets removed wherever they may appear. */

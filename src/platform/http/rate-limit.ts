@@ -108,7 +108,7 @@ export function addRateLimitHooks(api: FastifyInstance, ctx: Pick<AppContext, 'c
 }
 
 /** Requests a client IP address may make to `ipRateLimit` routes per minute. */
-export const PUBLIC_REQUESTS_PER_MINUTE = 60;
+const PUBLIC_REQUESTS_PER_MINUTE = 60;
 
 /**
  * Limits routes declared with `config: { ipRateLimit: true }` per client IP address (the address

@@ -37,9 +37,18 @@ export function buildValidatorCompiler(externalSchemas: Record<string, unknown> 
     bodyAjv.addSchema(schema as object);
     queryAjv.addSchema(schema as object);
   }
-  return ({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction =>
-    (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema);
+  return ({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction => {
+    if (httpPart === 'body' && (schema as { format?: unknown }).format === 'binary') return acceptBytes;
+    return (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema);
+  };
 }
+
+/**
+ * The validator of a file body (`{type: 'string', format: 'binary'}` under a media type of the
+ * route's `body.content`): its content type parser hands over the bytes, and any bytes will do —
+ * what they hold is for the route to judge.
+ */
+const acceptBytes = (() => true) as unknown as ValidateFunction;
 
 /** No fields at all: what a route takes in the parts of a request it declares no schema for. */
 const NOTHING = { type: 'object', properties: {}, additionalProperties: false } as const;
@@ -82,7 +91,7 @@ export function acceptDeclaredInputsOnly(route: RouteOptions): void {
 }
 
 /** `/metadata/plan` → `metadata[plan]`, `/permissions/0` → `permissions[0]` (the form clients send). */
-export function paramName(instancePath: string, child?: string): string | undefined {
+function paramName(instancePath: string, child?: string): string | undefined {
   const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) parts.push(child);
   if (parts.length === 0) return undefined;

@@ -36,8 +36,8 @@ export interface CompiledJobDefinition extends JobDefinition {
 }
 
 /**
- * A module a job handler needs, imported on its first use and then kept: workers that never run the
- * job never load it, and later runs skip the loader (each `import()` call goes through its resolve
+ * A module imported on its first use and then kept — what a job handler or a rarely used feature
+ * needs: workers that never run the job never load it, and later runs skip the loader (each `import()` call goes through its resolve
  * hooks again, which showed in profiles of busy workers).
  */
 export function lazyModule<M>(load: () => Promise<M>): () => Promise<M> {

@@ -5,7 +5,7 @@ import { databaseEnv, runOwnproof, startNodeProcess } from '../../../test/suppor
 import { TestClock } from '../../../test/support/clock.js';
 import { until } from '../../../test/support/eventually.js';
 import { createTestDatabase, engines, type TestDatabase } from '../../../test/support/database.js';
-import { TEST_MASTER_KEY, testConfig } from '../../../test/support/test-app.js';
+import { TEST_MASTER_KEY_BYTES, testConfig } from '../../../test/support/test-app.js';
 import { createEffectsTable, effects, flakyJob, hangingJob, recordJob, slowRecordJob, TEST_JOBS } from '../../../test/support/test-jobs.js';
 import type { AppContext } from '../context.js';
 import { openSecretBox } from '../crypto/secret-box.js';
@@ -36,7 +36,7 @@ describe.each(engines())('job queue on %s', (engine) => {
   beforeAll(async () => {
     database = await createTestDatabase(engine);
     await createEffectsTable(database.handle.db);
-    ctx = service.createContext({ config: testConfig(), database: database.handle, clock, secretBox: await openSecretBox(database.handle.db, { current: Buffer.from(TEST_MASTER_KEY, 'hex') }, clock) });
+    ctx = service.createContext({ config: testConfig(), database: database.handle, clock, secretBox: await openSecretBox(database.handle.db, { current: TEST_MASTER_KEY_BYTES }, clock) });
   });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.stop(100)));

@@ -12,7 +12,7 @@ function when(seconds: number): { iso: string; text: string } {
  * The http(s) links of a plain-text body, in order, once each: what a developer (or a browser
  * test) follows from a sign-in mail. Punctuation that ends a sentence is not part of the link.
  */
-export function linksIn(text: string): string[] {
+function linksIn(text: string): string[] {
   const found = text.match(/https?:\/\/[^\s<>"']+/g) ?? [];
   return [...new Set(found.map((link) => link.replace(/[.,;:!?)\]}]+$/, '')))];
 }

@@ -128,7 +128,7 @@ function oneLine(text: string): string {
  * Removes each secret in the forms it travels in (as is, percent-encoded as in SMTP_URL, base64 as
  * AUTH LOGIN sends it) and anything shaped like one of our own tokens (a sign-in link's).
  */
-export function scrubSecrets(text: string, secrets: readonly string[]): string {
+function scrubSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
     if (secret === '') continue;

@@ -2,6 +2,7 @@ import { createServer, type AddressInfo, type Server, type Socket } from 'node:n
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TestClock } from '../../../test/support/clock.js';
+import { freePort } from '../../../test/support/free-port.js';
 import { parseMail, startSmtpSink, type SmtpSink } from '../../../test/support/smtp-sink.js';
 import { captureStream, startTestApp, testConfig } from '../../../test/support/test-app.js';
 import type { Db } from '../db/database.js';
@@ -50,15 +51,6 @@ async function sendError(mailer: Mailer, mail: OutgoingMail = signInMail()): Pro
   );
   expect(error).toBeInstanceOf(MailError);
   return error as MailError;
-}
-
-/** A port nothing listens on (taken from the system, then let go). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('sending through SMTP', () => {

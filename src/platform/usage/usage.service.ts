@@ -7,7 +7,7 @@ import { findUsageRecord, insertUsageRecordOnce, listUsageRows } from './usage.r
 import type { UsageListQuery, UsageRecord, UsageType } from './usage.schemas.js';
 import type { UsageRecordRow } from './usage.table.js';
 
-export function toUsageRecord(row: UsageRecordRow): UsageRecord {
+function toUsageRecord(row: UsageRecordRow): UsageRecord {
   return {
     id: row.id,
     object: 'usage_record',

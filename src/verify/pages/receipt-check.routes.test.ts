@@ -25,7 +25,7 @@ describe.each(engines())('the receipt check page on %s', (engine) => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(res.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'self'/);
-    expect(res.body).toContain('<h1>Check a claim receipt</h1>');
+    expect(res.body).toContain('<h1>Check a document</h1>');
     expect(res.body).toContain('<form method="post" action="/verify" novalidate>');
     expect(res.body).not.toContain('<script');
   });

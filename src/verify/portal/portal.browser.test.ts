@@ -1,5 +1,5 @@
+import { signMessage } from '../../bitcoin/message/sign-message.js';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Webhook } from 'standardwebhooks';
@@ -10,10 +10,11 @@ import { databaseEnv, startServe, type ServingProcess } from '../../../test/supp
 import { TestClock } from '../../../test/support/clock.js';
 import { createTestDatabase, type TestDatabase } from '../../../test/support/database.js';
 import { until } from '../../../test/support/eventually.js';
+import { freePort } from '../../../test/support/free-port.js';
 import { PageChecks } from '../../../test/support/page-checks.js';
 import { parseMail, startSmtpSink, type ParsedMail, type ReceivedMail, type SmtpSink } from '../../../test/support/smtp-sink.js';
-import { TEST_MASTER_KEY } from '../../../test/support/test-app.js';
-import { proveWith, signChallenge, testnetWallet } from '../../../test/support/verify.js';
+import { TEST_MASTER_KEY, TEST_MASTER_KEY_BYTES } from '../../../test/support/test-app.js';
+import { proveWith, testnetWallet } from '../../../test/support/verify.js';
 import { TestReceiver } from '../../../test/support/webhooks.js';
 import { createClient } from '../../clients/client.service.js';
 import { service } from '../../main/modules.js';
@@ -56,15 +57,6 @@ interface EventJson {
   id: string;
   type: string;
   data: { object: { id: string; claim_ids?: string[]; access?: { revoked_at?: number | null } } };
-}
-
-/** A free port on 127.0.0.1 (free when asked: nothing else on this machine hands ports out meanwhile). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 /**
@@ -189,7 +181,7 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
     [database, receiver, sink, browser] = await Promise.all([createTestDatabase('sqlite'), TestReceiver.start(), sinkOn(0), launchChromium()]);
     smtpPort = sink.port;
     origin = `http://127.0.0.1:${await freePort()}`;
-    sideSecretBox = await openSecretBox(database.handle.db, { current: Buffer.from(TEST_MASTER_KEY, 'hex') }, new TestClock());
+    sideSecretBox = await openSecretBox(database.handle.db, { current: TEST_MASTER_KEY_BYTES }, new TestClock());
     side = sideContext(new TestClock());
     [acme, beta] = await Promise.all([createClient(side, { name: 'Acme Lending' }), createClient(side, { name: 'Beta Audit' })]);
     serve = await startServe({ ...configEnv(), PORT: new URL(origin).port });
@@ -270,7 +262,7 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
     await look('portal-08-challenge');
     const message = await page.getByLabel('Message to sign', { exact: true }).inputValue();
     expect(message).toContain(wallet.address);
-    await page.getByLabel('Signature', { exact: true }).fill(signChallenge(wallet, message));
+    await page.getByLabel('Signature', { exact: true }).fill(signMessage(wallet, message));
     await page.getByRole('button', { name: 'Check signature' }).click();
 
     // Back at the request, with the new claim in the picker (the only one, so already ticked).

@@ -1,9 +1,10 @@
+import { signMessage } from '../../bitcoin/message/sign-message.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDueJobs } from '../../../test/support/connect.js';
 import { engines } from '../../../test/support/database.js';
 import { FormAgent } from '../../../test/support/form-agent.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
-import { proveWith, signChallenge, testnetWallet } from '../../../test/support/verify.js';
+import { proveWith, testnetWallet } from '../../../test/support/verify.js';
 import type { Scope } from '../../platform/scope.js';
 
 /** The portal through its real HTTP surface, as a browser without JavaScript uses it. */
@@ -202,7 +203,7 @@ describe.each(engines())('account-holder portal on %s', (engine) => {
     expect(challengeUrl).toMatch(new RegExp(`^/portal/requests/${requestId}/prove/chl_`));
     const challenge = await t.ctx.db.selectFrom('verify_challenges').selectAll().where('id', '=', challengeUrl.split('/').pop() as string).executeTakeFirstOrThrow();
     await agent.get(challengeUrl);
-    const proven = await agent.post(challengeUrl, { signature: signChallenge(wallet, challenge.message) });
+    const proven = await agent.post(challengeUrl, { signature: signMessage(wallet, challenge.message) });
     expect(proven.statusCode).toBe(303);
     expect(proven.headers.location).toBe(location);
     const picker = await agent.get(location);

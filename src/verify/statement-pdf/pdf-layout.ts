@@ -114,6 +114,11 @@ export class PdfLayout {
     this.continuation?.();
   }
 
+  /** Keeps a block of `whole` points on one page when it is short; a long one starts where its first `first` points fit. */
+  private keepTogether(whole: number, first: number): void {
+    this.ensure(whole <= (this.bottom - this.top) / 3 ? whole : first);
+  }
+
   /** Wrapped text at the running position (kept on one page: blocks here are short), then moves below it. */
   paragraph(text: string, options: { font?: 'regular' | 'bold'; size?: number; gray?: number; indent?: number; width?: number; gap?: number } = {}): void {
     const x = this.left + (options.indent ?? 0);
@@ -129,6 +134,46 @@ export class PdfLayout {
     this.ensure(size * 1.4 + 3 * (CELL_SIZE + 2 * ROW_PADDING));
     this.y += 6;
     this.paragraph(text, { font: 'bold', size, gap: 4 });
+  }
+
+  /**
+   * `label: item, item, …` wrapped at commas, as long as it needs to be (a wallet's addresses, a
+   * few thousand of them): written a line at a time, so it continues on the next page below the
+   * running header, after the label repeated with "(continued)", rather than over the footer.
+   */
+  list(label: string, items: readonly string[], options: { size: number; gray: number; indent: number; gap: number }): void {
+    const { size, gray } = options;
+    const x = this.left + options.indent;
+    const font = this.cell.regular;
+    const lineHeight = this.doc.font('regular').fontSize(size).currentLineHeight(true);
+    const lines: string[] = [];
+    let line = `${label}:`;
+    items.forEach((item, i) => {
+      const next = `${item}${i < items.length - 1 ? ',' : ''}`;
+      if (font.width(`${line} ${next}`, size) <= this.right - x) {
+        line = `${line} ${next}`;
+      } else {
+        lines.push(line);
+        line = next;
+      }
+    });
+    lines.push(line);
+    const write = (text: string) => {
+      this.writer.text(font, size, text, x, this.y, { gray });
+      this.y += lineHeight;
+    };
+    this.keepTogether(lines.length * lineHeight, 3 * lineHeight);
+    this.continuation = () => write(`${label} (continued):`);
+    try {
+      for (const text of lines) {
+        this.ensure(lineHeight);
+        write(text);
+      }
+    } finally {
+      this.continuation = undefined;
+    }
+    this.writer.flush();
+    this.y += options.gap;
   }
 
   /** Label and value lines (`Account holder   Ada Lovelace …`). */
@@ -194,7 +239,7 @@ export class PdfLayout {
     // A short table is kept on one page; a long one starts where at least its first rows fit.
     const captionHeight = options.caption === undefined ? 0 : CAPTION_HEIGHT + 4;
     const whole = captionHeight + rowHeight * (1 + rows.length);
-    this.ensure(whole <= (this.bottom - this.top) / 3 ? whole : captionHeight + 3 * rowHeight);
+    this.keepTogether(whole, captionHeight + 3 * rowHeight);
     if (options.caption !== undefined) this.caption(options.caption);
     drawTitles();
     this.continuation = () => {

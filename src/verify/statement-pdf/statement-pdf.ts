@@ -6,10 +6,10 @@
  */
 import encodeQR from 'qr';
 import { PROOF_FORMAT_WORDS } from '../claim.schemas.js';
-import type { StatementDocument } from '../statement-document.schemas.js';
+import { attachmentName, type StatementDocument } from '../statement-document.schemas.js';
 import type { StatementTotals, StatementTransaction } from '../statement.schemas.js';
 import { GRAY, grayColor, PdfLayout, type Column, type Row } from './pdf-layout.js';
-import { btc, btcOrBlank, dateInWords, dateTimeInWords, localMinute, momentInWords, monthTitle, offsetAt, periodInWords, shortTxid } from './statement-words.js';
+import { btc, btcOrBlank, dateInWords, dateTimeInWords, holderText, localMinute, momentInWords, monthTitle, offsetAt, periodInWords, shortTxid } from './statement-words.js';
 
 export interface StatementPdfInput {
   /** What the document states: the payload of `jws`. */
@@ -24,11 +24,8 @@ export interface StatementPdfInput {
   verifyUrl: string;
 }
 
-/** The attachment's file name inside the PDF. */
-export const attachmentName = (statementId: string) => `ownproof-statement-${statementId}.jws`;
-
 /** The URL the QR code holds: the check page with the document hash filled in. */
-export const verifyLink = (verifyUrl: string, documentHash: string) => `${verifyUrl}?document_hash=${documentHash}`;
+const verifyLink = (verifyUrl: string, documentHash: string) => `${verifyUrl}?document_hash=${documentHash}`;
 
 const TRANSACTION_COLUMNS: Column[] = [
   { title: 'Date and time', align: 'left' },
@@ -72,10 +69,6 @@ const totalsRow = (first: string, t: StatementTotals, bold = false): Row => ({
   cells: [first, btc(t.opening_balance), btc(t.total_in), btc(t.total_out), btc(t.total_fees), btc(t.closing_balance), t.transaction_count.toLocaleString('en')],
   bold,
 });
-
-function holderText(holder: StatementDocument['statement']['account_holder']): string {
-  return holder.name ? `${holder.name} · ${holder.email}` : holder.email;
-}
 
 /** Renders the statement document as a PDF (monthly or custom layout, as `document.document.format` says). */
 export async function renderStatementPdf(input: StatementPdfInput): Promise<Buffer> {
@@ -136,7 +129,7 @@ export async function renderStatementPdf(input: StatementPdfInput): Promise<Buff
       { size: 8, indent: 12, gap: 1 },
     );
     if (claim.subject.type === 'wallet' && section) {
-      layout.paragraph(`Addresses read (${section.addresses.length}): ${section.addresses.join(', ')}`, { size: 6.5, gray: GRAY.muted, indent: 12, gap: 1 });
+      layout.list(`Addresses read (${section.addresses.length})`, section.addresses, { size: 6.5, gray: GRAY.muted, indent: 12, gap: 1 });
     }
     layout.y += 4;
   });
@@ -253,7 +246,7 @@ function verificationBox(layout: PdfLayout, input: StatementPdfInput, issuer: st
     .fillColor(grayColor(GRAY.muted))
     .text(
       `The statement’s data is attached to this PDF (${attachmentName(input.document.statement.id)}), signed by ${issuer} with key ${input.kid} ` +
-        `(published at ${input.document.iss}/.well-known/jwks.json). The document hash is the SHA-256 of that signed data.`,
+        `(published at ${input.document.iss}/.well-known/jwks.json); the document hash is its SHA-256. The file is signed as a whole too: any changed copy fails the check.`,
       textX,
       doc.y + 3,
       { width: textWidth },

@@ -4,6 +4,7 @@
  */
 import { DateTime } from 'luxon';
 import { formatUnits } from '../../connect/amounts.js';
+import type { StatementDocument } from '../statement-document.schemas.js';
 import type { StatementPeriod } from '../statement.schemas.js';
 
 /**
@@ -90,4 +91,9 @@ export function monthTitle(span: { month: string; start: number; end: number }, 
 /** `UTC+05:30` style offset name in force at an instant, for saying which clock the times use. */
 export function offsetAt(seconds: number, timezone: string): string {
   return at(seconds, timezone).toFormat("'UTC'ZZ");
+}
+
+/** The account holder as the statement names them: `Ada Lovelace · ada@example.com`, or the address alone. */
+export function holderText(holder: StatementDocument['statement']['account_holder']): string {
+  return holder.name ? `${holder.name} · ${holder.email}` : holder.email;
 }

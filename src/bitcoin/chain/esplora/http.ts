@@ -40,7 +40,7 @@ export interface EsploraHttpOptions {
 const DEFAULT_BACKOFF: BackoffPolicy = { baseDelayMs: 250, maxDelayMs: 8_000, maxRetryAfterMs: 60_000 };
 
 /** Resolves after `ms`, or rejects as soon as `signal` aborts. */
-export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);

@@ -21,7 +21,7 @@ import {
 import type { ChainState, SimBlock, SimTx } from './chain-state.js';
 
 /** The {@link BlockSummary} part of a simulated block. */
-export function blockSummary(block: SimBlock): BlockSummary {
+function blockSummary(block: SimBlock): BlockSummary {
   return {
     height: block.height,
     hash: block.hash,

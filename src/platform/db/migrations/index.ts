@@ -15,6 +15,8 @@ import { verifyStatementsMigration } from './0012_verify_statements.js';
 import { usageMigration } from './0013_usage.js';
 import { verifyStatementDocumentsMigration } from './0014_verify_statement_documents.js';
 import { dataKeysMigration } from './0015_data_keys.js';
+import { connectHistoryCursorMigration } from './0016_connect_history_cursor.js';
+import { connectOAuthMigration } from './0017_connect_oauth.js';
 
 /**
  * The ordered list of schema versions. Names sort in the order they must run; a migration, once
@@ -37,5 +39,7 @@ export function allMigrations(capabilities: DbCapabilities): Record<string, Migr
     '0013_usage': usageMigration(capabilities),
     '0014_verify_statement_documents': verifyStatementDocumentsMigration(capabilities),
     '0015_data_keys': dataKeysMigration(capabilities),
+    '0016_connect_history_cursor': connectHistoryCursorMigration(),
+    '0017_connect_oauth': connectOAuthMigration(capabilities),
   };
 }

@@ -1,0 +1,188 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engines } from '../../../test/support/database.js';
+import { snapshotDatabase } from '../../../test/support/db-snapshot.js';
+import { BINANCE_RATE_LIMITED, startFakeBinance, type BinanceAccount, type FakeBinance } from '../../../test/support/fake-binance.js';
+import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
+import { liveExchangeSteps } from '../../../test/support/live-exchange.js';
+import { captureStream, startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
+import { EXCHANGE_RATE_LIMIT_SECONDS } from './ccxt-errors.js';
+
+/**
+ * Binance in live mode, end to end: ccxt's binance class, unmodified, against a local fake Binance
+ * that checks every SIGNED request (key header, HMAC-SHA256 signature, timestamp and recvWindow).
+ */
+describe.each(engines())('Binance through ccxt on %s', (engine) => {
+  let t: TestApp;
+  let client: TestClient;
+  let binance: FakeBinance;
+  const log = captureStream();
+  const { consented, session, connected, refresh, allTransactions, call } = liveExchangeSteps(
+    () => t,
+    () => client,
+  );
+  const fields = (account: BinanceAccount) => ({ apiKey: account.key, secret: account.secret });
+
+  beforeAll(async () => {
+    binance = await startFakeBinance();
+    t = await startTestApp(engine, { config: { LOG_LEVEL: 'trace' }, logStream: log.stream, seams: { exchangeOverrides: { binance: pointExchangeAt('binance', binance.url) } } });
+    client = await t.newClient();
+  });
+  afterAll(async () => {
+    await t?.close();
+    await binance?.close();
+  });
+
+  it('connects a read-only key and refreshes exact balances, deposits and withdrawals', async () => {
+    const account = binance.addAccount({
+      balances: [
+        { asset: 'BTC', free: '0.12345678', locked: '0.00100000' },
+        { asset: 'USDT', free: '12345678901234.56789012', locked: '0.00000000' },
+        { asset: 'ETH', free: '0.00000000', locked: '0.00000000' },
+      ],
+      deposits: [{ id: '769800519366885376', amount: '0.50000000', coin: 'BTC', network: 'BTC', status: 1, address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', txId: 'a'.repeat(64), insertTime: 1_767_603_600_000 }],
+      withdrawals: [{ id: 'b6ae22b3aa844210a7041aee7589627c', amount: '0.25000000', transactionFee: '0.00020000', coin: 'BTC', network: 'BTC', status: 6, address: 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh', txId: 'b'.repeat(64), applyTime: '2026-01-10 11:12:02' }],
+    });
+    const id = await connected('binance', fields(account));
+    const refreshed = await refresh(id, ['balances', 'transactions']);
+    expect(refreshed.balance_refresh).toMatchObject({ status: 'succeeded' });
+    expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded' });
+    const balances = (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data;
+    expect(balances.map(({ asset, available, total }: Record<string, string>) => ({ asset, available, total }))).toEqual([
+      { asset: 'BTC', available: '0.12345678', total: '0.12445678' },
+      { asset: 'USDT', available: '12345678901234.56789012', total: '12345678901234.56789012' },
+    ]);
+    const transactions = await allTransactions(id);
+    expect(transactions.map(({ type, asset, amount, fee, status, tx_hash }) => ({ type, asset, amount, fee, status, tx_hash }))).toEqual([
+      { type: 'withdrawal', asset: 'BTC', amount: '-0.25', fee: '0.0002', status: 'completed', tx_hash: 'b'.repeat(64) },
+      { type: 'deposit', asset: 'BTC', amount: '0.5', fee: null, status: 'completed', tx_hash: 'a'.repeat(64) },
+    ]);
+    // Every signed request carried the key and a timestamp; the fake refused none.
+    const signed = binance.requests.filter((r) => r.query.has('signature'));
+    expect(signed.length).toBeGreaterThan(0);
+    expect(signed.every((r) => r.headers['x-mbx-apikey'] === account.key && r.query.has('timestamp'))).toBe(true);
+  });
+
+  it('walks the transfer history 90 days at a time since 2017 once, then only from the stored cursor', async () => {
+    const account = binance.addAccount({
+      deposits: [
+        { id: 'dep-2019', amount: '1.00000000', coin: 'ETH', network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000001', txId: `0x${'c'.repeat(64)}`, insertTime: Date.UTC(2019, 4, 1) },
+        { id: 'dep-recent', amount: '2.00000000', coin: 'ETH', network: 'ETH', status: 0, address: '0x0000000000000000000000000000000000000001', txId: `0x${'d'.repeat(64)}`, insertTime: Date.now() - 5 * 86_400_000 },
+      ],
+    });
+    const id = await connected('binance', fields(account));
+    const depositCalls = () => binance.requests.filter((r) => r.path === '/sapi/v1/capital/deposit/hisrec' && r.headers['x-mbx-apikey'] === account.key);
+
+    await refresh(id, ['transactions']);
+    const windows = Math.ceil((Date.now() - Date.UTC(2017, 6, 1)) / (90 * 86_400_000));
+    expect(depositCalls()).toHaveLength(windows);
+    expect((await allTransactions(id)).map((tx) => [tx.amount, tx.status])).toEqual([
+      ['2', 'pending'],
+      ['1', 'completed'],
+    ]);
+
+    // The pending deposit completes; the next refresh starts a day before the newest entry read.
+    (account.deposits[1] as { status: number }).status = 1;
+    const before = depositCalls().length;
+    await refresh(id, ['transactions']);
+    const next = depositCalls().slice(before);
+    expect(next).toHaveLength(1);
+    const newest = (account.deposits[1] as { insertTime: number }).insertTime;
+    expect(Number(next[0]?.query.get('startTime'))).toBe((Math.floor(newest / 1000) - 86_400) * 1000);
+    expect((await allTransactions(id)).map((tx) => [tx.amount, tx.status])).toEqual([
+      ['2', 'completed'],
+      ['1', 'completed'],
+    ]);
+  });
+
+  it.each([
+    ['trade', { enableSpotAndMarginTrading: true }, 'This key can trade.'],
+    ['withdraw', { enableWithdrawals: true }, 'This key can withdraw or transfer funds.'],
+    ['trade and withdraw', { enableFutures: true, enableInternalTransfer: true }, 'This key can trade and withdraw.'],
+  ])('refuses a key that can %s, before creating any account', async (_what, powers, message) => {
+    const account = binance.addAccount();
+    Object.assign(account.restrictions, powers);
+    const { session: created, path, agent } = await consented();
+    const res = await agent.post(`${path}/providers/binance`, fields(account));
+    expect(res.statusCode).toBe(422);
+    expect(res.body).toContain(message);
+    expect(res.body).toContain('We only accept read-only keys');
+    expect(await session(created.id)).toMatchObject({ status: 'open', accounts: [] });
+  });
+
+  it('explains a wrong secret, an unknown key and a clock that is off, and the session stays open', async () => {
+    const account = binance.addAccount();
+    const { session: created, path, agent } = await consented();
+    const wrongSecret = await agent.post(`${path}/providers/binance`, { apiKey: account.key, secret: `${account.secret}x` });
+    expect(wrongSecret.statusCode).toBe(422);
+    expect(wrongSecret.body).toContain('Binance did not accept this API key and secret.');
+
+    const unknownKey = await agent.post(`${path}/providers/binance`, { apiKey: `${account.key}x`, secret: account.secret });
+    expect(unknownKey.statusCode).toBe(422);
+    // Binance's one answer for a wrong key, an IP allow-list and a missing permission (-2015).
+    expect(unknownKey.body).toContain('Binance did not accept this key.');
+    expect(unknownKey.body).toContain('IP addresses');
+
+    binance.setClockOffset(-120_000);
+    try {
+      const skewed = await agent.post(`${path}/providers/binance`, fields(account));
+      expect(skewed.statusCode).toBe(422);
+      expect(skewed.body).toContain('(nonce)');
+    } finally {
+      binance.setClockOffset(0);
+    }
+    expect(await session(created.id)).toMatchObject({ status: 'open', accounts: [] });
+    expect((await agent.post(`${path}/providers/binance`, fields(account))).statusCode).toBe(303);
+  });
+
+  it('explains a rate limit (HTTP 429) and maintenance in the flow as "try later"', async () => {
+    const account = binance.addAccount({ failWith: BINANCE_RATE_LIMITED });
+    const { path, agent } = await consented();
+    const limited = await agent.post(`${path}/providers/binance`, fields(account));
+    expect(limited.statusCode).toBe(503);
+    expect(limited.body).toContain('Binance is limiting how often we may ask.');
+
+    delete account.failWith;
+    binance.setStatus('maintenance');
+    try {
+      const down = await agent.post(`${path}/providers/binance`, fields(account));
+      expect(down.statusCode).toBe(503);
+      expect(down.body).toMatch(/Binance is (not responding right now|down for maintenance)/);
+    } finally {
+      binance.setStatus('normal');
+    }
+  });
+
+  it('records a rate limit on refresh with the time to come back, and a revoked key as requires_reauth', async () => {
+    const account = binance.addAccount({ balances: [{ asset: 'BTC', free: '1.00000000', locked: '0.00000000' }] });
+    const id = await connected('binance', fields(account));
+    account.failWith = BINANCE_RATE_LIMITED;
+    const before = Math.floor(t.clock.now() / 1000);
+    const limited = await refresh(id, ['balances']);
+    expect(limited.balance_refresh).toMatchObject({ status: 'failed', error: { code: 'provider_rate_limited' } });
+    expect(limited.balance_refresh.next_refresh_available_at).toBeGreaterThanOrEqual(before + EXCHANGE_RATE_LIMIT_SECONDS);
+
+    t.clock.advance(EXCHANGE_RATE_LIMIT_SECONDS);
+    account.failWith = { status: 401, body: { code: -2015, msg: 'Invalid API-key, IP, or permissions for action.' } };
+    const revoked = await refresh(id, ['transactions']);
+    expect(revoked.status).toBe('requires_reauth');
+    expect(revoked.transaction_refresh).toMatchObject({ status: 'failed', error: { code: 'reauthentication_required' } });
+  });
+
+  it('never writes an API key or secret to the logs or the database', async () => {
+    const account = binance.addAccount({ balances: [{ asset: 'BTC', free: '1.00000000', locked: '0.00000000' }] });
+    const refused = binance.addAccount({ restrictions: { enableWithdrawals: true } });
+    const { session: created, path, agent } = await consented();
+    expect((await agent.post(`${path}/providers/binance`, fields(refused))).statusCode).toBe(422);
+    expect((await agent.post(`${path}/providers/binance`, fields(account))).statusCode).toBe(303);
+    expect((await agent.post(`${path}/finish`)).statusCode).toBe(200);
+    const [id] = (await session(created.id)).accounts;
+    await refresh(id as string, ['balances', 'transactions']);
+
+    const logs = log.lines.join('\n');
+    const dump = [...(await snapshotDatabase(t.ctx.db, [])).values()].join('\n');
+    for (const secret of [account.key, account.secret, refused.key, refused.secret]) {
+      expect(logs.includes(secret), 'logs').toBe(false);
+      expect(dump.includes(secret), 'database').toBe(false);
+    }
+  });
+});

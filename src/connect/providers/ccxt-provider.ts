@@ -1,0 +1,224 @@
+import type { Exchange } from 'ccxt';
+import { connectFailure, refreshFailure, type Ccxt } from './ccxt-errors.js';
+import { cursorAfter, decimalOrNull, historyPages, positionOf } from './ccxt-history.js';
+import type { OAuthServer, OAuthTokens } from '../oauth/oauth-client.js';
+import type { CcxtCredential, ExchangeRow } from './exchanges.js';
+import type { ConnectOutcome, CredentialField, Provider, ProviderAddress, ProviderBalance, TransactionPages } from './provider.js';
+
+/**
+ * ccxt constructor options laid over ours for one exchange. Production passes none; tests point
+ * `urls.api` at a local fake exchange and lift the client-side rate limit (`rateLimit`).
+ */
+export type ExchangeOverrides = Record<string, unknown>;
+
+/**
+ * What ccxt is opened with, under its names: a key's credentials, or (signed in with OAuth) the
+ * access token, which ccxt sends as `Authorization: Bearer`.
+ */
+type Credentials = Partial<Record<CcxtCredential | 'token', string>>;
+
+const FIELDS: Record<CcxtCredential, Omit<CredentialField, 'name'>> = {
+  // The key is not the secret, but it names the account to the exchange: it is not echoed either.
+  apiKey: { label: 'API key', type: 'text', autocomplete: 'off', sensitive: true },
+  secret: { label: 'API secret', type: 'password', autocomplete: 'off', sensitive: true },
+  password: { label: 'Passphrase', type: 'password', autocomplete: 'off', sensitive: true },
+  uid: { label: 'User ID', type: 'text', autocomplete: 'off' },
+};
+
+/** The form field of a credential: ccxt's name, our wording, and the row's own changes to it. */
+function fieldFor(row: ExchangeRow, credential: CcxtCredential): CredentialField {
+  return { name: credential, ...FIELDS[credential], ...row.fields?.[credential] };
+}
+
+/** How long loaded markets and currencies are reused before an exchange is asked again. */
+const MARKETS_TTL_MS = 60 * 60 * 1000;
+/** At most this many assets get a deposit-address lookup per refresh (one or two calls each). */
+const MAX_ADDRESS_ASSETS = 20;
+
+/**
+ * A provider for one exchange of the table, through ccxt. `load` imports ccxt (lazily: it costs about
+ * a second and 140 MB, so a server that never connects an exchange never pays it).
+ */
+export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>; overrides?: ExchangeOverrides; oauthServer?: Partial<OAuthServer> }): Provider {
+  /** The exchange's markets, loaded once per TTL and shared: concurrent refreshes wait for one load. */
+  let markets: { at: number; loaded: Promise<{ markets: unknown; currencies: unknown }> } | undefined;
+
+  async function open(credentials: Credentials): Promise<{ exchange: Exchange }> {
+    const ccxt = await deps.load();
+    const Class = (ccxt as unknown as Record<string, new (config: object) => Exchange>)[row.id];
+    if (!Class) throw new Error(`ccxt has no exchange ${row.id}`);
+    const exchange = new Class({ ...credentials, enableRateLimit: true, timeout: 20_000, ...row.ccxtOptions, ...deps.overrides });
+    // Amounts come out as the exchange's decimal text, never through a float.
+    (exchange as unknown as { number: unknown }).number = String;
+    if (!markets || Date.now() - markets.at >= MARKETS_TTL_MS) {
+      const loading = exchange.loadMarkets().then(() => ({ markets: exchange.markets, currencies: exchange.currencies }));
+      const entry = { at: Date.now(), loaded: loading };
+      markets = entry;
+      // A failed load is not kept: the next call loads again.
+      loading.catch(() => {
+        if (markets === entry) markets = undefined;
+      });
+      await loading;
+      return { exchange };
+    }
+    const loaded = await markets.loaded;
+    exchange.setMarkets(loaded.markets, loaded.currencies as undefined);
+    return { exchange };
+  }
+
+  /** Runs a data call, turning every exchange failure into one the refresh state can tell. */
+  async function read<T>(connection: Record<string, unknown>, call: (exchange: Exchange, ccxt: Ccxt) => Promise<T>): Promise<T> {
+    const ccxt = await deps.load();
+    try {
+      const { exchange } = await open(credentialsOf(connection));
+      return await call(exchange, ccxt);
+    } catch (error) {
+      throw refreshFailure(ccxt, error, row.name);
+    }
+  }
+
+  /**
+   * Proves the credentials work before anything is stored (balances first) and, where the exchange
+   * tells, that a key cannot trade or withdraw (an OAuth sign-in is granted our read scopes only).
+   * Undefined when they pass.
+   */
+  async function checkAccess(credentials: Credentials): Promise<ConnectOutcome | undefined> {
+    const ccxt = await deps.load();
+    try {
+      const { exchange } = await open(credentials);
+      // Balances first: they prove the key works before anything is stored.
+      await exchange.fetchBalance();
+      if (row.keyPermissions && credentials.token === undefined) {
+        const check = row.keyPermissions;
+        const method = (exchange as unknown as Record<string, (params?: object) => Promise<unknown>>)[check.method];
+        if (typeof method !== 'function') throw new Error(`ccxt ${row.id} has no ${check.method}`);
+        const powers = check.read(await method.call(exchange, {}));
+        if (powers.canTrade || powers.canWithdraw) {
+          const what = powers.canTrade && powers.canWithdraw ? 'trade and withdraw' : powers.canTrade ? 'trade' : 'withdraw or transfer funds';
+          return {
+            ok: false,
+            reason: 'invalid_input',
+            field: 'apiKey',
+            message: `This key can ${what}. We only accept read-only keys: create a new key with read permissions only (steps above) and enter that one.`,
+          };
+        }
+      }
+    } catch (error) {
+      return connectFailure(ccxt, error, row.name);
+    }
+    return undefined;
+  }
+
+  return {
+    id: row.id,
+    type: 'exchange',
+    name: row.name,
+    description: `Connect with a read-only API key.`,
+    credentialFields: row.credentials.map((credential) => fieldFor(row, credential)),
+    steps: row.steps,
+
+    async connect(input): Promise<ConnectOutcome> {
+      const credentials: Credentials = {};
+      for (const credential of row.credentials) {
+        const value = cleanCredential(input[credential] ?? '');
+        if (value === '') return { ok: false, reason: 'invalid_input', message: `Enter the ${FIELDS[credential].label.toLowerCase()}.`, field: credential };
+        credentials[credential] = value;
+      }
+      const refused = await checkAccess(credentials);
+      if (refused) return refused;
+      return { ok: true, accounts: [{ displayName: `${row.name} (API key …${credentials.apiKey?.slice(-4) ?? ''})`, connection: credentials }] };
+    },
+
+    ...(row.oauth
+      ? {
+          oauth: {
+            server: { ...row.oauth, ...deps.oauthServer },
+            async connectWithTokens(tokens): Promise<ConnectOutcome> {
+              const refused = await checkAccess({ token: tokens.access_token });
+              if (refused) return refused;
+              return { ok: true, accounts: [{ displayName: `${row.name} (signed in)`, connection: { oauth: tokens } }] };
+            },
+          },
+        }
+      : {}),
+
+    fetchBalances: (connection) => read(connection, async (exchange) => balancesOf(await exchange.fetchBalance())),
+
+    async *fetchTransactions(connection, options): TransactionPages {
+      const ccxt = await deps.load();
+      try {
+        const { exchange } = await open(credentialsOf(connection));
+        const position = positionOf(options.cursor);
+        // A resumed walk read its newest entries in an earlier attempt.
+        let newestSeconds = position.backfill?.top;
+        for await (const page of historyPages(exchange, row.history, row.name, position)) {
+          options.signal?.throwIfAborted();
+          for (const tx of page.transactions) newestSeconds = Math.max(newestSeconds ?? tx.occurredAt, tx.occurredAt);
+          yield page;
+        }
+        // An unfinished walk's checkpoint is no cursor to keep once it is done.
+        return cursorAfter(position.since === undefined ? null : options.cursor, { newestSeconds });
+      } catch (error) {
+        throw refreshFailure(ccxt, error, row.name);
+      }
+    },
+
+    fetchAddresses: async (connection, options) =>
+      row.noDepositAddresses ? [] : read(connection, async (exchange, ccxt) => {
+        const held = options.balances ?? balancesOf(await exchange.fetchBalance());
+        const assets = held.map((b) => b.asset).slice(0, MAX_ADDRESS_ASSETS);
+        const addresses: ProviderAddress[] = [];
+        for (const asset of assets) {
+          let found;
+          try {
+            found = await exchange.fetchDepositAddress(asset);
+          } catch (error) {
+            // An asset without a deposit method (fiat, delisted) has no address. A key without the
+            // exchange's deposit permission (Kraken's "Deposit Funds") gets none at all: the key
+            // still reads balances, so this is no reason to ask the person to connect again.
+            if (error instanceof ccxt.PermissionDenied) return [];
+            if (error instanceof ccxt.BadRequest || error instanceof ccxt.InvalidAddress || error instanceof ccxt.NotSupported) continue;
+            throw error;
+          }
+          if (!found.address) continue;
+          addresses.push({
+            address: found.address,
+            asset,
+            network: found.network ?? asset,
+            kind: 'deposit',
+            label: found.tag ? `${row.name} ${asset} deposit (memo/tag: ${found.tag})` : `${row.name} ${asset} deposit`,
+          });
+        }
+        return addresses;
+      }),
+  };
+}
+
+/** Pasted keys carry stray spaces and line breaks; a PEM key keeps its inner line breaks. */
+function cleanCredential(value: string): string {
+  return value.replace(/\r\n?/g, '\n').trim();
+}
+
+function credentialsOf(connection: Record<string, unknown>): Credentials {
+  const oauth = connection.oauth as OAuthTokens | undefined;
+  if (oauth) return { token: oauth.access_token };
+  const credentials: Credentials = {};
+  for (const name of ['apiKey', 'secret', 'password', 'uid'] as const) {
+    if (typeof connection[name] === 'string') credentials[name] = connection[name];
+  }
+  if (!credentials.apiKey) throw new Error('the account has no stored credentials');
+  return credentials;
+}
+
+/** ccxt's balance structure (parsed with `number = String`) → our balances, assets holding nothing left out. */
+function balancesOf(balance: Awaited<ReturnType<Exchange['fetchBalance']>>): ProviderBalance[] {
+  const totals = (balance.total ?? {}) as unknown as Record<string, unknown>;
+  const free = (balance.free ?? {}) as unknown as Record<string, unknown>;
+  const result: ProviderBalance[] = [];
+  for (const asset of Object.keys(totals).sort()) {
+    const total = decimalOrNull(totals[asset]);
+    if (total === null || total === '0') continue;
+    result.push({ asset, total, available: decimalOrNull(free[asset]) ?? total });
+  }
+  return result;
+}

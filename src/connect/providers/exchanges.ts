@@ -1,0 +1,173 @@
+import type { OAuthServer } from '../oauth/oauth-client.js';
+import type { CredentialField } from './provider.js';
+import {
+  binanceKeyPermissions,
+  bitfinexKeyPermissions,
+  coinbaseKeyPermissions,
+  geminiKeyPermissions,
+  kucoinKeyPermissions,
+  okxKeyPermissions,
+  type KeyPermissionCheck,
+} from './key-permissions.js';
+
+/** The credentials ccxt knows (its `requiredCredentials` keys) that an exchange may ask for. */
+export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
+
+/**
+ * How we walk an exchange's history.
+ * - `ledger-offset`: the ledger, page by page with an offset parameter (the exchange's fixed page size).
+ * - `ledger-ccxt`: the ledger through ccxt's own pagination (`paginate: true`).
+ * - `ledger-per-account`: one ledger per wallet (Coinbase keeps one per currency), each through
+ *   ccxt's pagination; the wallets come from ccxt's `fetchAccounts`.
+ * - `transfers`: deposits and withdrawals only (the exchange has no account-wide ledger, and its
+ *   trade history needs one call per market: not done yet). With `window`, the exchange answers
+ *   only for a bounded time range: the history is walked range by range from `earliest` (ms).
+ */
+export type HistorySource =
+  | { kind: 'ledger-offset'; param: string; pageSize: number }
+  | { kind: 'ledger-ccxt' }
+  | { kind: 'ledger-per-account' }
+  | { kind: 'transfers'; window?: { days: number; earliest: number } };
+
+/**
+ * One supported exchange. Adding an exchange ccxt supports is a row here, not a module.
+ */
+export interface ExchangeRow {
+  /** ccxt's exchange id; also our provider id. */
+  id: string;
+  name: string;
+  /**
+   * What the form asks for: exactly ccxt's `requiredCredentials` for this exchange (a test checks
+   * it). Written out rather than read from ccxt so the provider list does not load ccxt (1 s, 140 MB).
+   */
+  credentials: readonly CcxtCredential[];
+  /** Short steps to create a read-only key, shown above the form. */
+  steps: readonly string[];
+  /** How a key that can trade or withdraw is told apart; absent where the exchange's API cannot tell us. */
+  keyPermissions?: KeyPermissionCheck;
+  history: HistorySource;
+  /** Why we read no deposit addresses here, where ccxt's only way would be a write. */
+  noDepositAddresses?: string;
+  /** Changes to a credential's form field (wording, kind of input) for this exchange. */
+  fields?: Partial<Record<CcxtCredential, Partial<Omit<CredentialField, 'name'>>>>;
+  /** Its OAuth 2 server, when account holders can sign in there instead of creating a key. */
+  oauth?: OAuthServer;
+  /** ccxt constructor options of our own for this exchange (what it loads, how). */
+  ccxtOptions?: Record<string, unknown>;
+}
+
+export const EXCHANGES: readonly ExchangeRow[] = [
+  {
+    id: 'coinbase',
+    name: 'Coinbase',
+    credentials: ['apiKey', 'secret'],
+    steps: [
+      'Sign in at coinbase.com and open Settings → API (Coinbase Developer Platform: API keys).',
+      'Create an Advanced Trade (CDP) API key with the "View" permission only; leave Trade and Transfer unticked.',
+      'Copy the key name (organizations/…/apiKeys/…) as the API key and the private key (-----BEGIN EC PRIVATE KEY-----…) as the secret.',
+    ],
+    // The CDP secret is a multi-line PEM private key: a password input would drop its line breaks.
+    fields: { secret: { label: 'API private key', type: 'textarea', hint: 'The whole key, from -----BEGIN EC PRIVATE KEY----- to -----END EC PRIVATE KEY-----.' } },
+    keyPermissions: coinbaseKeyPermissions,
+    history: { kind: 'ledger-per-account' },
+    // "Sign in with Coinbase": read scopes only; Coinbase rotates the refresh token on every use.
+    oauth: {
+      authorizeUrl: 'https://login.coinbase.com/oauth2/auth',
+      tokenUrl: 'https://login.coinbase.com/oauth2/token',
+      revokeUrl: 'https://login.coinbase.com/oauth2/revoke',
+      scopes: ['wallet:accounts:read', 'wallet:transactions:read', 'wallet:addresses:read', 'wallet:user:read'],
+    },
+    // Balances from the Advanced Trade API (v3 accounts), the API these keys are made for.
+    ccxtOptions: { options: { fetchBalance: 'v3PrivateGetBrokerageAccounts' } },
+    noDepositAddresses: 'ccxt gets a Coinbase deposit address by creating a new one (a POST a view-only key must not make)',
+  },
+  {
+    id: 'kraken',
+    name: 'Kraken',
+    credentials: ['apiKey', 'secret'],
+    steps: [
+      'Sign in at kraken.com and open Settings → API → Create API key.',
+      'Tick only "Query Funds" and "Query Ledger Entries" ("Deposit Funds" too if you want to share deposit addresses: it cannot move money out). Leave Withdraw Funds and every Orders and Trades permission unticked.',
+      'Kraken does not let us check a key\'s permissions, so please make sure it is read-only.',
+      'Copy the API key and the private key.',
+    ],
+    history: { kind: 'ledger-offset', param: 'ofs', pageSize: 50 },
+  },
+  {
+    id: 'binance',
+    name: 'Binance',
+    credentials: ['apiKey', 'secret'],
+    steps: [
+      'Sign in at binance.com and open Account → API Management → Create API (system generated).',
+      'Keep only "Enable Reading" ticked; leave Spot & Margin Trading, Withdrawals and Internal Transfer off.',
+      'Copy the API key and the secret key.',
+    ],
+    keyPermissions: binanceKeyPermissions,
+    // Deposit and withdrawal history answer at most 90 days per call; Binance opened in July 2017.
+    history: { kind: 'transfers', window: { days: 90, earliest: Date.UTC(2017, 6, 1) } },
+    // Spot markets only (we read the spot wallet; futures markets are other hosts and calls), and
+    // neither the currency list nor the margin pairs: signed calls on every market load that
+    // balances and transfers do not need.
+    ccxtOptions: { options: { fetchMarkets: { types: ['spot'] }, fetchCurrencies: false, fetchMargins: false } },
+  },
+  {
+    id: 'bitstamp',
+    name: 'Bitstamp',
+    credentials: ['apiKey', 'secret'],
+    steps: [
+      'Sign in at bitstamp.net and open Settings → API access → New API key.',
+      'Tick only "Account balance" and "User transactions"; leave every trading, deposit and withdrawal permission unticked.',
+      'Bitstamp does not let us check a key\'s permissions, so please make sure it is read-only.',
+      'Activate the key from the e-mail Bitstamp sends, then copy the API key and the secret.',
+    ],
+    history: { kind: 'ledger-offset', param: 'offset', pageSize: 1000 },
+  },
+  {
+    id: 'gemini',
+    name: 'Gemini',
+    credentials: ['apiKey', 'secret'],
+    steps: [
+      'Sign in at gemini.com and open Settings → API → Create API key (scope: Primary account).',
+      'Choose the "Auditor" role only; not Trader or Fund Manager.',
+      'Copy the API key and the API secret.',
+    ],
+    keyPermissions: geminiKeyPermissions,
+    history: { kind: 'transfers' },
+  },
+  {
+    id: 'okx',
+    name: 'OKX',
+    credentials: ['apiKey', 'secret', 'password'],
+    steps: [
+      'Sign in at okx.com and open Profile → API keys → Create API key.',
+      'Choose the "Read" permission only; leave Trade and Withdraw unticked. Set a passphrase.',
+      'Copy the API key, the secret key and the passphrase you chose.',
+    ],
+    keyPermissions: okxKeyPermissions,
+    history: { kind: 'ledger-ccxt' },
+  },
+  {
+    id: 'bitfinex',
+    name: 'Bitfinex',
+    credentials: ['apiKey', 'secret'],
+    steps: [
+      'Sign in at bitfinex.com and open Account → API keys → Create new key.',
+      'Keep only the "Read" permissions; switch off every "Write" permission (orders, margin, funding, wallets, withdrawals).',
+      'Copy the API key and the API key secret.',
+    ],
+    keyPermissions: bitfinexKeyPermissions,
+    history: { kind: 'ledger-ccxt' },
+  },
+  {
+    id: 'kucoin',
+    name: 'KuCoin',
+    credentials: ['apiKey', 'secret', 'password'],
+    steps: [
+      'Sign in at kucoin.com and open Account → API Management → Create API.',
+      'Tick only "General" (read-only); leave Spot, Margin, Futures, Transfer and Withdrawal off. Set a passphrase.',
+      'Copy the API key, the secret and the passphrase you chose.',
+    ],
+    keyPermissions: kucoinKeyPermissions,
+    history: { kind: 'ledger-ccxt' },
+  },
+];

@@ -1,0 +1,37 @@
+import type { StatementCheck, StatementDocument } from './statement-document.schemas.js';
+import { btc, dateTimeInWords, holderText, periodInWords } from './statement-pdf/statement-words.js';
+
+/** What a checked statement document states, as label and text: the check page's list and the CLI's lines. */
+export function statementFacts(document: StatementDocument): [label: string, text: string][] {
+  const { statement, data } = document;
+  const tz = data.timezone;
+  const holder = statement.account_holder;
+  const s = data.summary;
+  return [
+    ['Statement', `${statement.id}, ${document.document.format} layout, issued ${dateTimeInWords(document.document.issued_at, tz)}${statement.livemode ? '' : ' (test mode: sandbox chain, not real bitcoin)'}`],
+    ['Requested by', statement.requested_by],
+    ['Account holder', `${holderText(holder)}${holder.external_ref ? ` (reference ${holder.external_ref})` : ''}, ${holder.id}`],
+    ['Period', `${periodInWords(data.period, tz)}, ${tz}`],
+    ...document.claims.map(({ claim }): [string, string] => [
+      'Claim',
+      `${claim.subject.type === 'address' ? `address ${claim.subject.address}` : `wallet ${claim.subject.descriptor}`} (${claim.network}), ${claim.id}`,
+    ]),
+    ['Opening balance', `${btc(s.opening_balance)} BTC`],
+    ['Received', `${btc(s.total_in)} BTC`],
+    ['Sent', `${btc(s.total_out)} BTC`],
+    ['Network fees paid', `${btc(s.total_fees)} BTC`],
+    ['Closing balance', `${btc(s.closing_balance)} BTC`],
+    ['Transactions', s.transaction_count.toLocaleString('en')],
+  ];
+}
+
+/** The CLI's answer: VALID or INVALID and why, then what the statement states. */
+export function describeStatementCheck(check: StatementCheck): string {
+  if (!check.valid || !check.document) return `INVALID: ${check.reason ?? 'it could not be checked'}`;
+  return [
+    `VALID: an unaltered statement issued by ${check.issuer ?? ''}, signed with key ${check.signing_key_id ?? ''}; the receipt and Bitcoin proof of every claim in it were checked again here`,
+    ...statementFacts(check.document).map(([label, text]) => `  ${label}: ${text}`),
+    `  Document hash: ${check.document_hash ?? ''}`,
+    `  File SHA-256: ${check.file_sha256 ?? ''}`,
+  ].join('\n');
+}

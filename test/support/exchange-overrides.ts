@@ -1,0 +1,20 @@
+import ccxt from 'ccxt';
+import type { ExchangeOverrides } from '../../src/connect/providers/ccxt-provider.js';
+
+/** Every URL of a ccxt `urls.api` tree with its origin replaced by `origin` (paths such as `/api/v3` kept). */
+function rebase(tree: unknown, origin: string): unknown {
+  if (typeof tree === 'string') return tree.replace(/^https?:\/\/[^/]+/, origin);
+  if (typeof tree === 'object' && tree !== null) return Object.fromEntries(Object.entries(tree).map(([key, value]) => [key, rebase(value, origin)]));
+  return tree;
+}
+
+/**
+ * The ccxt options that send one exchange's every API call to a local fake at `origin`
+ * (`http://127.0.0.1:<port>`), with ccxt itself unchanged, and lift ccxt's client-side pacing so
+ * tests do not wait a second between calls.
+ */
+export function pointExchangeAt(id: string, origin: string): ExchangeOverrides {
+  const Class = (ccxt as unknown as Record<string, new () => { urls: { api: unknown } }>)[id];
+  if (!Class) throw new Error(`ccxt has no exchange ${id}`);
+  return { urls: { api: rebase(new Class().urls.api, origin) }, rateLimit: 1 };
+}

@@ -1,0 +1,249 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, type FakeResponse } from './fake-exchange-server.js';
+
+/**
+ * A local Binance spot REST API (https://developers.binance.com/docs/binance-spot-api-docs), enough
+ * of it for ccxt's binance class to load spot markets, read the spot account, the key's API
+ * restrictions, deposit and withdrawal history and deposit addresses — checking every SIGNED
+ * request as Binance documents it:
+ *
+ * - `X-MBX-APIKEY` header names the key (unknown: HTTP 401, code -2015);
+ * - `signature` (last query parameter) = hex(HMAC-SHA256(secret, the query string before it, plus
+ *   the body)) (wrong: HTTP 400, code -1022);
+ * - `timestamp` (ms) within `recvWindow` (default 5000, at most 60000) of the server's clock, and
+ *   not more than 1 s ahead of it (else HTTP 400, code -1021).
+ *
+ * Errors have Binance's shape `{"code": -nnnn, "msg": "…"}`; a rate limit is HTTP 429 (code -1003)
+ * with `Retry-After`; maintenance is `system/status` 1 and HTTP 503 on the API.
+ */
+
+export interface BinanceDeposit {
+  id: string;
+  amount: string;
+  coin: string;
+  network: string;
+  /** 0 pending, 6 credited but cannot withdraw, 1 success. */
+  status: number;
+  address: string;
+  txId: string;
+  insertTime: number;
+}
+
+export interface BinanceWithdrawal {
+  id: string;
+  amount: string;
+  transactionFee: string;
+  coin: string;
+  network: string;
+  /** 6 completed, 4 processing, 1 cancelled, 3 rejected, 5 failure. */
+  status: number;
+  address: string;
+  txId: string;
+  applyTime: string;
+}
+
+export interface BinanceAccount {
+  key: string;
+  secret: string;
+  balances: { asset: string; free: string; locked: string }[];
+  /** The key's API restrictions; read-only unless a test says otherwise. */
+  restrictions: Record<string, boolean>;
+  deposits: BinanceDeposit[];
+  withdrawals: BinanceWithdrawal[];
+  depositAddresses: Record<string, string>;
+  /** Set by a test: every signed call of this key answers this status and body. */
+  failWith?: FakeResponse;
+}
+
+export interface FakeBinance extends FakeExchangeServer {
+  addAccount(options?: Partial<Omit<BinanceAccount, 'key' | 'secret'>>): BinanceAccount;
+  setStatus(status: 'normal' | 'maintenance'): void;
+  /** Shifts the fake's clock (ms), to test a timestamp outside recvWindow. */
+  setClockOffset(ms: number): void;
+}
+
+const READ_ONLY: Record<string, boolean> = {
+  ipRestrict: false,
+  enableReading: true,
+  enableWithdrawals: false,
+  enableInternalTransfer: false,
+  enableMargin: false,
+  enableFutures: false,
+  permitsUniversalTransfer: false,
+  enableVanillaOptions: false,
+  enableFixApiTrade: false,
+  enableFixReadOnly: false,
+  enableSpotAndMarginTrading: false,
+  enablePortfolioMarginTrading: false,
+};
+
+function symbol(base: string, quote: string) {
+  return {
+    symbol: `${base}${quote}`,
+    status: 'TRADING',
+    baseAsset: base,
+    baseAssetPrecision: 8,
+    quoteAsset: quote,
+    quotePrecision: 8,
+    quoteAssetPrecision: 8,
+    baseCommissionPrecision: 8,
+    quoteCommissionPrecision: 8,
+    orderTypes: ['LIMIT', 'LIMIT_MAKER', 'MARKET', 'STOP_LOSS_LIMIT', 'TAKE_PROFIT_LIMIT'],
+    icebergAllowed: true,
+    ocoAllowed: true,
+    otoAllowed: true,
+    quoteOrderQtyMarketAllowed: true,
+    allowTrailingStop: true,
+    cancelReplaceAllowed: true,
+    isSpotTradingAllowed: true,
+    isMarginTradingAllowed: false,
+    filters: [
+      { filterType: 'PRICE_FILTER', minPrice: '0.01000000', maxPrice: '1000000.00000000', tickSize: '0.01000000' },
+      { filterType: 'LOT_SIZE', minQty: '0.00001000', maxQty: '9000.00000000', stepSize: '0.00001000' },
+      { filterType: 'NOTIONAL', minNotional: '5.00000000', applyMinToMarket: true, maxNotional: '9000000.00000000', applyMaxToMarket: false, avgPriceMins: 5 },
+    ],
+    permissions: [],
+    permissionSets: [['SPOT']],
+    defaultSelfTradePreventionMode: 'EXPIRE_MAKER',
+    allowedSelfTradePreventionModes: ['EXPIRE_TAKER', 'EXPIRE_MAKER', 'EXPIRE_BOTH'],
+  };
+}
+
+const NINETY_DAYS_MS = 90 * 86_400_000;
+
+/**
+ * The time range of a history call, as Binance documents it: without `startTime`/`endTime` the last
+ * 90 days; with `startTime` alone, 90 days from it; never more than 90 days (-1127).
+ */
+function timeRange(query: URLSearchParams): { start: number; end: number } | FakeResponse {
+  const now = Date.now();
+  const start = query.has('startTime') ? Number(query.get('startTime')) : query.has('endTime') ? Number(query.get('endTime')) - NINETY_DAYS_MS : now - NINETY_DAYS_MS;
+  const end = query.has('endTime') ? Number(query.get('endTime')) : query.has('startTime') ? start + NINETY_DAYS_MS : now;
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start) return error(400, -1104, 'Not all sent parameters were read.');
+  if (end - start > NINETY_DAYS_MS) return error(400, -1127, 'More than 2160 hours between startTime and endTime.');
+  return { start, end };
+}
+
+const error = (status: number, code: number, msg: string, headers?: Record<string, string>): FakeResponse => ({ status, body: { code, msg }, ...(headers ? { headers } : {}) });
+
+/** Binance's `signature` for a query string (and body), computed from its documented definition. */
+export function binanceSignature(secret: string, payload: string): string {
+  return createHmac('sha256', secret).update(payload).digest('hex');
+}
+
+export async function startFakeBinance(): Promise<FakeBinance> {
+  const accounts = new Map<string, BinanceAccount>();
+  const state = { status: 'normal' as 'normal' | 'maintenance', clockOffset: 0 };
+
+  function publicCall(path: string): FakeResponse {
+    switch (path) {
+      case '/api/v3/exchangeInfo':
+        return { status: 200, body: { timezone: 'UTC', serverTime: Date.now(), rateLimits: [], exchangeFilters: [], symbols: [symbol('BTC', 'USDT'), symbol('ETH', 'USDT'), symbol('ETH', 'BTC')] } };
+      case '/api/v3/time':
+        return { status: 200, body: { serverTime: Date.now() + state.clockOffset } };
+      case '/sapi/v1/system/status':
+        return { status: 200, body: state.status === 'normal' ? { status: 0, msg: 'normal' } : { status: 1, msg: 'system_maintenance' } };
+      default:
+        return error(404, -1000, 'Unknown path.');
+    }
+  }
+
+  /** Checks key, signature and timestamp; returns the account or the refusal. */
+  function authenticate(request: FakeRequest): BinanceAccount | FakeResponse {
+    const account = accounts.get(String(request.headers['x-mbx-apikey'] ?? ''));
+    if (!account) return error(401, -2015, 'Invalid API-key, IP, or permissions for action.');
+    const match = /^(.*)&signature=([0-9a-f]{64})$/.exec(request.rawQuery);
+    if (!match) return error(400, -1102, "Mandatory parameter 'signature' was not sent, was empty/null, or malformed.");
+    const expected = Buffer.from(binanceSignature(account.secret, (match[1] as string) + request.body));
+    if (!timingSafeEqual(expected, Buffer.from(match[2] as string))) return error(400, -1022, 'Signature for this request is not valid.');
+    const timestamp = Number(request.query.get('timestamp'));
+    const recvWindow = Number(request.query.get('recvWindow') ?? '5000');
+    const now = Date.now() + state.clockOffset;
+    if (!Number.isSafeInteger(timestamp) || recvWindow > 60_000 || timestamp > now + 1000 || now - timestamp > recvWindow) {
+      return error(400, -1021, 'Timestamp for this request is outside of the recvWindow.');
+    }
+    return account;
+  }
+
+  function signedCall(request: FakeRequest, account: BinanceAccount): FakeResponse {
+    if (state.status !== 'normal') return error(503, -1001, 'Internal error; unable to process your request. Please try again.');
+    if (account.failWith) return account.failWith;
+    const ok = (body: unknown): FakeResponse => ({ status: 200, body });
+    switch (request.path) {
+      case '/api/v3/account':
+        return ok({
+          makerCommission: 10,
+          takerCommission: 10,
+          buyerCommission: 0,
+          sellerCommission: 0,
+          canTrade: true,
+          canWithdraw: true,
+          canDeposit: true,
+          brokered: false,
+          requireSelfTradePrevention: false,
+          preventSor: false,
+          updateTime: Date.now(),
+          accountType: 'SPOT',
+          balances: account.balances,
+          permissions: ['SPOT'],
+          uid: 354937868,
+        });
+      case '/sapi/v1/account/apiRestrictions':
+        return ok({ ...account.restrictions, createTime: 1_698_645_219_000 });
+      case '/sapi/v1/capital/deposit/hisrec': {
+        const range = timeRange(request.query);
+        if ('status' in range) return range;
+        const found = account.deposits.filter((d) => d.insertTime >= range.start && d.insertTime <= range.end);
+        return ok(found.map((d) => ({ ...d, addressTag: '', transferType: 0, confirmTimes: '1/1', unlockConfirm: 0, walletType: 0 })));
+      }
+      case '/sapi/v1/capital/withdraw/history': {
+        const range = timeRange(request.query);
+        if ('status' in range) return range;
+        const found = account.withdrawals.filter((w) => {
+          const time = Date.parse(`${w.applyTime.replace(' ', 'T')}Z`);
+          return time >= range.start && time <= range.end;
+        });
+        return ok(found.map((w) => ({ ...w, transferType: 0, info: '', confirmNo: 3, walletType: 0, txKey: '', completeTime: w.applyTime })));
+      }
+      case '/sapi/v1/capital/deposit/address': {
+        const coin = request.query.get('coin') ?? '';
+        const address = account.depositAddresses[coin];
+        return address ? ok({ address, coin, tag: '', url: '' }) : error(400, -4018, 'The deposit address is not available.');
+      }
+      default:
+        return error(404, -1000, 'Unknown path.');
+    }
+  }
+
+  const server = await startFakeExchangeServer((request) => {
+    if (request.path === '/api/v3/exchangeInfo' || request.path === '/api/v3/time' || request.path === '/sapi/v1/system/status') return publicCall(request.path);
+    const account = authenticate(request);
+    return 'key' in account ? signedCall(request, account) : account;
+  });
+
+  return Object.assign(server, {
+    addAccount(options: Partial<Omit<BinanceAccount, 'key' | 'secret'>> = {}): BinanceAccount {
+      const account: BinanceAccount = {
+        key: randomBytes(32).toString('base64url').replace(/[-_]/g, 'x'),
+        secret: randomBytes(32).toString('base64url').replace(/[-_]/g, 'y'),
+        balances: [],
+        restrictions: { ...READ_ONLY },
+        deposits: [],
+        withdrawals: [],
+        depositAddresses: {},
+        ...options,
+      };
+      accounts.set(account.key, account);
+      return account;
+    },
+    setStatus(status: 'normal' | 'maintenance') {
+      state.status = status;
+    },
+    setClockOffset(ms: number) {
+      state.clockOffset = ms;
+    },
+  });
+}
+
+/** An answer to set as `failWith`: Binance's rate limit (HTTP 429, code -1003, Retry-After). */
+export const BINANCE_RATE_LIMITED: FakeResponse = error(429, -1003, 'Too much request weight used; current limit is 6000 request weight per 1 MINUTE.', { 'retry-after': '30' });

@@ -1,0 +1,69 @@
+import { expect } from 'vitest';
+import { createHostedSession } from './browser-session.js';
+import { runDueJobs } from './connect.js';
+import { FormAgent } from './form-agent.js';
+import type { TestApp, TestClient } from './test-app.js';
+
+/** A transaction as the API lists it (the fields tests read). */
+export interface ListedTransaction {
+  id: string;
+  type: string;
+  asset: string;
+  amount: string;
+  fee: string | null;
+  fee_asset: string | null;
+  status: string;
+  tx_hash: string | null;
+}
+
+/**
+ * The steps of a live-mode exchange test, through the real HTTP surface: the hosted pages with a
+ * form agent, the API with the client's live key, the refresh job with the real worker.
+ */
+export function liveExchangeSteps(t: () => TestApp, client: () => TestClient) {
+  const call = (method: 'GET' | 'POST', url: string, json?: unknown) => t().call(client().liveKey, { method, url, ...(json === undefined ? {} : { json }) });
+
+  /** A live session whose account holder has accepted the disclaimer. */
+  async function consented() {
+    const { session, path } = await createHostedSession(t(), client(), { mode: 'live' });
+    const agent = new FormAgent(t().app, 'connect');
+    await agent.get(path);
+    expect((await agent.post(`${path}/consent`)).statusCode).toBe(303);
+    return { session, path, agent };
+  }
+
+  async function session(id: string): Promise<{ status: string; accounts: string[] }> {
+    return (await call('GET', `/v1/connect/sessions/${id}`)).json();
+  }
+
+  /** Connects with `fields` on the exchange's form and finishes the session; returns the account id. */
+  async function connected(exchange: string, fields: Record<string, string>): Promise<string> {
+    const { session: created, path, agent } = await consented();
+    const res = await agent.post(`${path}/providers/${exchange}`, fields);
+    expect(res.statusCode, res.body).toBe(303);
+    expect((await agent.post(`${path}/finish`)).statusCode).toBe(200);
+    const accounts = (await session(created.id)).accounts;
+    expect(accounts).toHaveLength(1);
+    return accounts[0] as string;
+  }
+
+  /** Asks for a refresh, runs the job, and returns the account as the API shows it then. */
+  async function refresh(id: string, features: string[]) {
+    expect((await call('POST', `/v1/connect/accounts/${id}/refresh`, { features })).statusCode).toBe(200);
+    await runDueJobs(t().ctx);
+    return (await call('GET', `/v1/connect/accounts/${id}`)).json();
+  }
+
+  async function allTransactions(id: string): Promise<ListedTransaction[]> {
+    const all: ListedTransaction[] = [];
+    let after: string | undefined;
+    for (;;) {
+      const page = (await call('GET', `/v1/connect/accounts/${id}/transactions?limit=100${after ? `&starting_after=${after}` : ''}`)).json();
+      all.push(...page.data);
+      if (!page.has_more) return all;
+      after = page.data.at(-1).id;
+    }
+  }
+
+  return { call, consented, session, connected, refresh, allTransactions };
+}
