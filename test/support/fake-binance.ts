@@ -4,7 +4,7 @@ import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, typ
 /**
  * A local Binance spot REST API (https://developers.binance.com/docs/binance-spot-api-docs), enough
  * of it for ccxt's binance class to load spot markets, read the spot account, the key's API
- * restrictions, deposit and withdrawal history and deposit addresses — checking every SIGNED
+ * restrictions, deposit and withdrawal history, spot trades and deposit addresses — checking every SIGNED
  * request as Binance documents it:
  *
  * - `X-MBX-APIKEY` header names the key (unknown: HTTP 401, code -2015);
@@ -42,6 +42,21 @@ export interface BinanceWithdrawal {
   applyTime: string;
 }
 
+/** A spot trade as `GET /api/v3/myTrades` lists it; ids ascend per symbol. */
+export interface BinanceTrade {
+  symbol: string;
+  id: number;
+  orderId: number;
+  price: string;
+  qty: string;
+  quoteQty: string;
+  commission: string;
+  commissionAsset: string;
+  time: number;
+  isBuyer: boolean;
+  isMaker: boolean;
+}
+
 export interface BinanceAccount {
   key: string;
   secret: string;
@@ -50,6 +65,7 @@ export interface BinanceAccount {
   restrictions: Record<string, boolean>;
   deposits: BinanceDeposit[];
   withdrawals: BinanceWithdrawal[];
+  trades: BinanceTrade[];
   depositAddresses: Record<string, string>;
   /** Set by a test: every signed call of this key answers this status and body. */
   failWith?: FakeResponse;
@@ -109,7 +125,46 @@ function symbol(base: string, quote: string) {
   };
 }
 
+/** The spot markets the fake lists, as [base, quote]. */
+export const BINANCE_MARKETS: readonly (readonly [string, string])[] = [
+  ['BTC', 'USDT'],
+  ['ETH', 'USDT'],
+  ['ETH', 'BTC'],
+  ['BNB', 'USDT'],
+  ['BNB', 'BTC'],
+  ['SOL', 'USDT'],
+  ['SOL', 'BNB'],
+  ['DOGE', 'EUR'],
+];
+
 const NINETY_DAYS_MS = 90 * 86_400_000;
+const ONE_DAY_MS = 86_400_000;
+
+/**
+ * `GET /api/v3/myTrades` as Binance documents it: `symbol` required; `limit` default 500, at most
+ * 1000; `fromId` gives trades with an id from it on; else `startTime`/`endTime` (at most 24 hours
+ * apart); else the most recent trades. Ascending by id.
+ */
+function myTrades(query: URLSearchParams, trades: readonly BinanceTrade[]): FakeResponse {
+  const symbol = query.get('symbol');
+  if (!symbol) return error(400, -1102, "Mandatory parameter 'symbol' was not sent, was empty/null, or malformed.");
+  if (!BINANCE_MARKETS.some(([base, quote]) => base + quote === symbol)) return error(400, -1121, 'Invalid symbol.');
+  const limit = Number(query.get('limit') ?? '500');
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) return error(400, -1130, "Data sent for parameter 'limit' is not valid.");
+  let found = trades.filter((t) => t.symbol === symbol).sort((a, b) => a.id - b.id);
+  if (query.has('fromId')) {
+    const fromId = Number(query.get('fromId'));
+    found = found.filter((t) => t.id >= fromId).slice(0, limit);
+  } else if (query.has('startTime') || query.has('endTime')) {
+    const start = Number(query.get('startTime') ?? Number(query.get('endTime')) - ONE_DAY_MS);
+    const end = Number(query.get('endTime') ?? start + ONE_DAY_MS);
+    if (end - start > ONE_DAY_MS) return error(400, -1127, 'More than 24 hours between startTime and endTime.');
+    found = found.filter((t) => t.time >= start && t.time <= end).slice(0, limit);
+  } else {
+    found = found.slice(-limit);
+  }
+  return { status: 200, body: found.map((t) => ({ ...t, orderListId: -1, isBestMatch: true })) };
+}
 
 /**
  * The time range of a history call, as Binance documents it: without `startTime`/`endTime` the last
@@ -138,7 +193,7 @@ export async function startFakeBinance(): Promise<FakeBinance> {
   function publicCall(path: string): FakeResponse {
     switch (path) {
       case '/api/v3/exchangeInfo':
-        return { status: 200, body: { timezone: 'UTC', serverTime: Date.now(), rateLimits: [], exchangeFilters: [], symbols: [symbol('BTC', 'USDT'), symbol('ETH', 'USDT'), symbol('ETH', 'BTC')] } };
+        return { status: 200, body: { timezone: 'UTC', serverTime: Date.now(), rateLimits: [], exchangeFilters: [], symbols: BINANCE_MARKETS.map(([base, quote]) => symbol(base, quote)) } };
       case '/api/v3/time':
         return { status: 200, body: { serverTime: Date.now() + state.clockOffset } };
       case '/sapi/v1/system/status':
@@ -205,6 +260,8 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         });
         return ok(found.map((w) => ({ ...w, transferType: 0, info: '', confirmNo: 3, walletType: 0, txKey: '', completeTime: w.applyTime })));
       }
+      case '/api/v3/myTrades':
+        return myTrades(request.query, account.trades);
       case '/sapi/v1/capital/deposit/address': {
         const coin = request.query.get('coin') ?? '';
         const address = account.depositAddresses[coin];
@@ -230,6 +287,7 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         restrictions: { ...READ_ONLY },
         deposits: [],
         withdrawals: [],
+        trades: [],
         depositAddresses: {},
         ...options,
       };

@@ -1,11 +1,30 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
 import { snapshotDatabase } from '../../../test/support/db-snapshot.js';
-import { BINANCE_RATE_LIMITED, startFakeBinance, type BinanceAccount, type FakeBinance } from '../../../test/support/fake-binance.js';
+import { BINANCE_MARKETS, BINANCE_RATE_LIMITED, startFakeBinance, type BinanceAccount, type BinanceTrade, type FakeBinance } from '../../../test/support/fake-binance.js';
 import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
-import { liveExchangeSteps } from '../../../test/support/live-exchange.js';
+import { liveExchangeSteps, type ListedTransaction } from '../../../test/support/live-exchange.js';
 import { captureStream, startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
+import { formatUnits, parseUnits } from '../amounts.js';
 import { EXCHANGE_RATE_LIMIT_SECONDS } from './ccxt-errors.js';
+
+const DAY = 86_400_000;
+
+/** A spot trade of the fake account, at `daysAgo`. */
+function trade(symbol: string, id: number, side: 'buy' | 'sell', qty: string, price: string, quoteQty: string, commission: string, commissionAsset: string, daysAgo: number): BinanceTrade {
+  return { symbol, id, orderId: id * 10, price, qty, quoteQty, commission, commissionAsset, time: Date.now() - daysAgo * DAY, isBuyer: side === 'buy', isMaker: false };
+}
+
+/** Each asset's balance change over the history: its amounts less the fees charged in it (8 decimals). */
+function netByAsset(transactions: ListedTransaction[]): Record<string, string> {
+  const net = new Map<string, bigint>();
+  const add = (asset: string, units: bigint) => net.set(asset, (net.get(asset) ?? 0n) + units);
+  for (const tx of transactions) {
+    add(tx.asset, parseUnits(tx.amount, 8));
+    if (tx.fee !== null) add(tx.fee_asset as string, -parseUnits(tx.fee, 8));
+  }
+  return Object.fromEntries([...net].map(([asset, units]) => [asset, formatUnits(units, 8)]).sort());
+}
 
 /**
  * Binance in live mode, end to end: ccxt's binance class, unmodified, against a local fake Binance
@@ -92,6 +111,115 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       ['2', 'completed'],
       ['1', 'completed'],
     ]);
+  });
+
+  it('reads spot trades market by market, following the assets it finds, and the history reconciles with the balances', async () => {
+    // 10,000 USDT in; BNB bought, SOL bought and sold for BNB, BNB sold: only BTC and USDT are left.
+    const account = binance.addAccount({
+      balances: [
+        { asset: 'BTC', free: '0.04980000', locked: '0.00000000' },
+        { asset: 'USDT', free: '4000.51757507', locked: '40.00000000' },
+        { asset: 'BNB', free: '0.00000000', locked: '0.00000000' },
+      ],
+      deposits: [{ id: 'dep-usdt', amount: '10000.00000000', coin: 'USDT', network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000002', txId: `0x${'e'.repeat(64)}`, insertTime: Date.now() - 30 * DAY }],
+      withdrawals: [{ id: 'wd-btc', amount: '0.05000000', transactionFee: '0.00020000', coin: 'BTC', network: 'BTC', status: 6, address: 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh', txId: 'f'.repeat(64), applyTime: new Date(Date.now() - 5 * DAY).toISOString().slice(0, 19).replace('T', ' ') }],
+      trades: [
+        trade('BNBUSDT', 101, 'buy', '2.00000000', '600.00000000', '1200.00000000', '0.00150000', 'BNB', 29),
+        // The fee in a third asset (BNB) goes with the base leg.
+        trade('BTCUSDT', 201, 'buy', '0.10000000', '60000.00000000', '6000.00000000', '0.00075000', 'BNB', 28),
+        trade('SOLBNB', 301, 'buy', '4.00000000', '0.25000000', '1.00000000', '0.00400000', 'SOL', 27),
+        trade('SOLBNB', 302, 'sell', '3.99600000', '0.26000000', '1.03896000', '0.00103896', 'BNB', 26),
+        trade('BNBUSDT', 102, 'sell', '2.03567104', '610.00000000', '1241.75933440', '1.24175933', 'USDT', 25),
+      ],
+    });
+    const id = await connected('binance', fields(account));
+    const before = binance.requests.length;
+    const refreshed = await refresh(id, ['balances', 'transactions']);
+    expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
+
+    const transactions = await allTransactions(id);
+    const trades = transactions.filter((tx) => tx.type === 'trade');
+    expect(trades).toHaveLength(10);
+    expect(trades.find((tx) => tx.asset === 'BTC')).toMatchObject({ amount: '0.1', fee: '0.00075', fee_asset: 'BNB', status: 'completed' });
+    expect(trades.filter((tx) => tx.asset === 'USDT').map((tx) => tx.amount).sort()).toEqual(['-1200', '-6000', '1241.7593344']);
+    // Every asset's history adds up to its balance; SOL and BNB come and go to nothing.
+    const balances = (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data;
+    expect(balances.map((b: { asset: string; total: string }) => [b.asset, b.total])).toEqual([
+      ['BTC', '0.0498'],
+      ['USDT', '4040.51757507'],
+    ]);
+    expect(netByAsset(transactions)).toEqual({ BNB: '0', BTC: '0.0498', SOL: '0', USDT: '4040.51757507' });
+
+    // The markets asked: those of BTC and USDT (held, moved), then BNB's once a BNB trade turned up,
+    // then SOL's; never DOGE/EUR, which touches none of them. Each once, from the first trade.
+    const asked = binance.requests.slice(before).filter((r) => r.path === '/api/v3/myTrades');
+    expect(asked.map((r) => r.query.get('symbol')).sort()).toEqual(BINANCE_MARKETS.map(([b, q]) => b + q).filter((s) => s !== 'DOGEEUR').sort());
+    expect(asked.every((r) => r.query.get('fromId') === '0' && r.query.get('limit') === '1000')).toBe(true);
+    expect(asked.findIndex((r) => r.query.get('symbol') === 'SOLBNB')).toBeGreaterThan(asked.findIndex((r) => r.query.get('symbol') === 'BNBUSDT'));
+  });
+
+  it("pages a market's trades by id, 1,000 at a time, and later refreshes ask each market only for newer ids", async () => {
+    const many = Array.from({ length: 1500 }, (_, i) => trade('BTCUSDT', 5000 + i, 'buy', '0.00010000', '60000.00000000', '6.00000000', '0.00000010', 'BTC', 20 - i / 100));
+    const account = binance.addAccount({ balances: [{ asset: 'BTC', free: '0.14985000', locked: '0.00000000' }], trades: many });
+    const id = await connected('binance', fields(account));
+    const tradeCalls = (from: number) => binance.requests.slice(from).filter((r) => r.path === '/api/v3/myTrades' && r.query.get('symbol') === 'BTCUSDT').map((r) => r.query.get('fromId'));
+
+    let before = binance.requests.length;
+    await refresh(id, ['transactions']);
+    expect(tradeCalls(before)).toEqual(['0', '6000']);
+    expect((await allTransactions(id)).filter((tx) => tx.asset === 'BTC')).toHaveLength(1500);
+
+    account.trades.push(trade('BTCUSDT', 6500, 'sell', '0.05000000', '61000.00000000', '3050.00000000', '3.05000000', 'USDT', 0));
+    before = binance.requests.length;
+    const again = await refresh(id, ['transactions']);
+    expect(again.transaction_refresh).toMatchObject({ status: 'succeeded' });
+    expect(tradeCalls(before)).toEqual(['6500']);
+    const transactions = await allTransactions(id);
+    expect(transactions).toHaveLength(3002);
+    expect(new Set(transactions.map((tx) => tx.id)).size).toBe(3002);
+    expect(transactions.find((tx) => tx.asset === 'USDT' && tx.amount === '3050')).toMatchObject({ fee: '3.05', fee_asset: 'USDT' });
+  });
+
+  it("goes on in new jobs from each stored range and market when a run's time is spent, reading each once", async () => {
+    // A run stops after every stored page here (no time budget at all).
+    const slow = await startTestApp(engine, { seams: { exchangeOverrides: { binance: pointExchangeAt('binance', binance.url) }, refreshHistoryBudgetMs: 0 } });
+    try {
+      const slowClient = await slow.newClient();
+      const steps = liveExchangeSteps(
+        () => slow,
+        () => slowClient,
+      );
+      const account = binance.addAccount({
+        balances: [{ asset: 'USDT', free: '798.80080000', locked: '0.00000000' }],
+        deposits: [{ id: 'dep-slow', amount: '1000.00000000', coin: 'USDT', network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000003', txId: `0x${'9'.repeat(64)}`, insertTime: Date.now() - 400 * DAY }],
+        trades: [
+          trade('BNBUSDT', 7, 'buy', '1.00000000', '600.00000000', '600.00000000', '0.00100000', 'BNB', 300),
+          trade('SOLBNB', 8, 'buy', '3.99600000', '0.25000000', '0.99900000', '0.00400000', 'SOL', 200),
+          trade('SOLUSDT', 9, 'sell', '3.99200000', '100.00000000', '399.20000000', '0.39920000', 'USDT', 100),
+        ],
+      });
+      const id = await steps.connected('binance', fields(account));
+      const before = binance.requests.length;
+      const refreshed = await steps.refresh(id, ['transactions']);
+      expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
+      expect(netByAsset(await steps.allTransactions(id))).toEqual({ BNB: '0', SOL: '0', USDT: '798.8008' });
+
+      const mine = binance.requests.slice(before).filter((r) => r.headers['x-mbx-apikey'] === account.key);
+      const windows = Math.ceil((Date.now() - Date.UTC(2017, 6, 1)) / (90 * DAY));
+      expect(mine.filter((r) => r.path === '/sapi/v1/capital/deposit/hisrec')).toHaveLength(windows);
+      const markets = mine.filter((r) => r.path === '/api/v3/myTrades').map((r) => r.query.get('symbol'));
+      expect(markets.sort()).toEqual([...new Set(markets)].sort());
+      expect(markets).toContain('SOLBNB');
+      const runs = await slow.ctx.db.selectFrom('jobs').select(['id']).where('type', '=', 'connect.refresh_account').where('payload', 'like', `%${id}%`).execute();
+      expect(runs.length).toBeGreaterThan(windows);
+      const events = (await steps.call('GET', '/v1/events?limit=100')).json().data.filter((e: { type: string; data: { object: { id: string } } }) => e.type === 'account.refreshed' && e.data.object.id === id);
+      expect(events).toHaveLength(1);
+      // Done: the cursor keeps where to read from next, and nothing of the unfinished walk.
+      const { transaction_cursor: cursor } = await slow.ctx.db.selectFrom('connect_accounts').select('transaction_cursor').where('id', '=', id).executeTakeFirstOrThrow();
+      expect(JSON.parse(cursor as string)).toEqual({ since: expect.any(Number), assets: ['BNB', 'SOL', 'USDT'], trades: { 'BNB/USDT': '7', 'SOL/BNB': '8', 'SOL/USDT': '9' } });
+    } finally {
+      await slow.close();
+    }
   });
 
   it.each([

@@ -1,78 +1,150 @@
-import type { Exchange, LedgerEntry, Transaction } from 'ccxt';
-import { canonicalDecimal } from '../amounts.js';
+import type { Exchange, MarketInterface } from 'ccxt';
+import { decimalOrNull, fromLedgerEntry, fromTrade, fromTransfer } from './ccxt-records.js';
 import type { HistorySource } from './exchanges.js';
-import type { ProviderTransaction, TransactionPage } from './provider.js';
+import type { ProviderTransaction, TransactionPages } from './provider.js';
 
 /**
- * An exchange's history as our transactions, page by page.
+ * An exchange's history as our transactions, page by page, from the stored cursor; returns the
+ * cursor the next refresh reads from.
  *
  * Where the exchange keeps a ledger we read only the ledger: it is the complete record of every
  * balance change, one entry per asset leg (a trade is two entries, its fee is in them), with the
  * exchange's own id. Reading trades, deposits and withdrawals as well would count the same movement
- * twice. Exchanges without a ledger give their deposits and withdrawals.
+ * twice. Exchanges without a ledger give their deposits and withdrawals and, where the row says
+ * how, their trades market by market.
  */
-export async function* historyPages(exchange: Exchange, source: HistorySource, name: string, position: HistoryPosition): AsyncGenerator<TransactionPage> {
-  const since = position.since;
+export async function* historyPages(exchange: Exchange, source: HistorySource, name: string, cursor: string | null): TransactionPages {
+  const position = positionOf(cursor);
+  const newest = new Newest(position.walk?.top ?? position.backfill?.top);
+  // An unfinished walk's checkpoint is no cursor to keep once it is done.
+  const previous = position.since === undefined ? null : cursor;
   switch (source.kind) {
     case 'ledger-offset': {
       // A whole-history walk (no `since`) goes newest to oldest; after each page it leaves a
       // checkpoint: the oldest time read (as the inclusive `end` of the rest, which entries booked
       // meanwhile cannot shift, unlike offsets) and the newest (for the cursor once done).
+      const { since } = position;
       const end = position.backfill?.end;
-      let top = position.backfill?.top;
       let oldest: number | undefined;
       const seen = new Set<string>();
       for (let offset = 0; ; offset += source.pageSize) {
         const page = await exchange.fetchLedger(undefined, since, source.pageSize, { [source.param]: offset, ...(end === undefined ? {} : { end }) });
         const fresh = page.filter((entry) => entry.id !== undefined && !seen.has(entry.id));
         for (const entry of fresh) seen.add(entry.id as string);
-        const transactions = fresh.map((entry) => fromLedgerEntry(entry, name));
-        for (const tx of transactions) {
-          top = Math.max(top ?? tx.occurredAt, tx.occurredAt);
-          oldest = Math.min(oldest ?? tx.occurredAt, tx.occurredAt);
-        }
+        const transactions = newest.saw(fresh.map((entry) => fromLedgerEntry(entry, name)));
+        for (const tx of transactions) oldest = Math.min(oldest ?? tx.occurredAt, tx.occurredAt);
         // A short page is the last; a page with nothing new means the exchange ignored the offset
         // (walking on would loop forever). The last page needs no checkpoint: the walk ends with it.
         const last = page.length < source.pageSize || fresh.length === 0;
+        const top = newest.value;
         const resumable = !last && since === undefined && top !== undefined && oldest !== undefined;
         // `occurredAt` is whole seconds, rounded down: the next second as the inclusive end keeps
         // every entry of the oldest second (re-read ones are upserted again).
         yield { transactions, ...(resumable ? { checkpoint: JSON.stringify({ backfill: { end: (oldest as number) + 1, top } }) } : {}) };
-        if (last) return;
+        if (last) return cursorAfter(previous, newest.value);
       }
     }
     case 'ledger-ccxt':
       // ccxt walks the pages itself and hands them over together: not streamed (yet).
-      yield { transactions: (await exchange.fetchLedger(undefined, since, undefined, { paginate: true })).map((entry) => fromLedgerEntry(entry, name)) };
-      return;
+      yield { transactions: newest.saw((await exchange.fetchLedger(undefined, position.since, undefined, { paginate: true })).map((entry) => fromLedgerEntry(entry, name))) };
+      return cursorAfter(previous, newest.value);
     case 'ledger-per-account':
       for (const account of await exchange.fetchAccounts({ paginate: true })) {
-        const entries = await exchange.fetchLedger(account.code, since, undefined, { account_id: account.id, paginate: true });
-        yield { transactions: entries.map((entry) => fromLedgerEntry(entry, name)) };
+        const entries = await exchange.fetchLedger(account.code, position.since, undefined, { account_id: account.id, paginate: true });
+        yield { transactions: newest.saw(entries.map((entry) => fromLedgerEntry(entry, name))) };
       }
-      return;
-    case 'transfers': {
-      const window = source.window;
-      if (!window) {
-        yield* transferPages(exchange, name, since);
-        return;
-      }
-      // Range by range up to now: each call covers `days` from its start (ccxt sets the end).
-      const span = window.days * 86_400_000;
-      for (let from = Math.max(since ?? window.earliest, window.earliest); from < exchange.milliseconds(); from += span) {
-        yield* transferPages(exchange, name, from);
-      }
-      return;
-    }
+      return cursorAfter(previous, newest.value);
+    case 'transfers':
+      return yield* transfersAndTrades(exchange, source, name, position, newest);
   }
 }
 
-async function* transferPages(exchange: Exchange, name: string, since: number | undefined): AsyncGenerator<TransactionPage> {
+/**
+ * Deposits and withdrawals (range by range where the exchange answers for a bounded range only),
+ * then, where the row says how, trades market by market. Each range and each page of trades leaves
+ * a checkpoint (`walk`: what is still to read), so a first walk — 40 ranges and hundreds of markets
+ * on Binance, at its pace — goes on across jobs.
+ */
+async function* transfersAndTrades(exchange: Exchange, source: Extract<HistorySource, { kind: 'transfers' }>, name: string, position: HistoryPosition, newest: Newest): TransactionPages {
+  const assets = new Set(position.assets);
+  const trades = { ...position.trades };
+  const checked = new Set(position.walk?.checked);
+  const checkpoint = (walk: Omit<NonNullable<HistoryPosition['walk']>, 'checked' | 'top'>) =>
+    JSON.stringify({ ...(position.since === undefined ? {} : { since: position.since }), ...known(), walk: { ...walk, checked: [...checked].sort(), top: newest.value } });
+  const known = () => (source.trades ? { assets: [...assets].sort(), trades } : {});
+  // Only transfers move the cursor's time: a deposit still pending must be read again until it
+  // completes, however many trades come after it.
+  const seen = (transactions: ProviderTransaction[], moving: 'transfers' | 'trades') => {
+    for (const tx of transactions) assets.add(tx.asset);
+    return moving === 'transfers' ? newest.saw(transactions) : transactions;
+  };
+
+  const window = source.window;
+  const resumeFrom = position.walk ? position.walk.transfersFrom : (position.since ?? window?.earliest);
+  if (!window) {
+    if (!position.walk) for await (const page of transferPages(exchange, name, position.since)) yield { transactions: seen(page, 'transfers') };
+  } else if (resumeFrom !== undefined) {
+    // Range by range up to now: each call covers `days` from its start (ccxt sets the end).
+    const span = window.days * 86_400_000;
+    for (let from = Math.max(resumeFrom, window.earliest); from < exchange.milliseconds(); from += span) {
+      const transactions: ProviderTransaction[] = [];
+      for await (const page of transferPages(exchange, name, from)) transactions.push(...seen(page, 'transfers'));
+      yield { transactions, checkpoint: checkpoint({ transfersFrom: from + span }) };
+    }
+  }
+  // The transfers are done: the checkpoints below say so by carrying no `transfersFrom`.
+
+  if (source.trades) {
+    // Every trade spends an asset the account had: held now, held at an earlier refresh, moved
+    // in or out, or got by another trade. So the markets of those assets, widened by each trade
+    // found until nothing new turns up, hold every trade, without asking about all of them.
+    const balance = await exchange.fetchBalance();
+    for (const [asset, total] of Object.entries((balance.total ?? {}) as unknown as Record<string, unknown>)) {
+      if (decimalOrNull(total) !== null && decimalOrNull(total) !== '0') assets.add(asset);
+    }
+    const spot = Object.values(exchange.markets as Record<string, MarketInterface>).filter((m) => m.spot && m.id !== undefined);
+    for (;;) {
+      const due = spot.filter((m) => !checked.has(m.symbol) && (assets.has(m.base) || assets.has(m.quote))).sort((a, b) => a.symbol.localeCompare(b.symbol));
+      if (due.length === 0) break;
+      for (const market of due) {
+        for (;;) {
+          const last = trades[market.symbol];
+          const from = last === undefined ? 0n : BigInt(last) + 1n;
+          const page = await exchange.fetchMyTrades(market.symbol, undefined, source.trades.pageSize, { [source.trades.param]: from.toString() });
+          // Only ids from `from` on count: an exchange that ignored the parameter cannot make us loop.
+          const fresh = page.filter((trade) => trade.id !== undefined && /^\d+$/.test(trade.id) && BigInt(trade.id) >= from);
+          const transactions = fresh.flatMap((trade) => fromTrade(trade, { id: market.id as string, base: market.base, quote: market.quote }, name));
+          for (const trade of fresh) if (BigInt(trade.id as string) > BigInt(trades[market.symbol] ?? -1)) trades[market.symbol] = trade.id as string;
+          const done = page.length < source.trades.pageSize || fresh.length === 0;
+          if (done) checked.add(market.symbol);
+          yield { transactions: seen(transactions, 'trades'), checkpoint: checkpoint({}) };
+          if (done) break;
+        }
+      }
+    }
+  }
+  // With no transfer at all, the next refresh still starts from now (less the overlap), not from
+  // the beginning of the exchange again.
+  const since = newest.value !== undefined ? sinceAfter(newest.value) : (position.since ?? sinceAfter(Math.floor(exchange.milliseconds() / 1000)));
+  return JSON.stringify({ since, ...known() });
+}
+
+async function* transferPages(exchange: Exchange, name: string, since: number | undefined): AsyncGenerator<ProviderTransaction[]> {
   if (exchange.has.fetchDeposits && exchange.has.fetchWithdrawals) {
-    yield { transactions: (await exchange.fetchDeposits(undefined, since)).map((t) => fromTransfer(t, name)) };
-    yield { transactions: (await exchange.fetchWithdrawals(undefined, since)).map((t) => fromTransfer(t, name)) };
+    yield (await exchange.fetchDeposits(undefined, since)).map((t) => fromTransfer(t, name));
+    yield (await exchange.fetchWithdrawals(undefined, since)).map((t) => fromTransfer(t, name));
   } else {
-    yield { transactions: (await exchange.fetchDepositsWithdrawals(undefined, since)).map((t) => fromTransfer(t, name)) };
+    yield (await exchange.fetchDepositsWithdrawals(undefined, since)).map((t) => fromTransfer(t, name));
+  }
+}
+
+/** The newest time (seconds) of the transactions a walk read, from where an earlier run left it. */
+class Newest {
+  constructor(public value: number | undefined) {}
+
+  saw(transactions: ProviderTransaction[]): ProviderTransaction[] {
+    for (const tx of transactions) this.value = Math.max(this.value ?? tx.occurredAt, tx.occurredAt);
+    return transactions;
   }
 }
 
@@ -83,108 +155,61 @@ async function* transferPages(exchange: Exchange, name: string, since: number | 
  */
 const HISTORY_OVERLAP_SECONDS = 86_400;
 
-/** The cursor we store: the time (ms, whole seconds) the next refresh reads from. */
-export function cursorAfter(previous: string | null, pages: { newestSeconds: number | undefined }): string | null {
-  if (pages.newestSeconds === undefined) return previous;
-  return JSON.stringify({ since: (pages.newestSeconds - HISTORY_OVERLAP_SECONDS) * 1000 });
+/** The time (ms, whole seconds) the next refresh reads from, after reading up to `newestSeconds`. */
+const sinceAfter = (newestSeconds: number) => (newestSeconds - HISTORY_OVERLAP_SECONDS) * 1000;
+
+/** The cursor we store: where the next refresh reads from; the previous one when nothing was read. */
+function cursorAfter(previous: string | null, newestSeconds: number | undefined): string | null {
+  return newestSeconds === undefined ? previous : JSON.stringify({ since: sinceAfter(newestSeconds) });
 }
 
 /**
- * Where a stored cursor says to read: from `since` (ms) after a complete walk, or the rest of an
- * unfinished whole-history walk (`backfill`: entries up to `end`, seconds, inclusive; `top` the
- * newest time it read). Nothing (everything) for no cursor or one we cannot read.
+ * Where a stored cursor says to read:
+ * - `since` (ms): from then on, after a complete walk;
+ * - `backfill`: the rest of an unfinished offset-paged ledger walk (entries up to `end`, seconds,
+ *   inclusive; `top` the newest time it read);
+ * - `trades` (per market symbol, the id of the last trade read) and `assets` (every asset the
+ *   account is known to have had): for exchanges whose trades are read market by market;
+ * - `walk`: the rest of an unfinished transfers-and-trades walk (ranges from `transfersFrom`, ms,
+ *   absent once they are done; the markets `checked` already; `top` the newest time it read).
+ * Nothing (everything) for no cursor or one we cannot read.
  */
 export interface HistoryPosition {
   since?: number;
   backfill?: { end: number; top: number };
+  trades?: Record<string, string>;
+  assets?: string[];
+  walk?: { transfersFrom?: number; checked: string[]; top?: number };
 }
 
 const whole = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
+const strings = (value: unknown): value is string[] => Array.isArray(value) && value.every((v) => typeof v === 'string');
+
+function tradeIds(value: unknown): Record<string, string> | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const entries = Object.entries(value);
+  return entries.every(([, id]) => typeof id === 'string' && /^\d+$/.test(id)) ? (Object.fromEntries(entries) as Record<string, string>) : undefined;
+}
 
 export function positionOf(cursor: string | null): HistoryPosition {
   if (cursor === null) return {};
+  let parsed: Record<string, unknown>;
   try {
-    const parsed = JSON.parse(cursor) as { since?: unknown; backfill?: { end?: unknown; top?: unknown } };
-    if (whole(parsed.since)) return { since: parsed.since };
-    if (whole(parsed.backfill?.end) && whole(parsed.backfill?.top)) return { backfill: { end: parsed.backfill.end, top: parsed.backfill.top } };
-    return {};
+    parsed = JSON.parse(cursor) as Record<string, unknown>;
   } catch {
     return {};
   }
-}
-
-/** A value ccxt parsed with `number = String` (see ccxt-provider.ts) as a canonical decimal, or null. */
-export function decimalOrNull(value: unknown): string | null {
-  if (value === undefined || value === null || value === '') return null;
-  if (typeof value !== 'string' && typeof value !== 'number') throw new TypeError(`not an amount: ${typeof value}`);
-  return canonicalDecimal(String(value));
-}
-
-function required<T>(value: T | undefined | null, what: string): T {
-  if (value === undefined || value === null) throw new TypeError(`the exchange's ${what} is missing`);
-  return value;
-}
-
-function negate(amount: string): string {
-  return amount === '0' ? amount : amount.startsWith('-') ? amount.slice(1) : `-${amount}`;
-}
-
-function feeOf(fee: { cost?: unknown; currency?: string | undefined } | undefined): { fee: string | null; feeAsset: string | null } {
-  const cost = decimalOrNull(fee?.cost);
-  if (cost === null || cost === '0') return { fee: null, feeAsset: null };
-  return { fee: cost, feeAsset: fee?.currency ?? null };
-}
-
-const STATUS: Record<string, ProviderTransaction['status']> = { ok: 'completed', pending: 'pending', failed: 'failed', canceled: 'failed' };
-
-function statusOf(status: string | undefined): ProviderTransaction['status'] {
-  return (status && STATUS[status]) || 'completed';
-}
-
-/** ccxt's unified ledger types → ours. `transaction` is ccxt's word for a deposit or a withdrawal. */
-function ledgerType(entry: LedgerEntry, signed: string): ProviderTransaction['type'] {
-  switch (entry.type) {
-    case 'trade':
-      return 'trade';
-    case 'fee':
-      return 'fee';
-    case 'transaction':
-      return signed.startsWith('-') ? 'withdrawal' : 'deposit';
-    default:
-      return 'transfer';
+  if (typeof parsed !== 'object' || parsed === null) return {};
+  const position: HistoryPosition = {};
+  if (whole(parsed.since)) position.since = parsed.since;
+  const backfill = parsed.backfill as { end?: unknown; top?: unknown } | undefined;
+  if (position.since === undefined && whole(backfill?.end) && whole(backfill?.top)) position.backfill = { end: backfill.end, top: backfill.top };
+  const trades = tradeIds(parsed.trades);
+  if (trades) position.trades = trades;
+  if (strings(parsed.assets)) position.assets = parsed.assets;
+  const walk = parsed.walk as { transfersFrom?: unknown; checked?: unknown; top?: unknown } | undefined;
+  if (walk && strings(walk.checked) && (walk.transfersFrom === undefined || whole(walk.transfersFrom)) && (walk.top === undefined || whole(walk.top))) {
+    position.walk = { checked: walk.checked, ...(whole(walk.transfersFrom) ? { transfersFrom: walk.transfersFrom } : {}), ...(whole(walk.top) ? { top: walk.top } : {}) };
   }
-}
-
-function fromLedgerEntry(entry: LedgerEntry, name: string): ProviderTransaction {
-  // ccxt gives the amount unsigned with a direction.
-  const amount = required(decimalOrNull(entry.amount), 'ledger amount');
-  const signed = entry.direction === 'out' ? negate(amount) : amount;
-  const rawType = typeof entry.info?.type === 'string' ? entry.info.type : entry.type;
-  return {
-    ref: `ledger:${required(entry.id, 'ledger id')}`,
-    type: ledgerType(entry, signed),
-    asset: required(entry.currency, 'ledger currency'),
-    amount: signed,
-    ...feeOf(entry.fee),
-    occurredAt: Math.floor(required(entry.timestamp, 'ledger time') / 1000),
-    status: statusOf(entry.status),
-    txHash: null,
-    description: `${name} ledger: ${rawType ?? 'entry'}${entry.referenceId ? ` (${entry.referenceId})` : ''}`,
-  };
-}
-
-function fromTransfer(transfer: Transaction, name: string): ProviderTransaction {
-  const amount = required(decimalOrNull(transfer.amount), 'transfer amount');
-  const withdrawal = transfer.type === 'withdrawal';
-  return {
-    ref: `${withdrawal ? 'withdrawal' : 'deposit'}:${required(transfer.id, 'transfer id')}`,
-    type: withdrawal ? 'withdrawal' : 'deposit',
-    asset: required(transfer.currency, 'transfer currency'),
-    amount: withdrawal ? negate(amount) : amount,
-    ...feeOf(transfer.fee),
-    occurredAt: Math.floor(required(transfer.timestamp, 'transfer time') / 1000),
-    status: statusOf(transfer.status),
-    txHash: transfer.txid ?? null,
-    description: `${name} ${withdrawal ? 'withdrawal' : 'deposit'}${transfer.network ? ` (${transfer.network})` : ''}`,
-  };
+  return position;
 }

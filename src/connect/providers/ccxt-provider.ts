@@ -1,6 +1,7 @@
 import type { Exchange } from 'ccxt';
 import { connectFailure, refreshFailure, type Ccxt } from './ccxt-errors.js';
-import { cursorAfter, decimalOrNull, historyPages, positionOf } from './ccxt-history.js';
+import { historyPages } from './ccxt-history.js';
+import { decimalOrNull } from './ccxt-records.js';
 import type { OAuthServer, OAuthTokens } from '../oauth/oauth-client.js';
 import type { CcxtCredential, ExchangeRow } from './exchanges.js';
 import type { ConnectOutcome, CredentialField, Provider, ProviderAddress, ProviderBalance, TransactionPages } from './provider.js';
@@ -148,16 +149,18 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
       const ccxt = await deps.load();
       try {
         const { exchange } = await open(credentialsOf(connection));
-        const position = positionOf(options.cursor);
-        // A resumed walk read its newest entries in an earlier attempt.
-        let newestSeconds = position.backfill?.top;
-        for await (const page of historyPages(exchange, row.history, row.name, position)) {
-          options.signal?.throwIfAborted();
-          for (const tx of page.transactions) newestSeconds = Math.max(newestSeconds ?? tx.occurredAt, tx.occurredAt);
-          yield page;
+        const pages = historyPages(exchange, row.history, row.name, options.cursor);
+        try {
+          for (;;) {
+            const next = await pages.next();
+            if (next.done) return next.value;
+            options.signal?.throwIfAborted();
+            yield next.value;
+          }
+        } finally {
+          // A refresh out of time stops reading mid-walk: the walk is closed with it.
+          await pages.return(null);
         }
-        // An unfinished walk's checkpoint is no cursor to keep once it is done.
-        return cursorAfter(position.since === undefined ? null : options.cursor, { newestSeconds });
       } catch (error) {
         throw refreshFailure(ccxt, error, row.name);
       }

@@ -19,15 +19,17 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  * - `ledger-ccxt`: the ledger through ccxt's own pagination (`paginate: true`).
  * - `ledger-per-account`: one ledger per wallet (Coinbase keeps one per currency), each through
  *   ccxt's pagination; the wallets come from ccxt's `fetchAccounts`.
- * - `transfers`: deposits and withdrawals only (the exchange has no account-wide ledger, and its
- *   trade history needs one call per market: not done yet). With `window`, the exchange answers
- *   only for a bounded time range: the history is walked range by range from `earliest` (ms).
+ * - `transfers`: deposits and withdrawals (the exchange has no account-wide ledger). With `window`,
+ *   the exchange answers only for a bounded time range: the history is walked range by range from
+ *   `earliest` (ms). With `trades`, then the trades, one market at a time (the exchange answers
+ *   for one market a call), paged by trade id: `param` asks for ids from one on (inclusive),
+ *   `pageSize` trades a page at most.
  */
 export type HistorySource =
   | { kind: 'ledger-offset'; param: string; pageSize: number }
   | { kind: 'ledger-ccxt' }
   | { kind: 'ledger-per-account' }
-  | { kind: 'transfers'; window?: { days: number; earliest: number } };
+  | { kind: 'transfers'; window?: { days: number; earliest: number }; trades?: { param: string; pageSize: number } };
 
 /**
  * One supported exchange. Adding an exchange ccxt supports is a row here, not a module.
@@ -104,7 +106,8 @@ export const EXCHANGES: readonly ExchangeRow[] = [
     ],
     keyPermissions: binanceKeyPermissions,
     // Deposit and withdrawal history answer at most 90 days per call; Binance opened in July 2017.
-    history: { kind: 'transfers', window: { days: 90, earliest: Date.UTC(2017, 6, 1) } },
+    // Spot trades (GET /api/v3/myTrades) need a symbol and page by `fromId`, 1,000 at most.
+    history: { kind: 'transfers', window: { days: 90, earliest: Date.UTC(2017, 6, 1) }, trades: { param: 'fromId', pageSize: 1000 } },
     // Spot markets only (we read the spot wallet; futures markets are other hosts and calls), and
     // neither the currency list nor the margin pairs: signed calls on every market load that
     // balances and transfers do not need.

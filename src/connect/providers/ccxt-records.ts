@@ -1,0 +1,117 @@
+import type { LedgerEntry, Trade, Transaction } from 'ccxt';
+import { canonicalDecimal } from '../amounts.js';
+import type { ProviderTransaction } from './provider.js';
+
+/**
+ * ccxt's records (parsed with `number = String`, see ccxt-provider.ts) as our transactions. In
+ * every one, `amount` is the signed movement and `fee` is charged on top of it, in `feeAsset`: an
+ * asset's balance moves by the sum of its amounts less the fees charged in it.
+ */
+
+/** A value ccxt parsed with `number = String` as a canonical decimal, or null. */
+export function decimalOrNull(value: unknown): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  if (typeof value !== 'string' && typeof value !== 'number') throw new TypeError(`not an amount: ${typeof value}`);
+  return canonicalDecimal(String(value));
+}
+
+function required<T>(value: T | undefined | null, what: string): T {
+  if (value === undefined || value === null) throw new TypeError(`the exchange's ${what} is missing`);
+  return value;
+}
+
+function negate(amount: string): string {
+  return amount === '0' ? amount : amount.startsWith('-') ? amount.slice(1) : `-${amount}`;
+}
+
+function feeOf(fee: { cost?: unknown; currency?: string | undefined } | undefined): { fee: string | null; feeAsset: string | null } {
+  const cost = decimalOrNull(fee?.cost);
+  if (cost === null || cost === '0') return { fee: null, feeAsset: null };
+  return { fee: cost, feeAsset: fee?.currency ?? null };
+}
+
+const NO_FEE = { fee: null, feeAsset: null };
+
+const STATUS: Record<string, ProviderTransaction['status']> = { ok: 'completed', pending: 'pending', failed: 'failed', canceled: 'failed' };
+
+function statusOf(status: string | undefined): ProviderTransaction['status'] {
+  return (status && STATUS[status]) || 'completed';
+}
+
+const seconds = (timestamp: number | undefined, what: string) => Math.floor(required(timestamp, what) / 1000);
+
+/** ccxt's unified ledger types → ours. `transaction` is ccxt's word for a deposit or a withdrawal. */
+function ledgerType(entry: LedgerEntry, signed: string): ProviderTransaction['type'] {
+  switch (entry.type) {
+    case 'trade':
+      return 'trade';
+    case 'fee':
+      return 'fee';
+    case 'transaction':
+      return signed.startsWith('-') ? 'withdrawal' : 'deposit';
+    default:
+      return 'transfer';
+  }
+}
+
+export function fromLedgerEntry(entry: LedgerEntry, name: string): ProviderTransaction {
+  // ccxt gives the amount unsigned with a direction.
+  const amount = required(decimalOrNull(entry.amount), 'ledger amount');
+  const signed = entry.direction === 'out' ? negate(amount) : amount;
+  const rawType = typeof entry.info?.type === 'string' ? entry.info.type : entry.type;
+  return {
+    ref: `ledger:${required(entry.id, 'ledger id')}`,
+    type: ledgerType(entry, signed),
+    asset: required(entry.currency, 'ledger currency'),
+    amount: signed,
+    ...feeOf(entry.fee),
+    occurredAt: seconds(entry.timestamp, 'ledger time'),
+    status: statusOf(entry.status),
+    txHash: null,
+    description: `${name} ledger: ${rawType ?? 'entry'}${entry.referenceId ? ` (${entry.referenceId})` : ''}`,
+  };
+}
+
+export function fromTransfer(transfer: Transaction, name: string): ProviderTransaction {
+  const amount = required(decimalOrNull(transfer.amount), 'transfer amount');
+  const withdrawal = transfer.type === 'withdrawal';
+  return {
+    ref: `${withdrawal ? 'withdrawal' : 'deposit'}:${required(transfer.id, 'transfer id')}`,
+    type: withdrawal ? 'withdrawal' : 'deposit',
+    asset: required(transfer.currency, 'transfer currency'),
+    amount: withdrawal ? negate(amount) : amount,
+    ...feeOf(transfer.fee),
+    occurredAt: seconds(transfer.timestamp, 'transfer time'),
+    status: statusOf(transfer.status),
+    txHash: transfer.txid ?? null,
+    description: `${name} ${withdrawal ? 'withdrawal' : 'deposit'}${transfer.network ? ` (${transfer.network})` : ''}`,
+  };
+}
+
+/**
+ * A trade of one market as its two legs (the docs' "one entry per asset leg"): the base asset
+ * bought or sold, the quote asset paid or received. The fee goes with the leg of its asset, or
+ * with the base leg when it is charged in a third asset (Binance's BNB).
+ */
+export function fromTrade(trade: Trade, market: { id: string; base: string; quote: string }, name: string): ProviderTransaction[] {
+  const id = required(trade.id, 'trade id');
+  const quantity = required(decimalOrNull(trade.amount), 'trade amount');
+  const cost = required(decimalOrNull(trade.cost), 'trade cost');
+  const buy = trade.side === 'buy';
+  if (!buy && trade.side !== 'sell') throw new TypeError(`the exchange's trade side is missing`);
+  const fee = feeOf(trade.fee);
+  const feeOnQuote = fee.feeAsset === market.quote;
+  const description = `${name} trade: ${buy ? 'bought' : 'sold'} ${quantity} ${market.base} for ${cost} ${market.quote}`;
+  const leg = (asset: string, amount: string, withFee: boolean, side: 'base' | 'quote'): ProviderTransaction => ({
+    ref: `trade:${market.id}:${id}:${side}`,
+    type: 'trade',
+    asset,
+    amount,
+    ...(withFee ? fee : NO_FEE),
+    occurredAt: seconds(trade.timestamp, 'trade time'),
+    status: 'completed',
+    txHash: null,
+    description,
+  });
+  return [leg(market.base, buy ? quantity : negate(quantity), !feeOnQuote, 'base'), leg(market.quote, buy ? negate(cost) : cost, feeOnQuote, 'quote')];
+}
