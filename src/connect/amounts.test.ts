@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { canonicalDecimal, formatUnits, parseUnits } from './amounts.js';
+import { addDecimals, canonicalDecimal, formatUnits, parseUnits } from './amounts.js';
 
 describe('decimal amounts', () => {
   it.each([
@@ -20,6 +20,25 @@ describe('decimal amounts', () => {
 
   it.each(['1e5', '0.1.2', '', '1.123456789', ' 1'])('refuses %j', (text) => {
     expect(() => parseUnits(text, 8)).toThrow(RangeError);
+  });
+
+  it.each([
+    ['0.1', '0.2', '0.3'],
+    ['1000.5', '0.00000001', '1000.50000001'],
+    ['-0.5', '0.5', '0'],
+    ['12345678901234.56789012', '1', '12345678901235.56789012'],
+  ])('adds %s and %s exactly: %s', (a, b, sum) => {
+    expect(addDecimals(a, b)).toBe(sum);
+  });
+
+  it('adds amounts of any two scales as the integers they stand for', () => {
+    fc.assert(
+      fc.property(fc.bigInt(), fc.integer({ min: 0, max: 18 }), fc.bigInt(), fc.integer({ min: 0, max: 18 }), (a, da, b, db) => {
+        const places = Math.max(da, db);
+        const sum = a * 10n ** BigInt(places - da) + b * 10n ** BigInt(places - db);
+        return addDecimals(formatUnits(a, da), formatUnits(b, db)) === canonicalDecimal(formatUnits(sum, places));
+      }),
+    );
   });
 });
 

@@ -38,3 +38,9 @@ export function canonicalDecimal(text: string): string {
   const value = decimals >= 0 ? formatUnits(BigInt(digits || '0'), decimals) : (BigInt(digits || '0') * 10n ** BigInt(-decimals)).toString();
   return sign === '-' && value !== '0' ? `-${value}` : value;
 }
+
+/** The exact sum of two amounts in canonical form (see canonicalDecimal): "0.1" + "0.2" → "0.3". */
+export function addDecimals(a: string, b: string): string {
+  const places = Math.max(a.split('.')[1]?.length ?? 0, b.split('.')[1]?.length ?? 0);
+  return formatUnits(parseUnits(a, places) + parseUnits(b, places), places);
+}

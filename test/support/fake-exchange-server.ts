@@ -29,6 +29,11 @@ export interface FakeExchangeServer {
   url: string;
   /** Every request received, in order. */
   requests: FakeRequest[];
+  /**
+   * Answers the next request `matching` with `response` instead (once): a failure part way through
+   * a walk, say. The exchange's own checks are skipped for it.
+   */
+  failNext(matching: (request: FakeRequest) => boolean, response: FakeResponse): void;
   close(): Promise<void>;
 }
 
@@ -42,6 +47,7 @@ export async function startFakeExchangeServer(
   options: { tls?: { key: string; cert: string } } = {},
 ): Promise<FakeExchangeServer> {
   const requests: FakeRequest[] = [];
+  const failures: { matching: (request: FakeRequest) => boolean; response: FakeResponse }[] = [];
   const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const chunks: Buffer[] = [];
     incoming.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -57,8 +63,9 @@ export async function startFakeExchangeServer(
       };
       requests.push(request);
       let response: FakeResponse;
+      const failure = failures.findIndex((f) => f.matching(request));
       try {
-        response = handle(request);
+        response = failure >= 0 ? (failures.splice(failure, 1)[0] as (typeof failures)[number]).response : handle(request);
       } catch (error) {
         response = { status: 500, body: { fake_error: String(error) } };
       }
@@ -72,6 +79,9 @@ export async function startFakeExchangeServer(
   return {
     url: `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`,
     requests,
+    failNext(matching, response) {
+      failures.push({ matching, response });
+    },
     close: () =>
       new Promise((resolve, reject) => {
         server.closeAllConnections();

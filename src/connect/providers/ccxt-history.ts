@@ -50,8 +50,15 @@ export async function* historyPages(exchange: Exchange, source: HistorySource, n
       return cursorAfter(previous, newest.value);
     case 'ledger-per-account':
       for (const account of await exchange.fetchAccounts({ paginate: true })) {
-        const entries = await exchange.fetchLedger(account.code, position.since, undefined, { account_id: account.id, paginate: true });
-        yield { transactions: newest.saw(entries.map((entry) => fromLedgerEntry(entry, name))) };
+        // Page by page, newest first. ccxt hands the next page's cursor over on the last entry
+        // (and drops entries before `since`, so a page with none left ends the wallet's walk).
+        let after: string | undefined;
+        do {
+          const entries = await exchange.fetchLedger(account.code, position.since, source.pageSize, { account_id: account.id, ...(after === undefined ? {} : { [source.param]: after }) });
+          const next: unknown = entries.at(-1)?.info?.[`next_${source.param}`];
+          after = typeof next === 'string' && next !== '' && next !== after ? next : undefined;
+          yield { transactions: newest.saw(entries.map((entry) => fromLedgerEntry(entry, name))) };
+        } while (after !== undefined);
       }
       return cursorAfter(previous, newest.value);
     case 'transfers':

@@ -2,6 +2,7 @@ import type { Exchange } from 'ccxt';
 import { connectFailure, refreshFailure, type Ccxt } from './ccxt-errors.js';
 import { historyPages } from './ccxt-history.js';
 import { decimalOrNull } from './ccxt-records.js';
+import { addDecimals } from '../amounts.js';
 import type { OAuthServer, OAuthTokens } from '../oauth/oauth-client.js';
 import type { CcxtCredential, ExchangeRow } from './exchanges.js';
 import type { ConnectOutcome, CredentialField, Provider, ProviderAddress, ProviderBalance, TransactionPages } from './provider.js';
@@ -110,6 +111,19 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
     return undefined;
   }
 
+  /** Every balance: every page of them where the exchange pages them (the row's `balancePages`). */
+  async function allBalances(exchange: Exchange): Promise<ProviderBalance[]> {
+    let answer = await exchange.fetchBalance();
+    const pages = [balancesOf(answer)];
+    const asked = new Set<string>();
+    for (let next = row.balancePages?.next(answer.info); next !== undefined && !asked.has(next); next = row.balancePages?.next(answer.info)) {
+      asked.add(next);
+      answer = await exchange.fetchBalance({ [(row.balancePages as { param: string }).param]: next });
+      pages.push(balancesOf(answer));
+    }
+    return pages.length === 1 ? (pages[0] as ProviderBalance[]) : sumByAsset(pages.flat());
+  }
+
   return {
     id: row.id,
     type: 'exchange',
@@ -143,7 +157,7 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
         }
       : {}),
 
-    fetchBalances: (connection) => read(connection, async (exchange) => balancesOf(await exchange.fetchBalance())),
+    fetchBalances: (connection) => read(connection, allBalances),
 
     async *fetchTransactions(connection, options): TransactionPages {
       const ccxt = await deps.load();
@@ -168,7 +182,7 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
 
     fetchAddresses: async (connection, options) =>
       row.noDepositAddresses ? [] : read(connection, async (exchange, ccxt) => {
-        const held = options.balances ?? balancesOf(await exchange.fetchBalance());
+        const held = options.balances ?? (await allBalances(exchange));
         const assets = held.map((b) => b.asset).slice(0, MAX_ADDRESS_ASSETS);
         const addresses: ProviderAddress[] = [];
         for (const asset of assets) {
@@ -211,6 +225,16 @@ function credentialsOf(connection: Record<string, unknown>): Credentials {
   }
   if (!credentials.apiKey) throw new Error('the account has no stored credentials');
   return credentials;
+}
+
+/** Balances of one asset on several pages (wallets of one currency) as one, by asset. */
+function sumByAsset(balances: ProviderBalance[]): ProviderBalance[] {
+  const byAsset = new Map<string, ProviderBalance>();
+  for (const b of balances) {
+    const seen = byAsset.get(b.asset);
+    byAsset.set(b.asset, seen ? { asset: b.asset, total: addDecimals(seen.total, b.total), available: addDecimals(seen.available, b.available) } : b);
+  }
+  return [...byAsset.values()].sort((a, b) => (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : 0));
 }
 
 /** ccxt's balance structure (parsed with `number = String`) → our balances, assets holding nothing left out. */

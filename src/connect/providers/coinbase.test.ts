@@ -80,6 +80,48 @@ describe.each(engines())('Coinbase through ccxt on %s', (engine) => {
     expect(coinbase.requests.filter((r) => r.headers.authorization).every((r) => String(r.headers.authorization).startsWith('Bearer '))).toBe(true);
   });
 
+  it('reads every page of wallets (250 a page), adding wallets of one currency together', async () => {
+    const wallets: CoinbaseWallet[] = Array.from({ length: 260 }, (_, i) => ({
+      uuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
+      currency: i < 258 ? `T${String(i).padStart(3, '0')}` : 'BTC',
+      available: i < 258 ? `${i + 1}.5` : '0.1',
+      hold: i === 259 ? '0.00000001' : '0',
+      transactions: [],
+    }));
+    const account = coinbase.addAccount({ wallets });
+    const id = await connected('coinbase', fields(account));
+    const before = coinbase.requests.length;
+    expect((await refresh(id, ['balances'])).balance_refresh).toMatchObject({ status: 'succeeded' });
+    const pages = coinbase.requests.slice(before).filter((r) => r.path === '/api/v3/brokerage/accounts');
+    expect(pages.map((r) => [r.query.get('limit'), r.query.get('cursor')])).toEqual([
+      ['250', null],
+      ['250', '250'],
+    ]);
+    const balances = (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data as { asset: string; available: string; total: string }[];
+    expect(balances).toHaveLength(259);
+    expect(balances.find((b) => b.asset === 'T257')).toMatchObject({ available: '258.5', total: '258.5' });
+    // Wallets 258 and 259, both on the second page, are both BTC: one balance.
+    expect(balances.find((b) => b.asset === 'BTC')).toMatchObject({ available: '0.2', total: '0.20000001' });
+  });
+
+  it('stores each page of a wallet’s ledger as it arrives: a failure on the second keeps the first, unfinished', async () => {
+    const account = coinbase.addAccount({ wallets: [{ ...btcWallet(150), uuid: '7bfc20d7-f7c6-4422-bf07-8243ca4169fe' }] });
+    const id = await connected('coinbase', fields(account));
+    coinbase.failNext((r) => r.path === '/v2/accounts/7bfc20d7-f7c6-4422-bf07-8243ca4169fe/transactions' && r.query.get('starting_after') === 'tx-0050', {
+      status: 503,
+      body: 'upstream connect error or disconnect/reset before headers',
+      text: true,
+    });
+    const failed = await refresh(id, ['transactions']);
+    expect(failed.transaction_refresh).toMatchObject({ status: 'failed', error: { code: 'provider_unavailable' } });
+    expect(await allTransactions(id)).toHaveLength(100);
+
+    t.clock.advance(failed.transaction_refresh.next_refresh_available_at - Math.floor(t.clock.now() / 1000));
+    const again = await refresh(id, ['transactions']);
+    expect(again.transaction_refresh).toMatchObject({ status: 'succeeded' });
+    expect(await allTransactions(id)).toHaveLength(150);
+  });
+
   it('refuses a key that can trade or transfer, before creating any account', async () => {
     const account = coinbase.addAccount({ permissions: { can_view: true, can_trade: true, can_transfer: true } });
     const { session: created, path, agent } = await consented();

@@ -17,8 +17,10 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  * How we walk an exchange's history.
  * - `ledger-offset`: the ledger, page by page with an offset parameter (the exchange's fixed page size).
  * - `ledger-ccxt`: the ledger through ccxt's own pagination (`paginate: true`).
- * - `ledger-per-account`: one ledger per wallet (Coinbase keeps one per currency), each through
- *   ccxt's pagination; the wallets come from ccxt's `fetchAccounts`.
+ * - `ledger-per-account`: one ledger per wallet (Coinbase keeps one per currency), each page by
+ *   page, `pageSize` entries at most, the next page named by the cursor parameter `param` (ccxt
+ *   leaves its value on the page's last entry, as `info.next_<param>`); the wallets come from
+ *   ccxt's `fetchAccounts`.
  * - `transfers`: deposits and withdrawals (the exchange has no account-wide ledger). With `window`,
  *   the exchange answers only for a bounded time range: the history is walked range by range from
  *   `earliest` (ms). With `trades`, then the trades, one market at a time (the exchange answers
@@ -28,7 +30,7 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
 export type HistorySource =
   | { kind: 'ledger-offset'; param: string; pageSize: number }
   | { kind: 'ledger-ccxt' }
-  | { kind: 'ledger-per-account' }
+  | { kind: 'ledger-per-account'; param: string; pageSize: number }
   | { kind: 'transfers'; window?: { days: number; earliest: number }; trades?: { param: string; pageSize: number } };
 
 /**
@@ -54,6 +56,11 @@ export interface ExchangeRow {
   fields?: Partial<Record<CcxtCredential, Partial<Omit<CredentialField, 'name'>>>>;
   /** Its OAuth 2 server, when account holders can sign in there instead of creating a key. */
   oauth?: OAuthServer;
+  /**
+   * Where the exchange answers balances a page at a time: the cursor parameter, and the next
+   * page's cursor read from ccxt's `info` (the exchange's own answer; undefined on the last page).
+   */
+  balancePages?: { param: string; next: (info: Record<string, unknown>) => string | undefined };
   /** ccxt constructor options of our own for this exchange (what it loads, how). */
   ccxtOptions?: Record<string, unknown>;
 }
@@ -71,7 +78,8 @@ export const EXCHANGES: readonly ExchangeRow[] = [
     // The CDP secret is a multi-line PEM private key: a password input would drop its line breaks.
     fields: { secret: { label: 'API private key', type: 'textarea', hint: 'The whole key, from -----BEGIN EC PRIVATE KEY----- to -----END EC PRIVATE KEY-----.' } },
     keyPermissions: coinbaseKeyPermissions,
-    history: { kind: 'ledger-per-account' },
+    // v2 wallet transactions: 100 a page at most, the next after `starting_after`.
+    history: { kind: 'ledger-per-account', param: 'starting_after', pageSize: 100 },
     // "Sign in with Coinbase": read scopes only; Coinbase rotates the refresh token on every use.
     oauth: {
       authorizeUrl: 'https://login.coinbase.com/oauth2/auth',
@@ -79,8 +87,10 @@ export const EXCHANGES: readonly ExchangeRow[] = [
       revokeUrl: 'https://login.coinbase.com/oauth2/revoke',
       scopes: ['wallet:accounts:read', 'wallet:transactions:read', 'wallet:addresses:read', 'wallet:user:read'],
     },
-    // Balances from the Advanced Trade API (v3 accounts), the API these keys are made for.
+    // Balances from the Advanced Trade API (v3 accounts), the API these keys are made for: 250
+    // wallets a page (ccxt asks for one), more after `cursor` while `has_next`.
     ccxtOptions: { options: { fetchBalance: 'v3PrivateGetBrokerageAccounts' } },
+    balancePages: { param: 'cursor', next: (info) => (info.has_next === true && typeof info.cursor === 'string' && info.cursor !== '' ? info.cursor : undefined) },
     noDepositAddresses: 'ccxt gets a Coinbase deposit address by creating a new one (a POST a view-only key must not make)',
   },
   {
