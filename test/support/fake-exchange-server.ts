@@ -13,6 +13,8 @@ export interface FakeRequest {
   headers: IncomingHttpHeaders;
   /** The raw body, exactly as sent (signatures cover these bytes). */
   body: string;
+  /** When it arrived (performance.now(), ms). */
+  at: number;
 }
 
 export interface FakeResponse {
@@ -60,6 +62,7 @@ export async function startFakeExchangeServer(
         rawQuery: url.search.slice(1),
         headers: incoming.headers,
         body: Buffer.concat(chunks).toString('utf8'),
+        at: performance.now(),
       };
       requests.push(request);
       let response: FakeResponse;

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runDueJobs } from '../../../test/support/connect.js';
 import { engines } from '../../../test/support/database.js';
 import { snapshotDatabase } from '../../../test/support/db-snapshot.js';
 import { BINANCE_MARKETS, BINANCE_RATE_LIMITED, startFakeBinance, type BinanceAccount, type BinanceTrade, type FakeBinance } from '../../../test/support/fake-binance.js';
@@ -294,6 +295,48 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     const revoked = await refresh(id, ['transactions']);
     expect(revoked.status).toBe('requires_reauth');
     expect(revoked.transaction_refresh).toMatchObject({ status: 'failed', error: { code: 'reauthentication_required' } });
+  });
+
+  it("paces the calls of every account on Binance together, at ccxt's rate limit", async () => {
+    // ccxt's own pace (here 100 ms a unit of cost) instead of the tests' lifted one.
+    const paced = await startTestApp(engine, { seams: { exchangeOverrides: { binance: { ...pointExchangeAt('binance', binance.url), rateLimit: 100 } } } });
+    try {
+      const pacedClient = await paced.newClient();
+      const steps = liveExchangeSteps(
+        () => paced,
+        () => pacedClient,
+      );
+      const accounts = [binance.addAccount(), binance.addAccount()];
+      const ids = [await steps.connected('binance', fields(accounts[0] as BinanceAccount)), await steps.connected('binance', fields(accounts[1] as BinanceAccount))];
+      const before = binance.requests.length;
+      for (const id of ids) expect((await steps.call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['balances'] })).statusCode).toBe(200);
+      await runDueJobs(paced.ctx);
+      // The two refreshes ran side by side in the worker; their calls still came one pace apart.
+      const calls = binance.requests.slice(before).filter((r) => r.path === '/api/v3/account').sort((a, b) => a.at - b.at);
+      expect(calls.map((r) => r.headers['x-mbx-apikey']).sort()).toEqual(accounts.map((a) => a.key).sort());
+      expect((calls[1] as { at: number }).at - (calls[0] as { at: number }).at).toBeGreaterThanOrEqual(90);
+    } finally {
+      await paced.close();
+    }
+  });
+
+  it.each([
+    ['in seconds', () => '900'],
+    ['as an HTTP date', () => new Date(Date.now() + 900_000).toUTCString()],
+  ])("waits as long as Binance's Retry-After asks (%s) when that is longer than our own wait", async (_form, retryAfter) => {
+    const account = binance.addAccount({ balances: [{ asset: 'BTC', free: '1.00000000', locked: '0.00000000' }] });
+    const id = await connected('binance', fields(account));
+    account.failWith = { ...BINANCE_RATE_LIMITED, headers: { 'retry-after': retryAfter() } };
+    try {
+      const before = Math.floor(t.clock.now() / 1000);
+      const limited = await refresh(id, ['balances']);
+      expect(limited.balance_refresh).toMatchObject({ status: 'failed', error: { code: 'provider_rate_limited' } });
+      // An HTTP date is whole seconds: up to one short of 900.
+      expect(limited.balance_refresh.next_refresh_available_at - before).toBeGreaterThanOrEqual(899);
+      expect(limited.balance_refresh.next_refresh_available_at - before).toBeLessThanOrEqual(902);
+    } finally {
+      delete account.failWith;
+    }
   });
 
   it('never writes an API key or secret to the logs or the database', async () => {

@@ -1,13 +1,26 @@
 import type * as CcxtModule from 'ccxt';
+import { parseRetryAfter } from '../../platform/http/retry-after.js';
 import { ProviderError, type ConnectOutcome } from './provider.js';
 
 export type Ccxt = typeof CcxtModule;
 type ConnectFailure = Extract<ConnectOutcome, { ok: false }>;
 
-/** How long we tell the client to wait after the exchange throttled us (ccxt does not pass Retry-After on). */
+/** How long we tell the client to wait after the exchange throttled us, unless it asks for longer. */
 export const EXCHANGE_RATE_LIMIT_SECONDS = 60;
-/** How long we tell the client to wait after the exchange was down, in maintenance or unreachable. */
+/** How long we tell the client to wait after the exchange was down, in maintenance or unreachable, unless it asks for longer. */
 export const EXCHANGE_UNAVAILABLE_SECONDS = 120;
+/** The longest wait an exchange's Retry-After can set: past it, the client may ask again. */
+const MAX_WAIT_SECONDS = 86_400;
+
+/**
+ * How long to wait: ours, or the exchange's Retry-After (seconds or an HTTP-date, in the last
+ * answer's headers: ccxt keeps them but puts no wait on its errors) when it asks for longer.
+ */
+function waitSeconds(ours: number, headers: Record<string, unknown> | undefined): number {
+  const header = headers?.['Retry-After'];
+  const asked = parseRetryAfter(typeof header === 'string' ? header : undefined, Date.now());
+  return asked === undefined ? ours : Math.min(MAX_WAIT_SECONDS, Math.max(ours, Math.ceil(asked / 1000)));
+}
 
 /** Exchanges say "IP" in many ways when a key is bound to other addresses than ours. */
 const IP_ALLOW_LIST = /\b(ip|ip address)\b|whitelist|white list|allow-?list|allowed ip/i;
@@ -77,7 +90,7 @@ export function connectFailure(ccxt: Ccxt, error: unknown, exchange: string): Co
  * plain Error naming only the ccxt class, so the job retries it and nothing the exchange echoed (or
  * a credential) lands in the job's `last_error`.
  */
-export function refreshFailure(ccxt: Ccxt, error: unknown, exchange: string): Error {
+export function refreshFailure(ccxt: Ccxt, error: unknown, exchange: string, lastHeaders?: Record<string, unknown>): Error {
   const kind = classify(ccxt, error);
   switch (kind) {
     case 'ip_allow_list':
@@ -86,11 +99,11 @@ export function refreshFailure(ccxt: Ccxt, error: unknown, exchange: string): Er
     case 'auth':
       return new ProviderError('reauthentication_required', `${exchange} no longer accepts the API key (${describeAuth(kind)}); the account holder must connect again.`);
     case 'rate_limited':
-      return new ProviderError('provider_rate_limited', `${exchange} rate limit reached.`, EXCHANGE_RATE_LIMIT_SECONDS);
+      return new ProviderError('provider_rate_limited', `${exchange} rate limit reached.`, waitSeconds(EXCHANGE_RATE_LIMIT_SECONDS, lastHeaders));
     case 'maintenance':
-      return new ProviderError('provider_unavailable', `${exchange} is down for maintenance.`, EXCHANGE_UNAVAILABLE_SECONDS);
+      return new ProviderError('provider_unavailable', `${exchange} is down for maintenance.`, waitSeconds(EXCHANGE_UNAVAILABLE_SECONDS, lastHeaders));
     case 'unavailable':
-      return new ProviderError('provider_unavailable', `${exchange} is not responding.`, EXCHANGE_UNAVAILABLE_SECONDS);
+      return new ProviderError('provider_unavailable', `${exchange} is not responding.`, waitSeconds(EXCHANGE_UNAVAILABLE_SECONDS, lastHeaders));
     case 'nonce':
       return new ProviderError('provider_error', `${exchange} refused the request's nonce (the key may be used by another app too).`);
     case 'other':

@@ -44,14 +44,27 @@ const MAX_ADDRESS_ASSETS = 20;
 export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>; overrides?: ExchangeOverrides; oauthServer?: Partial<OAuthServer> }): Provider {
   /** The exchange's markets, loaded once per TTL and shared: concurrent refreshes wait for one load. */
   let markets: { at: number; loaded: Promise<{ markets: unknown; currencies: unknown }> } | undefined;
+  /** ccxt's request throttle (its rate limiter), shared by every instance of this exchange. */
+  let throttler: unknown;
 
-  async function open(credentials: Credentials): Promise<{ exchange: Exchange }> {
-    const ccxt = await deps.load();
+  /** A ccxt instance for these credentials (no request made yet). */
+  function instance(ccxt: Ccxt, credentials: Credentials): Exchange {
     const Class = (ccxt as unknown as Record<string, new (config: object) => Exchange>)[row.id];
     if (!Class) throw new Error(`ccxt has no exchange ${row.id}`);
     const exchange = new Class({ ...credentials, enableRateLimit: true, timeout: 20_000, ...row.ccxtOptions, ...deps.overrides });
     // Amounts come out as the exchange's decimal text, never through a float.
     (exchange as unknown as { number: unknown }).number = String;
+    // One pace for every account on this exchange: its limits count per IP address (Binance's
+    // request weight, Bitstamp's, …) or per key, and this server is one address. ccxt keeps a
+    // throttle per instance, and we open one per call.
+    const paced = exchange as unknown as { throttler: unknown };
+    throttler ??= paced.throttler;
+    paced.throttler = throttler;
+    return exchange;
+  }
+
+  /** Gives the instance the exchange's markets: loaded by the first, reused by the rest. */
+  async function withMarkets(exchange: Exchange): Promise<Exchange> {
     if (!markets || Date.now() - markets.at >= MARKETS_TTL_MS) {
       const loading = exchange.loadMarkets().then(() => ({ markets: exchange.markets, currencies: exchange.currencies }));
       const entry = { at: Date.now(), loaded: loading };
@@ -61,21 +74,25 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
         if (markets === entry) markets = undefined;
       });
       await loading;
-      return { exchange };
+      return exchange;
     }
     const loaded = await markets.loaded;
     exchange.setMarkets(loaded.markets, loaded.currencies as undefined);
-    return { exchange };
+    return exchange;
   }
 
-  /** Runs a data call, turning every exchange failure into one the refresh state can tell. */
+  /**
+   * Runs a data call with the account's credentials, turning every exchange failure into one the
+   * refresh state can tell (with the wait the exchange's last answer asked for, if longer than ours).
+   */
   async function read<T>(connection: Record<string, unknown>, call: (exchange: Exchange, ccxt: Ccxt) => Promise<T>): Promise<T> {
     const ccxt = await deps.load();
+    let exchange: Exchange | undefined;
     try {
-      const { exchange } = await open(credentialsOf(connection));
-      return await call(exchange, ccxt);
+      exchange = instance(ccxt, credentialsOf(connection));
+      return await call(await withMarkets(exchange), ccxt);
     } catch (error) {
-      throw refreshFailure(ccxt, error, row.name);
+      throw refreshFailure(ccxt, error, row.name, exchange?.last_response_headers);
     }
   }
 
@@ -87,7 +104,7 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
   async function checkAccess(credentials: Credentials): Promise<ConnectOutcome | undefined> {
     const ccxt = await deps.load();
     try {
-      const { exchange } = await open(credentials);
+      const exchange = await withMarkets(instance(ccxt, credentials));
       // Balances first: they prove the key works before anything is stored.
       await exchange.fetchBalance();
       if (row.keyPermissions && credentials.token === undefined) {
@@ -161,9 +178,10 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
 
     async *fetchTransactions(connection, options): TransactionPages {
       const ccxt = await deps.load();
+      let exchange: Exchange | undefined;
       try {
-        const { exchange } = await open(credentialsOf(connection));
-        const pages = historyPages(exchange, row.history, row.name, options.cursor);
+        exchange = instance(ccxt, credentialsOf(connection));
+        const pages = historyPages(await withMarkets(exchange), row.history, row.name, options.cursor);
         try {
           for (;;) {
             const next = await pages.next();
@@ -176,7 +194,7 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
           await pages.return(null);
         }
       } catch (error) {
-        throw refreshFailure(ccxt, error, row.name);
+        throw refreshFailure(ccxt, error, row.name, exchange?.last_response_headers);
       }
     },
 
