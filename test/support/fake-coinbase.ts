@@ -25,6 +25,8 @@ export interface CoinbaseWallet {
   hold: string;
   /** v2 transactions of this wallet, newest first as Coinbase answers. */
   transactions: { id: string; type: string; status: string; amount: string; created_at: string; hash?: string }[];
+  /** Receive addresses the wallet already has (v2 `addresses`); `network` is Coinbase's name (`bitcoin`). */
+  addresses?: { id: string; address: string; network: string; destination_tag?: string }[];
 }
 
 export interface CoinbaseAccount {
@@ -219,6 +221,27 @@ export async function startFakeCoinbase(): Promise<FakeCoinbase> {
           resource: 'transaction',
           resource_path: `/v2/accounts/${wallet.uuid}/transactions/${t.id}`,
           ...(t.hash ? { network: { status: 'confirmed', hash: t.hash, name: wallet.currency === 'BTC' ? 'bitcoin' : 'ethereum' } } : {}),
+        })),
+      });
+    }
+    const addresses = /^\/v2\/accounts\/([\w-]+)\/addresses$/.exec(request.path);
+    if (addresses && request.method === 'GET') {
+      const wallet = account.wallets.find((w) => w.uuid === addresses[1]);
+      if (!wallet) return json(404, { errors: [{ id: 'not_found', message: 'Not found' }] });
+      const limit = Math.min(Number(request.query.get('limit') ?? '25'), TRANSACTIONS_MAX);
+      return json(200, {
+        pagination: { ending_before: null, starting_after: null, limit, order: 'desc', previous_uri: null, next_uri: null },
+        data: (wallet.addresses ?? []).slice(0, limit).map((a) => ({
+          id: a.id,
+          address: a.address,
+          address_info: { address: a.address, ...(a.destination_tag ? { destination_tag: a.destination_tag } : {}) },
+          name: null,
+          created_at: '2024-01-01T00:00:00Z',
+          updated_at: '2024-01-01T00:00:00Z',
+          network: a.network,
+          resource: 'address',
+          resource_path: `/v2/accounts/${wallet.uuid}/addresses/${a.id}`,
+          default_receive: true,
         })),
       });
     }

@@ -198,35 +198,53 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
       }
     },
 
-    fetchAddresses: async (connection, options) =>
-      row.noDepositAddresses ? [] : read(connection, async (exchange, ccxt) => {
+    fetchAddresses: (connection, options) =>
+      read(connection, async (exchange, ccxt) => {
         const held = options.balances ?? (await allBalances(exchange));
         const assets = held.map((b) => b.asset).slice(0, MAX_ADDRESS_ASSETS);
-        const addresses: ProviderAddress[] = [];
-        for (const asset of assets) {
-          let found;
-          try {
-            found = await exchange.fetchDepositAddress(asset);
-          } catch (error) {
-            // An asset without a deposit method (fiat, delisted) has no address. A key without the
-            // exchange's deposit permission (Kraken's "Deposit Funds") gets none at all: the key
-            // still reads balances, so this is no reason to ask the person to connect again.
-            if (error instanceof ccxt.PermissionDenied) return [];
-            if (error instanceof ccxt.BadRequest || error instanceof ccxt.InvalidAddress || error instanceof ccxt.NotSupported) continue;
-            throw error;
-          }
-          if (!found.address) continue;
-          addresses.push({
-            address: found.address,
-            asset,
-            network: found.network ?? asset,
-            kind: 'deposit',
-            label: found.tag ? `${row.name} ${asset} deposit (memo/tag: ${found.tag})` : `${row.name} ${asset} deposit`,
-          });
-        }
-        return addresses;
+        const source = row.depositAddresses ?? { kind: 'lookup' };
+        return source.kind === 'wallet-list' ? listedAddresses(exchange, source.method, assets) : lookedUpAddresses(exchange, ccxt, assets);
       }),
   };
+
+  /** A deposit address as ccxt parsed it, for one asset. */
+  function depositAddress(found: { address?: string | undefined; network?: string | undefined; tag?: string | undefined }, asset: string): ProviderAddress[] {
+    if (!found.address) return [];
+    const label = `${row.name} ${asset} deposit${found.tag ? ` (memo/tag: ${found.tag})` : ''}`;
+    return [{ address: found.address, asset, network: found.network ?? asset, kind: 'deposit', label }];
+  }
+
+  /** One lookup per asset (ccxt's fetchDepositAddress), skipping assets that have none. */
+  async function lookedUpAddresses(exchange: Exchange, ccxt: Ccxt, assets: string[]): Promise<ProviderAddress[]> {
+    const addresses: ProviderAddress[] = [];
+    for (const asset of assets) {
+      try {
+        addresses.push(...depositAddress(await exchange.fetchDepositAddress(asset), asset));
+      } catch (error) {
+        // An asset without a deposit method (fiat, delisted) has no address. A key without the
+        // exchange's deposit permission (Kraken's "Deposit Funds") gets none at all: the key
+        // still reads balances, so this is no reason to ask the person to connect again.
+        if (error instanceof ccxt.PermissionDenied) return [];
+        if (error instanceof ccxt.BadRequest || error instanceof ccxt.InvalidAddress || error instanceof ccxt.NotSupported) continue;
+        throw error;
+      }
+    }
+    return addresses;
+  }
+
+  /** The addresses the wallets of these assets already have, listed (one call per wallet). */
+  async function listedAddresses(exchange: Exchange, method: string, assets: string[]): Promise<ProviderAddress[]> {
+    const list = (exchange as unknown as Record<string, (params: object) => Promise<{ data?: unknown[] }>>)[method];
+    if (typeof list !== 'function') throw new Error(`ccxt ${row.id} has no ${method}`);
+    const wanted = new Set(assets);
+    const addresses: ProviderAddress[] = [];
+    for (const wallet of await exchange.fetchAccounts({ paginate: true })) {
+      if (!wallet.code || !wanted.has(wallet.code)) continue;
+      const answer = await list.call(exchange, { account_id: wallet.id, limit: 100 });
+      for (const item of answer.data ?? []) addresses.push(...depositAddress(exchange.parseDepositAddress(item), wallet.code));
+    }
+    return addresses;
+  }
 }
 
 /** Pasted keys carry stray spaces and line breaks; a PEM key keeps its inner line breaks. */

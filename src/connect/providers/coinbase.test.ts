@@ -56,7 +56,11 @@ describe.each(engines())('Coinbase through ccxt on %s', (engine) => {
 
   it('connects a view-only key and refreshes exact balances and every page of every wallet’s ledger', async () => {
     const account = coinbase.addAccount({
-      wallets: [btcWallet(150), { uuid: '1bfc20d7-f7c6-4422-bf07-8243ca4169fe', currency: 'USD', available: '1000.50', hold: '0', transactions: [] }],
+      wallets: [
+        { ...btcWallet(150), addresses: [{ id: 'addr-1', address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', network: 'bitcoin' }] },
+        { uuid: '1bfc20d7-f7c6-4422-bf07-8243ca4169fe', currency: 'USD', available: '1000.50', hold: '0', transactions: [] },
+        { uuid: '2bfc20d7-f7c6-4422-bf07-8243ca4169fe', currency: 'ETH', available: '0', hold: '0', transactions: [], addresses: [{ id: 'addr-2', address: '0x0000000000000000000000000000000000000004', network: 'ethereum' }] },
+      ],
     });
     const id = await connected('coinbase', fields(account));
     const refreshed = await refresh(id, ['balances', 'transactions']);
@@ -67,8 +71,13 @@ describe.each(engines())('Coinbase through ccxt on %s', (engine) => {
       { asset: 'BTC', available: '0.12345678', total: '0.12345679' },
       { asset: 'USD', available: '1000.5', total: '1000.5' },
     ]);
-    // No deposit addresses: ccxt would create one on Coinbase (a write).
-    expect((await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data).toEqual([]);
+    // The BTC wallet's existing address, listed (ccxt's lookup would create one: a write). The
+    // ETH wallet holds nothing: not asked.
+    const addresses = (await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data;
+    expect(addresses.map(({ address, asset, kind, label }: Record<string, string>) => ({ address, asset, kind, label }))).toEqual([
+      { address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', asset: 'BTC', kind: 'deposit', label: 'Coinbase BTC deposit' },
+    ]);
+    expect(coinbase.requests.some((r) => r.path === '/v2/accounts/2bfc20d7-f7c6-4422-bf07-8243ca4169fe/addresses')).toBe(false);
     expect(coinbase.requests.some((r) => r.method !== 'GET')).toBe(false);
     const transactions = await allTransactions(id);
     expect(transactions).toHaveLength(150);
@@ -93,7 +102,10 @@ describe.each(engines())('Coinbase through ccxt on %s', (engine) => {
     const before = coinbase.requests.length;
     expect((await refresh(id, ['balances'])).balance_refresh).toMatchObject({ status: 'succeeded' });
     const pages = coinbase.requests.slice(before).filter((r) => r.path === '/api/v3/brokerage/accounts');
+    // Both pages for the balances, then both again for the wallets whose deposit addresses to list.
     expect(pages.map((r) => [r.query.get('limit'), r.query.get('cursor')])).toEqual([
+      ['250', null],
+      ['250', '250'],
       ['250', null],
       ['250', '250'],
     ]);

@@ -50,8 +50,13 @@ export interface ExchangeRow {
   /** How a key that can trade or withdraw is told apart; absent where the exchange's API cannot tell us. */
   keyPermissions?: KeyPermissionCheck;
   history: HistorySource;
-  /** Why we read no deposit addresses here, where ccxt's only way would be a write. */
-  noDepositAddresses?: string;
+  /**
+   * How deposit addresses are read. `lookup` (the default): ccxt's fetchDepositAddress for each
+   * asset held. `wallet-list`: the addresses each held asset's wallet already has, listed with the
+   * ccxt API method `method` (called with the wallet's `account_id`), where ccxt's lookup would
+   * create an address — a write a read-only key must not make.
+   */
+  depositAddresses?: { kind: 'lookup' } | { kind: 'wallet-list'; method: string };
   /** Changes to a credential's form field (wording, kind of input) for this exchange. */
   fields?: Partial<Record<CcxtCredential, Partial<Omit<CredentialField, 'name'>>>>;
   /** Its OAuth 2 server, when account holders can sign in there instead of creating a key. */
@@ -91,7 +96,9 @@ export const EXCHANGES: readonly ExchangeRow[] = [
     // wallets a page (ccxt asks for one), more after `cursor` while `has_next`.
     ccxtOptions: { options: { fetchBalance: 'v3PrivateGetBrokerageAccounts' } },
     balancePages: { param: 'cursor', next: (info) => (info.has_next === true && typeof info.cursor === 'string' && info.cursor !== '' ? info.cursor : undefined) },
-    noDepositAddresses: 'ccxt gets a Coinbase deposit address by creating a new one (a POST a view-only key must not make)',
+    // ccxt's fetchDepositAddress creates a new address (a POST); listing a wallet's addresses
+    // (GET /v2/accounts/{id}/addresses) is a read.
+    depositAddresses: { kind: 'wallet-list', method: 'v2PrivateGetAccountsAccountIdAddresses' },
   },
   {
     id: 'kraken',
