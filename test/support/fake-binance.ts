@@ -4,8 +4,8 @@ import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, typ
 /**
  * A local Binance spot REST API (https://developers.binance.com/docs/binance-spot-api-docs), enough
  * of it for ccxt's binance class to load spot markets, read the spot account, the key's API
- * restrictions, deposit and withdrawal history, spot trades and deposit addresses — checking every SIGNED
- * request as Binance documents it:
+ * restrictions, deposit and withdrawal history (newest first, `offset`/`limit` pages), spot trades
+ * and deposit addresses — checking every SIGNED request as Binance documents it:
  *
  * - `X-MBX-APIKEY` header names the key (unknown: HTTP 401, code -2015);
  * - `signature` (last query parameter) = hex(HMAC-SHA256(secret, the query string before it, plus
@@ -181,6 +181,14 @@ function timeRange(query: URLSearchParams): { start: number; end: number } | Fak
 
 const error = (status: number, code: number, msg: string, headers?: Record<string, string>): FakeResponse => ({ status, body: { code, msg }, ...(headers ? { headers } : {}) });
 
+/** One page of a history list, newest first: `offset` (default 0) and `limit` (default and at most 1000). */
+function paged<T>(query: URLSearchParams, newestFirst: T[]): T[] | FakeResponse {
+  const offset = Number(query.get('offset') ?? '0');
+  const limit = Number(query.get('limit') ?? '1000');
+  if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(limit) || limit < 1 || limit > 1000) return error(400, -1130, 'Data sent for parameter is not valid.');
+  return newestFirst.slice(offset, offset + limit);
+}
+
 /** Binance's `signature` for a query string (and body), computed from its documented definition. */
 export function binanceSignature(secret: string, payload: string): string {
   return createHmac('sha256', secret).update(payload).digest('hex');
@@ -248,16 +256,16 @@ export async function startFakeBinance(): Promise<FakeBinance> {
       case '/sapi/v1/capital/deposit/hisrec': {
         const range = timeRange(request.query);
         if ('status' in range) return range;
-        const found = account.deposits.filter((d) => d.insertTime >= range.start && d.insertTime <= range.end);
+        const found = paged(request.query, account.deposits.filter((d) => d.insertTime >= range.start && d.insertTime <= range.end).sort((a, b) => b.insertTime - a.insertTime));
+        if ('status' in found) return found;
         return ok(found.map((d) => ({ ...d, addressTag: '', transferType: 0, confirmTimes: '1/1', unlockConfirm: 0, walletType: 0 })));
       }
       case '/sapi/v1/capital/withdraw/history': {
         const range = timeRange(request.query);
         if ('status' in range) return range;
-        const found = account.withdrawals.filter((w) => {
-          const time = Date.parse(`${w.applyTime.replace(' ', 'T')}Z`);
-          return time >= range.start && time <= range.end;
-        });
+        const time = (w: BinanceWithdrawal) => Date.parse(`${w.applyTime.replace(' ', 'T')}Z`);
+        const found = paged(request.query, account.withdrawals.filter((w) => time(w) >= range.start && time(w) <= range.end).sort((a, b) => time(b) - time(a)));
+        if ('status' in found) return found;
         return ok(found.map((w) => ({ ...w, transferType: 0, info: '', confirmNo: 3, walletType: 0, txKey: '', completeTime: w.applyTime })));
       }
       case '/api/v3/myTrades':

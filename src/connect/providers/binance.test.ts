@@ -223,6 +223,30 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     }
   });
 
+  it('pages the deposits of a 90-day range 1,000 at a time', async () => {
+    const deposits = Array.from({ length: 1200 }, (_, i) => ({
+      id: `dep-many-${i}`,
+      amount: '0.00100000',
+      coin: 'BTC',
+      network: 'BTC',
+      status: 1,
+      address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+      txId: i.toString(16).padStart(64, '0'),
+      insertTime: Date.now() - 10 * DAY + i * 60_000,
+    }));
+    const account = binance.addAccount({ balances: [{ asset: 'BTC', free: '1.20000000', locked: '0.00000000' }], deposits });
+    const id = await connected('binance', fields(account));
+    const before = binance.requests.length;
+    expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
+    const calls = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/capital/deposit/hisrec' && r.headers['x-mbx-apikey'] === account.key);
+    // Every range asked from offset 0; the one holding the 1,200 deposits once more from 1,000.
+    const second = calls.filter((r) => r.query.get('offset') === '1000');
+    expect(second).toHaveLength(1);
+    expect(calls.filter((r) => r.query.get('offset') === '0')).toHaveLength(calls.length - 1);
+    expect(calls.every((r) => r.query.get('limit') === '1000')).toBe(true);
+    expect(netByAsset(await allTransactions(id))).toEqual({ BTC: '1.2' });
+  });
+
   it.each([
     ['trade', { enableSpotAndMarginTrading: true }, 'This key can trade.'],
     ['withdraw', { enableWithdrawals: true }, 'This key can withdraw or transfer funds.'],

@@ -72,6 +72,8 @@ export async function* historyPages(exchange: Exchange, source: HistorySource, n
  * a checkpoint (`walk`: what is still to read), so a first walk — 40 ranges and hundreds of markets
  * on Binance, at its pace — goes on across jobs.
  */
+type TransferPaging = NonNullable<Extract<HistorySource, { kind: 'transfers' }>['paging']>;
+
 async function* transfersAndTrades(exchange: Exchange, source: Extract<HistorySource, { kind: 'transfers' }>, name: string, position: HistoryPosition, newest: Newest): TransactionPages {
   const assets = new Set(position.assets);
   const trades = { ...position.trades };
@@ -89,14 +91,13 @@ async function* transfersAndTrades(exchange: Exchange, source: Extract<HistorySo
   const window = source.window;
   const resumeFrom = position.walk ? position.walk.transfersFrom : (position.since ?? window?.earliest);
   if (!window) {
-    if (!position.walk) for await (const page of transferPages(exchange, name, position.since)) yield { transactions: seen(page, 'transfers') };
+    if (!position.walk) for await (const page of transferPages(exchange, name, position.since, source.paging)) yield { transactions: seen(page, 'transfers') };
   } else if (resumeFrom !== undefined) {
     // Range by range up to now: each call covers `days` from its start (ccxt sets the end).
     const span = window.days * 86_400_000;
     for (let from = Math.max(resumeFrom, window.earliest); from < exchange.milliseconds(); from += span) {
-      const transactions: ProviderTransaction[] = [];
-      for await (const page of transferPages(exchange, name, from)) transactions.push(...seen(page, 'transfers'));
-      yield { transactions, checkpoint: checkpoint({ transfersFrom: from + span }) };
+      for await (const page of transferPages(exchange, name, from, source.paging)) yield { transactions: seen(page, 'transfers') };
+      yield { transactions: [], checkpoint: checkpoint({ transfersFrom: from + span }) };
     }
   }
   // The transfers are done: the checkpoints below say so by carrying no `transfersFrom`.
@@ -136,12 +137,25 @@ async function* transfersAndTrades(exchange: Exchange, source: Extract<HistorySo
   return JSON.stringify({ since, ...known() });
 }
 
-async function* transferPages(exchange: Exchange, name: string, since: number | undefined): AsyncGenerator<ProviderTransaction[]> {
-  if (exchange.has.fetchDeposits && exchange.has.fetchWithdrawals) {
-    yield (await exchange.fetchDeposits(undefined, since)).map((t) => fromTransfer(t, name));
-    yield (await exchange.fetchWithdrawals(undefined, since)).map((t) => fromTransfer(t, name));
-  } else {
-    yield (await exchange.fetchDepositsWithdrawals(undefined, since)).map((t) => fromTransfer(t, name));
+/**
+ * Deposits, then withdrawals (or both in one list), from `since`; page by page where the exchange
+ * pages them by offset (`paging`).
+ */
+async function* transferPages(exchange: Exchange, name: string, since: number | undefined, paging: TransferPaging | undefined): AsyncGenerator<ProviderTransaction[]> {
+  const lists =
+    exchange.has.fetchDeposits && exchange.has.fetchWithdrawals
+      ? [exchange.fetchDeposits.bind(exchange), exchange.fetchWithdrawals.bind(exchange)]
+      : [exchange.fetchDepositsWithdrawals.bind(exchange)];
+  for (const list of lists) {
+    const seen = new Set<string>();
+    for (let offset = 0; ; offset += paging?.pageSize ?? 0) {
+      const page = await list(undefined, since, paging?.pageSize, paging ? { [paging.param]: offset } : {});
+      const fresh = page.filter((t) => t.id === undefined || !seen.has(t.id));
+      for (const t of fresh) if (t.id !== undefined) seen.add(t.id);
+      yield fresh.map((t) => fromTransfer(t, name));
+      // A short page is the last; one with nothing new means the offset was ignored.
+      if (!paging || page.length < paging.pageSize || fresh.length === 0) break;
+    }
   }
 }
 

@@ -23,7 +23,8 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  *   ccxt's `fetchAccounts`.
  * - `transfers`: deposits and withdrawals (the exchange has no account-wide ledger). With `window`,
  *   the exchange answers only for a bounded time range: the history is walked range by range from
- *   `earliest` (ms). With `trades`, then the trades, one market at a time (the exchange answers
+ *   `earliest` (ms). With `paging`, each list is read `pageSize` at a time by the offset
+ *   parameter `param`. With `trades`, then the trades, one market at a time (the exchange answers
  *   for one market a call), paged by trade id: `param` asks for ids from one on (inclusive),
  *   `pageSize` trades a page at most.
  */
@@ -31,7 +32,7 @@ export type HistorySource =
   | { kind: 'ledger-offset'; param: string; pageSize: number }
   | { kind: 'ledger-ccxt' }
   | { kind: 'ledger-per-account'; param: string; pageSize: number }
-  | { kind: 'transfers'; window?: { days: number; earliest: number }; trades?: { param: string; pageSize: number } };
+  | { kind: 'transfers'; window?: { days: number; earliest: number }; paging?: { param: string; pageSize: number }; trades?: { param: string; pageSize: number } };
 
 /**
  * One supported exchange. Adding an exchange ccxt supports is a row here, not a module.
@@ -124,7 +125,8 @@ export const EXCHANGES: readonly ExchangeRow[] = [
     keyPermissions: binanceKeyPermissions,
     // Deposit and withdrawal history answer at most 90 days per call; Binance opened in July 2017.
     // Spot trades (GET /api/v3/myTrades) need a symbol and page by `fromId`, 1,000 at most.
-    history: { kind: 'transfers', window: { days: 90, earliest: Date.UTC(2017, 6, 1) }, trades: { param: 'fromId', pageSize: 1000 } },
+    // Each list pages by `offset`, 1,000 at most.
+    history: { kind: 'transfers', window: { days: 90, earliest: Date.UTC(2017, 6, 1) }, paging: { param: 'offset', pageSize: 1000 }, trades: { param: 'fromId', pageSize: 1000 } },
     // Spot markets only (we read the spot wallet; futures markets are other hosts and calls), and
     // neither the currency list nor the margin pairs: signed calls on every market load that
     // balances and transfers do not need.
