@@ -44,10 +44,46 @@ export async function* historyPages(exchange: Exchange, source: HistorySource, n
         if (last) return cursorAfter(previous, newest.value);
       }
     }
-    case 'ledger-ccxt':
-      // ccxt walks the pages itself and hands them over together: not streamed (yet).
-      yield { transactions: newest.saw((await exchange.fetchLedger(undefined, position.since, undefined, { paginate: true })).map((entry) => fromLedgerEntry(entry, name))) };
-      return cursorAfter(previous, newest.value);
+    case 'ledger-until': {
+      // Newest to oldest, each page ending at the oldest time read so far (ccxt's `until`, ms,
+      // inclusive: entries sharing that millisecond are asked again and de-duplicated). This is
+      // ccxt's own backward pagination, walked here page by page with checkpoints, and without
+      // its silent stop after ten calls (`paginationCalls`), which would pass a partial history
+      // off as complete.
+      const { since } = position;
+      let until = position.backfill?.until;
+      let stalled = false;
+      const seen = new Set<string>();
+      for (;;) {
+        const page = await exchange.fetchLedger(undefined, since, source.pageSize, until === undefined ? {} : { until });
+        const fresh = page.filter((entry) => entry.id !== undefined && !seen.has(entry.id));
+        for (const entry of fresh) seen.add(entry.id as string);
+        const transactions = newest.saw(fresh.map((entry) => fromLedgerEntry(entry, name)));
+        const times = page.map((entry) => entry.timestamp).filter((time): time is number => typeof time === 'number');
+        const oldest = times.length === 0 ? undefined : Math.min(...times);
+        // The last page: an empty one; one reaching back to `since`; or a short one holding only
+        // entries read already (everything up to the boundary came, and nothing older is left).
+        const short = page.length < source.pageSize;
+        const last = oldest === undefined || (since !== undefined && oldest <= since) || (short && fresh.length === 0);
+        if (!last) {
+          if (fresh.length > 0) {
+            stalled = false;
+            until = oldest;
+          } else {
+            // A full page of entries all read already (a page's worth in one millisecond, or one
+            // second where the exchange counts in seconds): one millisecond further back, once. A
+            // second time means the pages do not go back in time, and the walk must not pass as done.
+            if (stalled) throw new Error(`${name}'s ledger did not page back past ${new Date(oldest).toISOString()}`);
+            stalled = true;
+            until = oldest - 1;
+          }
+        }
+        const top = newest.value;
+        const resumable = !last && since === undefined && top !== undefined;
+        yield { transactions, ...(resumable ? { checkpoint: JSON.stringify({ backfill: { until, top } }) } : {}) };
+        if (last) return cursorAfter(previous, newest.value);
+      }
+    }
     case 'ledger-per-account':
       for (const account of await exchange.fetchAccounts({ paginate: true })) {
         // Page by page, newest first. ccxt hands the next page's cursor over on the last entry
@@ -187,8 +223,9 @@ function cursorAfter(previous: string | null, newestSeconds: number | undefined)
 /**
  * Where a stored cursor says to read:
  * - `since` (ms): from then on, after a complete walk;
- * - `backfill`: the rest of an unfinished offset-paged ledger walk (entries up to `end`, seconds,
- *   inclusive; `top` the newest time it read);
+ * - `backfill`: the rest of an unfinished ledger walk, newest to oldest: entries up to `end`
+ *   (seconds, inclusive: offset-paged ledgers) or up to `until` (ms, inclusive: ledgers paged back
+ *   by time); `top` the newest time it read;
  * - `trades` (per market symbol, the id of the last trade read) and `assets` (every asset the
  *   account is known to have had): for exchanges whose trades are read market by market;
  * - `walk`: the rest of an unfinished transfers-and-trades walk (ranges from `transfersFrom`, ms,
@@ -197,7 +234,7 @@ function cursorAfter(previous: string | null, newestSeconds: number | undefined)
  */
 export interface HistoryPosition {
   since?: number;
-  backfill?: { end: number; top: number };
+  backfill?: { end?: number; until?: number; top: number };
   trades?: Record<string, string>;
   assets?: string[];
   walk?: { transfersFrom?: number; checked: string[]; top?: number };
@@ -223,8 +260,11 @@ export function positionOf(cursor: string | null): HistoryPosition {
   if (typeof parsed !== 'object' || parsed === null) return {};
   const position: HistoryPosition = {};
   if (whole(parsed.since)) position.since = parsed.since;
-  const backfill = parsed.backfill as { end?: unknown; top?: unknown } | undefined;
-  if (position.since === undefined && whole(backfill?.end) && whole(backfill?.top)) position.backfill = { end: backfill.end, top: backfill.top };
+  const backfill = parsed.backfill as { end?: unknown; until?: unknown; top?: unknown } | undefined;
+  if (position.since === undefined && whole(backfill?.top)) {
+    if (whole(backfill.end)) position.backfill = { end: backfill.end, top: backfill.top };
+    else if (whole(backfill.until)) position.backfill = { until: backfill.until, top: backfill.top };
+  }
   const trades = tradeIds(parsed.trades);
   if (trades) position.trades = trades;
   if (strings(parsed.assets)) position.assets = parsed.assets;

@@ -16,7 +16,8 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
 /**
  * How we walk an exchange's history.
  * - `ledger-offset`: the ledger, page by page with an offset parameter (the exchange's fixed page size).
- * - `ledger-ccxt`: the ledger through ccxt's own pagination (`paginate: true`).
+ * - `ledger-until`: the ledger, newest to oldest, `pageSize` entries a call, each page ending at
+ *   the oldest time read (ccxt's unified `until`, which it maps to the exchange's end-time parameter).
  * - `ledger-per-account`: one ledger per wallet (Coinbase keeps one per currency), each page by
  *   page, `pageSize` entries at most, the next page named by the cursor parameter `param` (ccxt
  *   leaves its value on the page's last entry, as `info.next_<param>`); the wallets come from
@@ -30,7 +31,7 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  */
 export type HistorySource =
   | { kind: 'ledger-offset'; param: string; pageSize: number }
-  | { kind: 'ledger-ccxt' }
+  | { kind: 'ledger-until'; pageSize: number }
   | { kind: 'ledger-per-account'; param: string; pageSize: number }
   | { kind: 'transfers'; window?: { days: number; earliest: number }; paging?: { param: string; pageSize: number }; trades?: { param: string; pageSize: number } };
 
@@ -166,7 +167,10 @@ export const EXCHANGES: readonly ExchangeRow[] = [
       'Copy the API key, the secret key and the passphrase you chose.',
     ],
     keyPermissions: okxKeyPermissions,
-    history: { kind: 'ledger-ccxt' },
+    // Trading-account bills, 100 a page. The archive keeps three months (the recent list only
+    // seven days); OKX serves nothing older.
+    history: { kind: 'ledger-until', pageSize: 100 },
+    ccxtOptions: { options: { fetchLedger: { method: 'privateGetAccountBillsArchive' } } },
   },
   {
     id: 'bitfinex',
@@ -178,7 +182,8 @@ export const EXCHANGES: readonly ExchangeRow[] = [
       'Copy the API key and the API key secret.',
     ],
     keyPermissions: bitfinexKeyPermissions,
-    history: { kind: 'ledger-ccxt' },
+    // Ledgers answer up to 2,500 entries a call.
+    history: { kind: 'ledger-until', pageSize: 2500 },
   },
   {
     id: 'kucoin',
@@ -190,6 +195,7 @@ export const EXCHANGES: readonly ExchangeRow[] = [
       'Copy the API key, the secret and the passphrase you chose.',
     ],
     keyPermissions: kucoinKeyPermissions,
-    history: { kind: 'ledger-ccxt' },
+    // Ledgers answer up to 200 entries a call on unified (UTA) accounts, 500 on classic ones.
+    history: { kind: 'ledger-until', pageSize: 200 },
   },
 ];

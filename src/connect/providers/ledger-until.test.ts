@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
+import { krakenLedger, startFakeKraken, type FakeKraken, type KrakenAccount } from '../../../test/support/fake-kraken.js';
+import { ccxtProvider } from './ccxt-provider.js';
+import { EXCHANGES } from './exchanges.js';
+import type { ProviderTransaction } from './provider.js';
+
+/**
+ * The `ledger-until` walk (OKX, Bitfinex, KuCoin: newest to oldest, each page ending at the oldest
+ * time read, through ccxt's unified `until`), proven against the one fake whose ccxt class maps
+ * `until` too: Kraken's (`until` → `end`, seconds). No fake OKX, Bitfinex or KuCoin exists (see
+ * docs/exchanges.md); this checks the walk itself — every page, each entry once, checkpoints that
+ * resume, the cursor — with ccxt unmodified, through the provider interface the refresh uses.
+ */
+describe('a ledger paged back by time (ccxt until), against the fake Kraken', () => {
+  let kraken: FakeKraken;
+  const kraken_row = EXCHANGES.find((row) => row.id === 'kraken');
+  if (!kraken_row) throw new Error('no kraken row');
+
+  beforeAll(async () => {
+    kraken = await startFakeKraken();
+  });
+  afterAll(async () => {
+    await kraken?.close();
+  });
+
+  const provider = () =>
+    ccxtProvider({ ...kraken_row, history: { kind: 'ledger-until', pageSize: 50 } }, { load: () => import('ccxt'), overrides: pointExchangeAt('kraken', kraken.url) });
+
+  /** Walks from `cursor`, `pages` pages at most; returns the pages read and, if it got to the end, the cursor returned. */
+  async function walk(account: KrakenAccount, cursor: string | null, pages = Infinity) {
+    const read: { transactions: ProviderTransaction[]; checkpoint?: string }[] = [];
+    const history = provider().fetchTransactions({ apiKey: account.key, secret: account.secret }, { cursor });
+    for (;;) {
+      if (read.length >= pages) {
+        await history.return(null);
+        return { read, returned: undefined };
+      }
+      const next = await history.next();
+      if (next.done) return { read, returned: next.value };
+      read.push(next.value);
+    }
+  }
+  const refs = (read: { transactions: ProviderTransaction[] }[]) => read.flatMap((page) => page.transactions.map((tx) => tx.ref));
+  const ledgerCalls = (from: number) => kraken.requests.slice(from).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
+
+  it('reads every page newest to oldest, each entry once, and returns the cursor after the newest', async () => {
+    const ledger = krakenLedger(175);
+    const account = kraken.addAccount({ ledger });
+    const before = kraken.requests.length;
+    const { read, returned } = await walk(account, null);
+    expect(refs(read).sort()).toEqual(ledger.map((entry) => `ledger:${entry.id}`).sort());
+    const calls = ledgerCalls(before);
+    expect(calls[0]?.has('end')).toBe(false);
+    // Each next page ends at the oldest entry read (ccxt: `end` = its second + 1, inclusive).
+    const ends = calls.slice(1).map((p) => Number(p.get('end')));
+    expect(ends).toEqual([...ends].sort((a, b) => b - a));
+    const newest = Math.max(...ledger.map((entry) => Math.floor(entry.time)));
+    expect(JSON.parse(returned as string)).toEqual({ since: (newest - 86_400) * 1000 });
+    // Checkpoints on every page but the last, none once the walk is done.
+    expect(read.slice(0, -1).every((page) => page.checkpoint !== undefined)).toBe(true);
+    expect(read.at(-1)?.checkpoint).toBeUndefined();
+  });
+
+  it('resumes from a page’s checkpoint, reading only what is older, and ends as one walk would', async () => {
+    const ledger = krakenLedger(175, { first: 1000 });
+    const account = kraken.addAccount({ ledger });
+    const first = await walk(account, null, 2);
+    const checkpoint = first.read.at(-1)?.checkpoint;
+    expect(JSON.parse(checkpoint as string)).toEqual({ backfill: { until: expect.any(Number), top: expect.any(Number) } });
+    const rest = await walk(account, checkpoint as string);
+    expect(new Set([...refs(first.read), ...refs(rest.read)])).toEqual(new Set(ledger.map((entry) => `ledger:${entry.id}`)));
+    // The boundary is read again (inclusive), nothing more.
+    expect(refs(first.read).filter((ref) => refs(rest.read).includes(ref)).length).toBeLessThanOrEqual(2);
+    const newest = Math.max(...ledger.map((entry) => Math.floor(entry.time)));
+    expect(JSON.parse(rest.returned as string)).toEqual({ since: (newest - 86_400) * 1000 });
+  });
+
+  it('reads back only to the cursor’s time on a later refresh', async () => {
+    // An entry an hour: five days, of which the last one is read again.
+    const ledger = krakenLedger(120, { first: 2000, spacing: 3600 });
+    const account = kraken.addAccount({ ledger });
+    const { returned } = await walk(account, null);
+    account.ledger.push(...krakenLedger(3, { first: 3000, startTime: Math.floor(Math.max(...ledger.map((e) => e.time))) + 600 }));
+    const before = kraken.requests.length;
+    const later = await walk(account, returned as string);
+    // One page from the cursor's time (Kraken's `start`), then one ending at its oldest entry,
+    // which holds nothing new: the end.
+    const calls = ledgerCalls(before);
+    expect(calls).toHaveLength(2);
+    expect(calls.every((p) => p.has('start'))).toBe(true);
+    // The three new entries and the last day's re-read (the overlap), nothing older.
+    const since = (JSON.parse(returned as string) as { since: number }).since / 1000;
+    expect(later.read.flatMap((page) => page.transactions).every((tx) => tx.occurredAt >= since)).toBe(true);
+    expect(refs(later.read)).toEqual(expect.arrayContaining(account.ledger.slice(-3).map((entry) => `ledger:${entry.id}`)));
+  });
+
+  it('fails, rather than pass a ledger off as complete, when pages stop going back in time', async () => {
+    // 120 entries in one second: every page ends where it began.
+    const account = kraken.addAccount({ ledger: krakenLedger(120, { first: 4000, spacing: 0 }) });
+    await expect(walk(account, null)).rejects.toThrow(/Kraken call failed/);
+  });
+});
