@@ -85,7 +85,7 @@ export async function* historyPages(exchange: Exchange, source: HistorySource, n
       }
     }
     case 'ledger-per-account':
-      for (const account of await exchange.fetchAccounts({ paginate: true })) {
+      for (const account of await walletsOf(exchange)) {
         // Page by page, newest first. ccxt hands the next page's cursor over on the last entry
         // (and drops entries before `since`, so a page with none left ends the wallet's walk).
         let after: string | undefined;
@@ -193,6 +193,14 @@ async function* transferPages(exchange: Exchange, name: string, since: number | 
       if (!paging || page.length < paging.pageSize || fresh.length === 0) break;
     }
   }
+}
+
+/**
+ * Every wallet of the account (Coinbase: one per currency), through ccxt's pagination. ccxt stops
+ * that after ten calls unless told otherwise: 100 calls are 25,000 Coinbase wallets.
+ */
+export function walletsOf(exchange: Exchange) {
+  return exchange.fetchAccounts({ paginate: true, paginationCalls: 100 });
 }
 
 /** The newest time (seconds) of the transactions a walk read, from where an earlier run left it. */

@@ -1,6 +1,6 @@
 import type { Exchange } from 'ccxt';
 import { connectFailure, refreshFailure, type Ccxt } from './ccxt-errors.js';
-import { historyPages } from './ccxt-history.js';
+import { historyPages, walletsOf } from './ccxt-history.js';
 import { decimalOrNull } from './ccxt-records.js';
 import { addDecimals } from '../amounts.js';
 import type { OAuthServer, OAuthTokens } from '../oauth/oauth-client.js';
@@ -238,7 +238,7 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
     if (typeof list !== 'function') throw new Error(`ccxt ${row.id} has no ${method}`);
     const wanted = new Set(assets);
     const addresses: ProviderAddress[] = [];
-    for (const wallet of await exchange.fetchAccounts({ paginate: true })) {
+    for (const wallet of await walletsOf(exchange)) {
       if (!wallet.code || !wanted.has(wallet.code)) continue;
       const answer = await list.call(exchange, { account_id: wallet.id, limit: 100 });
       for (const item of answer.data ?? []) addresses.push(...depositAddress(exchange.parseDepositAddress(item), wallet.code));
