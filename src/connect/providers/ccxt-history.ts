@@ -102,14 +102,14 @@ export async function* historyPages(exchange: Exchange, source: HistorySource, n
   }
 }
 
+type TransferPaging = NonNullable<Extract<HistorySource, { kind: 'transfers' }>['paging']>;
+
 /**
  * Deposits and withdrawals (range by range where the exchange answers for a bounded range only),
  * then, where the row says how, trades market by market. Each range and each page of trades leaves
  * a checkpoint (`walk`: what is still to read), so a first walk — 40 ranges and hundreds of markets
  * on Binance, at its pace — goes on across jobs.
  */
-type TransferPaging = NonNullable<Extract<HistorySource, { kind: 'transfers' }>['paging']>;
-
 async function* transfersAndTrades(exchange: Exchange, source: Extract<HistorySource, { kind: 'transfers' }>, name: string, position: HistoryPosition, newest: Newest): TransactionPages {
   const assets = new Set(position.assets);
   const trades = { ...position.trades };
