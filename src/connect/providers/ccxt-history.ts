@@ -1,4 +1,4 @@
-import type { Exchange, MarketInterface } from 'ccxt';
+import type { Exchange, MarketInterface, Trade } from 'ccxt';
 import { decimalOrNull, fromLedgerEntry, fromTrade, fromTransfer } from './ccxt-records.js';
 import type { HistorySource } from './exchanges.js';
 import type { ProviderTransaction, TransactionPages } from './provider.js';
@@ -151,15 +151,19 @@ async function* transfersAndTrades(exchange: Exchange, source: Extract<HistorySo
       const due = spot.filter((m) => !checked.has(m.symbol) && (assets.has(m.base) || assets.has(m.quote))).sort((a, b) => a.symbol.localeCompare(b.symbol));
       if (due.length === 0) break;
       for (const market of due) {
+        const paging = source.trades;
+        // A trade's place in its market's order: its id, or its time (ms).
+        const placeOf = (trade: Trade) => (paging.by === 'id' ? (trade.id !== undefined && /^\d+$/.test(trade.id) ? BigInt(trade.id) : undefined) : trade.timestamp === undefined ? undefined : BigInt(trade.timestamp));
         for (;;) {
           const last = trades[market.symbol];
           const from = last === undefined ? 0n : BigInt(last) + 1n;
-          const page = await exchange.fetchMyTrades(market.symbol, undefined, source.trades.pageSize, { [source.trades.param]: from.toString() });
-          // Only ids from `from` on count: an exchange that ignored the parameter cannot make us loop.
-          const fresh = page.filter((trade) => trade.id !== undefined && /^\d+$/.test(trade.id) && BigInt(trade.id) >= from);
+          const page = await exchange.fetchMyTrades(market.symbol, undefined, paging.pageSize, { [paging.param]: paging.by === 'id' ? from.toString() : Number(from) });
+          // Only trades from `from` on count: an exchange that ignored the parameter cannot make us loop.
+          const fresh = page.filter((trade) => (placeOf(trade) ?? -1n) >= from && trade.id !== undefined);
           const transactions = fresh.flatMap((trade) => fromTrade(trade, { id: market.id as string, base: market.base, quote: market.quote }, name));
-          for (const trade of fresh) if (BigInt(trade.id as string) > BigInt(trades[market.symbol] ?? -1)) trades[market.symbol] = trade.id as string;
-          const done = page.length < source.trades.pageSize || fresh.length === 0;
+          for (const trade of fresh) if ((placeOf(trade) as bigint) > BigInt(trades[market.symbol] ?? -1)) trades[market.symbol] = String(placeOf(trade));
+          // Pages by id end short; Gemini's time pages end empty (its documented walk).
+          const done = fresh.length === 0 || (paging.by === 'id' && page.length < paging.pageSize);
           if (done) checked.add(market.symbol);
           yield { transactions: seen(transactions, 'trades'), checkpoint: checkpoint({}) };
           if (done) break;
@@ -175,7 +179,7 @@ async function* transfersAndTrades(exchange: Exchange, source: Extract<HistorySo
 
 /**
  * Deposits, then withdrawals (or both in one list), from `since`; page by page where the exchange
- * pages them by offset (`paging`).
+ * pages them (`paging`).
  */
 async function* transferPages(exchange: Exchange, name: string, since: number | undefined, paging: TransferPaging | undefined): AsyncGenerator<ProviderTransaction[]> {
   const lists =
@@ -184,13 +188,22 @@ async function* transferPages(exchange: Exchange, name: string, since: number | 
       : [exchange.fetchDepositsWithdrawals.bind(exchange)];
   for (const list of lists) {
     const seen = new Set<string>();
-    for (let offset = 0; ; offset += paging?.pageSize ?? 0) {
-      const page = await list(undefined, since, paging?.pageSize, paging ? { [paging.param]: offset } : {});
+    let offset = 0;
+    let from = since ?? 0;
+    for (;;) {
+      const params = !paging ? {} : { [paging.param]: paging.by === 'offset' ? offset : from };
+      const page = await list(undefined, since, paging?.pageSize, params);
       const fresh = page.filter((t) => t.id === undefined || !seen.has(t.id));
       for (const t of fresh) if (t.id !== undefined) seen.add(t.id);
       yield fresh.map((t) => fromTransfer(t, name));
-      // A short page is the last; one with nothing new means the offset was ignored.
-      if (!paging || page.length < paging.pageSize || fresh.length === 0) break;
+      if (!paging || fresh.length === 0) break;
+      if (paging.by === 'offset') {
+        // A short page is the last.
+        if (page.length < paging.pageSize) break;
+        offset += paging.pageSize;
+      } else {
+        from = Math.max(...fresh.map((t) => t.timestamp ?? from)) + 1;
+      }
     }
   }
 }
@@ -234,7 +247,7 @@ function cursorAfter(previous: string | null, newestSeconds: number | undefined)
  * - `backfill`: the rest of an unfinished ledger walk, newest to oldest: entries up to `end`
  *   (seconds, inclusive: offset-paged ledgers) or up to `until` (ms, inclusive: ledgers paged back
  *   by time); `top` the newest time it read;
- * - `trades` (per market symbol, the id of the last trade read) and `assets` (every asset the
+ * - `trades` (per market symbol, the id or time of the last trade read) and `assets` (every asset the
  *   account is known to have had): for exchanges whose trades are read market by market;
  * - `walk`: the rest of an unfinished transfers-and-trades walk (ranges from `transfersFrom`, ms,
  *   absent once they are done; the markets `checked` already; `top` the newest time it read).

@@ -225,7 +225,9 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
         // exchange's deposit permission (Kraken's "Deposit Funds") gets none at all: the key
         // still reads balances, so this is no reason to ask the person to connect again.
         if (error instanceof ccxt.PermissionDenied) return [];
-        if (error instanceof ccxt.BadRequest || error instanceof ccxt.InvalidAddress || error instanceof ccxt.NotSupported) continue;
+        // ccxt needing more than the asset to look it up (Gemini: the network, from a currency
+        // list ccxt scrapes off Gemini's web pages) is no address we can read either.
+        if (error instanceof ccxt.BadRequest || error instanceof ccxt.InvalidAddress || error instanceof ccxt.NotSupported || error instanceof ccxt.ArgumentsRequired) continue;
         throw error;
       }
     }

@@ -24,16 +24,26 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  *   ccxt's `fetchAccounts`.
  * - `transfers`: deposits and withdrawals (the exchange has no account-wide ledger). With `window`,
  *   the exchange answers only for a bounded time range: the history is walked range by range from
- *   `earliest` (ms). With `paging`, each list is read `pageSize` at a time by the offset
- *   parameter `param`. With `trades`, then the trades, one market at a time (the exchange answers
- *   for one market a call), paged by trade id: `param` asks for ids from one on (inclusive),
- *   `pageSize` trades a page at most.
+ *   `earliest` (ms). With `paging`, each list page by page. With `trades`, then the trades, one
+ *   market at a time (the exchange answers for one market a call), page by page.
  */
 export type HistorySource =
   | { kind: 'ledger-offset'; param: string; pageSize: number }
   | { kind: 'ledger-until'; pageSize: number }
   | { kind: 'ledger-per-account'; param: string; pageSize: number }
-  | { kind: 'transfers'; window?: { days: number; earliest: number }; paging?: { param: string; pageSize: number }; trades?: { param: string; pageSize: number } };
+  | { kind: 'transfers'; window?: { days: number; earliest: number }; paging?: ListPaging<'offset' | 'time'>; trades?: ListPaging<'id' | 'time'> };
+
+/**
+ * How a list pages forward: `pageSize` items a call at most, the next page asked for with `param`
+ * set to the offset so far (`offset`; a short page is the last), or to one more than the largest
+ * id (`id`; likewise) or timestamp, ms (`time`; until a page brings nothing new, as Gemini
+ * documents its walk) read so far.
+ */
+export interface ListPaging<By extends 'offset' | 'id' | 'time'> {
+  param: string;
+  pageSize: number;
+  by: By;
+}
 
 /**
  * One supported exchange. Adding an exchange ccxt supports is a row here, not a module.
@@ -127,7 +137,7 @@ export const EXCHANGES: readonly ExchangeRow[] = [
     // Deposit and withdrawal history answer at most 90 days per call; Binance opened in July 2017.
     // Spot trades (GET /api/v3/myTrades) need a symbol and page by `fromId`, 1,000 at most.
     // Each list pages by `offset`, 1,000 at most.
-    history: { kind: 'transfers', window: { days: 90, earliest: Date.UTC(2017, 6, 1) }, paging: { param: 'offset', pageSize: 1000 }, trades: { param: 'fromId', pageSize: 1000 } },
+    history: { kind: 'transfers', window: { days: 90, earliest: Date.UTC(2017, 6, 1) }, paging: { param: 'offset', pageSize: 1000, by: 'offset' }, trades: { param: 'fromId', pageSize: 1000, by: 'id' } },
     // Spot markets only (we read the spot wallet; futures markets are other hosts and calls), and
     // neither the currency list nor the margin pairs: signed calls on every market load that
     // balances and transfers do not need.
@@ -155,7 +165,9 @@ export const EXCHANGES: readonly ExchangeRow[] = [
       'Copy the API key and the API secret.',
     ],
     keyPermissions: geminiKeyPermissions,
-    history: { kind: 'transfers' },
+    // `transfers` (50 a call) and `mytrades` (500 a call, per market) answer the oldest items from
+    // `timestamp` on: the next page starts one millisecond after the newest read.
+    history: { kind: 'transfers', paging: { param: 'timestamp', pageSize: 50, by: 'time' }, trades: { param: 'timestamp', pageSize: 500, by: 'time' } },
   },
   {
     id: 'okx',
