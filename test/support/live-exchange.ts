@@ -1,4 +1,5 @@
 import { expect } from 'vitest';
+import { formatUnits, parseUnits } from '../../src/connect/amounts.js';
 import { createHostedSession } from './browser-session.js';
 import { runDueJobs } from './connect.js';
 import { FormAgent } from './form-agent.js';
@@ -14,6 +15,17 @@ export interface ListedTransaction {
   fee_asset: string | null;
   status: string;
   tx_hash: string | null;
+}
+
+/** Each asset's balance change over a history: its amounts less the fees charged in it (8 decimals). */
+export function netByAsset(transactions: ListedTransaction[]): Record<string, string> {
+  const net = new Map<string, bigint>();
+  const add = (asset: string, units: bigint) => net.set(asset, (net.get(asset) ?? 0n) + units);
+  for (const tx of transactions) {
+    add(tx.asset, parseUnits(tx.amount, 8));
+    if (tx.fee !== null) add(tx.fee_asset as string, -parseUnits(tx.fee, 8));
+  }
+  return Object.fromEntries([...net].map(([asset, units]) => [asset, formatUnits(units, 8)]).sort());
 }
 
 /**

@@ -4,9 +4,8 @@ import { engines } from '../../../test/support/database.js';
 import { snapshotDatabase } from '../../../test/support/db-snapshot.js';
 import { BINANCE_MARKETS, BINANCE_RATE_LIMITED, startFakeBinance, type BinanceAccount, type BinanceTrade, type FakeBinance } from '../../../test/support/fake-binance.js';
 import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
-import { liveExchangeSteps, type ListedTransaction } from '../../../test/support/live-exchange.js';
+import { liveExchangeSteps, netByAsset } from '../../../test/support/live-exchange.js';
 import { captureStream, startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
-import { formatUnits, parseUnits } from '../amounts.js';
 import { EXCHANGE_RATE_LIMIT_SECONDS } from './ccxt-errors.js';
 
 const DAY = 86_400_000;
@@ -14,17 +13,6 @@ const DAY = 86_400_000;
 /** A spot trade of the fake account, at `daysAgo`. */
 function trade(symbol: string, id: number, side: 'buy' | 'sell', qty: string, price: string, quoteQty: string, commission: string, commissionAsset: string, daysAgo: number): BinanceTrade {
   return { symbol, id, orderId: id * 10, price, qty, quoteQty, commission, commissionAsset, time: Date.now() - daysAgo * DAY, isBuyer: side === 'buy', isMaker: false };
-}
-
-/** Each asset's balance change over the history: its amounts less the fees charged in it (8 decimals). */
-function netByAsset(transactions: ListedTransaction[]): Record<string, string> {
-  const net = new Map<string, bigint>();
-  const add = (asset: string, units: bigint) => net.set(asset, (net.get(asset) ?? 0n) + units);
-  for (const tx of transactions) {
-    add(tx.asset, parseUnits(tx.amount, 8));
-    if (tx.fee !== null) add(tx.fee_asset as string, -parseUnits(tx.fee, 8));
-  }
-  return Object.fromEntries([...net].map(([asset, units]) => [asset, formatUnits(units, 8)]).sort());
 }
 
 /**

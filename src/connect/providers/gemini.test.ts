@@ -2,22 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
 import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
 import { GEMINI_MARKETS, startFakeGemini, type FakeGemini, type GeminiAccount, type GeminiTrade } from '../../../test/support/fake-gemini.js';
-import { liveExchangeSteps, type ListedTransaction } from '../../../test/support/live-exchange.js';
+import { liveExchangeSteps, netByAsset } from '../../../test/support/live-exchange.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
-import { formatUnits, parseUnits } from '../amounts.js';
 
 const DAY = 86_400_000;
-
-/** Each asset's balance change over the history: its amounts less the fees charged in it (8 decimals). */
-function netByAsset(transactions: ListedTransaction[]): Record<string, string> {
-  const net = new Map<string, bigint>();
-  const add = (asset: string, units: bigint) => net.set(asset, (net.get(asset) ?? 0n) + units);
-  for (const tx of transactions) {
-    add(tx.asset, parseUnits(tx.amount, 8));
-    if (tx.fee !== null) add(tx.fee_asset as string, -parseUnits(tx.fee, 8));
-  }
-  return Object.fromEntries([...net].map(([asset, units]) => [asset, formatUnits(units, 8)]).sort());
-}
 
 /**
  * Gemini in live mode: ccxt's gemini class, unmodified, against a local fake Gemini that checks every
