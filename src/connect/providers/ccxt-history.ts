@@ -52,7 +52,6 @@ export async function* historyPages(exchange: Exchange, source: HistorySource, n
       // off as complete.
       const { since } = position;
       let until = position.backfill?.until;
-      let stalled = false;
       const seen = new Set<string>();
       for (;;) {
         const page = await exchange.fetchLedger(undefined, since, source.pageSize, until === undefined ? {} : { until });
@@ -66,17 +65,11 @@ export async function* historyPages(exchange: Exchange, source: HistorySource, n
         const short = page.length < source.pageSize;
         const last = oldest === undefined || (since !== undefined && oldest <= since) || (short && fresh.length === 0);
         if (!last) {
-          if (fresh.length > 0) {
-            stalled = false;
-            until = oldest;
-          } else {
-            // A full page of entries all read already (a page's worth in one millisecond, or one
-            // second where the exchange counts in seconds): one millisecond further back, once. A
-            // second time means the pages do not go back in time, and the walk must not pass as done.
-            if (stalled) throw new Error(`${name}'s ledger did not page back past ${new Date(oldest).toISOString()}`);
-            stalled = true;
-            until = oldest - 1;
-          }
+          // A full page of entries all read already: a page's worth share the boundary time, or
+          // the exchange ignored `until`. Stepping past that time would skip whatever else it
+          // holds there, so the walk fails rather than pass a partial ledger off as complete.
+          if (fresh.length === 0) throw new Error(`${name}'s ledger did not page back past ${new Date(oldest).toISOString()}`);
+          until = oldest;
         }
         const top = newest.value;
         const resumable = !last && since === undefined && top !== undefined;

@@ -90,10 +90,12 @@ describe.each(engines())('Coinbase through ccxt on %s', (engine) => {
   });
 
   it('reads every page of wallets (250 a page), adding wallets of one currency together', async () => {
+    // Two BTC wallets, the first and the last: one on each page.
+    const btc = (i: number) => i === 0 || i === 259;
     const wallets: CoinbaseWallet[] = Array.from({ length: 260 }, (_, i) => ({
       uuid: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`,
-      currency: i < 258 ? `T${String(i).padStart(3, '0')}` : 'BTC',
-      available: i < 258 ? `${i + 1}.5` : '0.1',
+      currency: btc(i) ? 'BTC' : `T${String(i).padStart(3, '0')}`,
+      available: btc(i) ? '0.1' : `${i + 1}.5`,
       hold: i === 259 ? '0.00000001' : '0',
       transactions: [],
     }));
@@ -112,7 +114,7 @@ describe.each(engines())('Coinbase through ccxt on %s', (engine) => {
     const balances = (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data as { asset: string; available: string; total: string }[];
     expect(balances).toHaveLength(259);
     expect(balances.find((b) => b.asset === 'T257')).toMatchObject({ available: '258.5', total: '258.5' });
-    // Wallets 258 and 259, both on the second page, are both BTC: one balance.
+    // The BTC wallets of the first and the second page: one balance, added exactly.
     expect(balances.find((b) => b.asset === 'BTC')).toMatchObject({ available: '0.2', total: '0.20000001' });
   });
 

@@ -98,6 +98,12 @@ describe('a ledger paged back by time (ccxt until), against the fake Kraken', ()
   it('fails, rather than pass a ledger off as complete, when pages stop going back in time', async () => {
     // 120 entries in one second: every page ends where it began.
     const account = kraken.addAccount({ ledger: krakenLedger(120, { first: 4000, spacing: 0 }) });
+    const before = kraken.requests.length;
     await expect(walk(account, null)).rejects.toThrow(/Kraken call failed/);
+    // The first page, then the same one again (nothing new, nothing older): the walk's own guard
+    // stops it there, not an error of the exchange's.
+    const calls = ledgerCalls(before);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]?.get('end')).toBe(String(Math.floor(account.ledger[0]?.time as number) + 1));
   });
 });
