@@ -77,7 +77,7 @@ export async function refreshAccount(
         // Addresses come along with balances when the account holder granted them.
         if (granted.includes('addresses')) fetched.addresses = await provider.fetchAddresses(usable, { ...signal, balances: fetched.balances });
       } else {
-        const pages = provider.fetchTransactions(usable, { ...signal, cursor: account.transaction_cursor });
+        const pages = provider.fetchTransactions(usable, { ...signal, cursor: account.transaction_cursor, ...(fetched.balances ? { balances: fetched.balances } : {}) });
         const deadline = options.historyBudgetMs === undefined ? Infinity : performance.now() + options.historyBudgetMs;
         const walked = await storeHistory(ctx.db, account.id, pages, { deadline, from: account.transaction_cursor });
         // Out of time with a checkpoint stored: the walk goes on in a new job, the refresh stays pending.

@@ -1,5 +1,5 @@
 import type { Exchange, MarketInterface, Trade } from 'ccxt';
-import { decimalOrNull, fromLedgerEntry, fromTrade, fromTransfer } from './ccxt-records.js';
+import { fromLedgerEntry, fromTrade, fromTransfer } from './ccxt-records.js';
 import type { HistorySource } from './exchanges.js';
 import type { ProviderTransaction, TransactionPages } from './provider.js';
 
@@ -13,7 +13,12 @@ import type { ProviderTransaction, TransactionPages } from './provider.js';
  * twice. Exchanges without a ledger give their deposits and withdrawals and, where the row says
  * how, their trades market by market.
  */
-export async function* historyPages(exchange: Exchange, source: HistorySource, name: string, cursor: string | null): TransactionPages {
+export async function* historyPages(
+  exchange: Exchange,
+  source: HistorySource,
+  walk: { name: string; cursor: string | null; /** The assets held now (read only by walks that need them). */ held: () => Promise<string[]> },
+): TransactionPages {
+  const { name, cursor } = walk;
   const position = positionOf(cursor);
   const newest = new Newest(position.walk?.top ?? position.backfill?.top);
   // An unfinished walk's checkpoint is no cursor to keep once it is done.
@@ -29,8 +34,7 @@ export async function* historyPages(exchange: Exchange, source: HistorySource, n
       const seen = new Set<string>();
       for (let offset = 0; ; offset += source.pageSize) {
         const page = await exchange.fetchLedger(undefined, since, source.pageSize, { [source.param]: offset, ...(end === undefined ? {} : { end }) });
-        const fresh = page.filter((entry) => entry.id !== undefined && !seen.has(entry.id));
-        for (const entry of fresh) seen.add(entry.id as string);
+        const fresh = unseen(page, seen);
         const transactions = newest.saw(fresh.map((entry) => fromLedgerEntry(entry, name)));
         for (const tx of transactions) oldest = Math.min(oldest ?? tx.occurredAt, tx.occurredAt);
         // A short page is the last; a page with nothing new means the exchange ignored the offset
@@ -55,8 +59,7 @@ export async function* historyPages(exchange: Exchange, source: HistorySource, n
       const seen = new Set<string>();
       for (;;) {
         const page = await exchange.fetchLedger(undefined, since, source.pageSize, until === undefined ? {} : { until });
-        const fresh = page.filter((entry) => entry.id !== undefined && !seen.has(entry.id));
-        for (const entry of fresh) seen.add(entry.id as string);
+        const fresh = unseen(page, seen);
         const transactions = newest.saw(fresh.map((entry) => fromLedgerEntry(entry, name)));
         const times = page.map((entry) => entry.timestamp).filter((time): time is number => typeof time === 'number');
         const oldest = times.length === 0 ? undefined : Math.min(...times);
@@ -91,7 +94,7 @@ export async function* historyPages(exchange: Exchange, source: HistorySource, n
       }
       return cursorAfter(previous, newest.value);
     case 'transfers':
-      return yield* transfersAndTrades(exchange, source, name, position, newest);
+      return yield* transfersAndTrades(exchange, source, { name, position, newest, held: walk.held });
   }
 }
 
@@ -103,13 +106,17 @@ type TransferPaging = NonNullable<Extract<HistorySource, { kind: 'transfers' }>[
  * a checkpoint (`walk`: what is still to read), so a first walk — 40 ranges and hundreds of markets
  * on Binance, at its pace — goes on across jobs.
  */
-async function* transfersAndTrades(exchange: Exchange, source: Extract<HistorySource, { kind: 'transfers' }>, name: string, position: HistoryPosition, newest: Newest): TransactionPages {
+async function* transfersAndTrades(
+  exchange: Exchange,
+  source: Extract<HistorySource, { kind: 'transfers' }>,
+  { name, position, newest, held }: { name: string; position: HistoryPosition; newest: Newest; held: () => Promise<string[]> },
+): TransactionPages {
   const assets = new Set(position.assets);
   const trades = { ...position.trades };
   const checked = new Set(position.walk?.checked);
+  const known = () => (source.trades ? { assets: [...assets].sort(), trades } : {});
   const checkpoint = (walk: Omit<NonNullable<HistoryPosition['walk']>, 'checked' | 'top'>) =>
     JSON.stringify({ ...(position.since === undefined ? {} : { since: position.since }), ...known(), walk: { ...walk, checked: [...checked].sort(), top: newest.value } });
-  const known = () => (source.trades ? { assets: [...assets].sort(), trades } : {});
   // Only transfers move the cursor's time: a deposit still pending must be read again until it
   // completes, however many trades come after it.
   const seen = (transactions: ProviderTransaction[], moving: 'transfers' | 'trades') => {
@@ -131,22 +138,19 @@ async function* transfersAndTrades(exchange: Exchange, source: Extract<HistorySo
   }
   // The transfers are done: the checkpoints below say so by carrying no `transfersFrom`.
 
-  if (source.trades) {
+  const paging = source.trades;
+  if (paging) {
     // Every trade spends an asset the account had: held now, held at an earlier refresh, moved
     // in or out, or got by another trade. So the markets of those assets, widened by each trade
     // found until nothing new turns up, hold every trade, without asking about all of them.
-    const balance = await exchange.fetchBalance();
-    for (const [asset, total] of Object.entries((balance.total ?? {}) as unknown as Record<string, unknown>)) {
-      if (decimalOrNull(total) !== null && decimalOrNull(total) !== '0') assets.add(asset);
-    }
+    for (const asset of await held()) assets.add(asset);
+    // A trade's place in its market's order: its id, or its time (ms).
+    const placeOf = (trade: Trade) => (paging.by === 'id' ? (trade.id !== undefined && /^\d+$/.test(trade.id) ? BigInt(trade.id) : undefined) : trade.timestamp === undefined ? undefined : BigInt(trade.timestamp));
     const spot = Object.values(exchange.markets as Record<string, MarketInterface>).filter((m) => m.spot && m.id !== undefined);
     for (;;) {
       const due = spot.filter((m) => !checked.has(m.symbol) && (assets.has(m.base) || assets.has(m.quote))).sort((a, b) => a.symbol.localeCompare(b.symbol));
       if (due.length === 0) break;
       for (const market of due) {
-        const paging = source.trades;
-        // A trade's place in its market's order: its id, or its time (ms).
-        const placeOf = (trade: Trade) => (paging.by === 'id' ? (trade.id !== undefined && /^\d+$/.test(trade.id) ? BigInt(trade.id) : undefined) : trade.timestamp === undefined ? undefined : BigInt(trade.timestamp));
         for (;;) {
           const last = trades[market.symbol];
           const from = last === undefined ? 0n : BigInt(last) + 1n;
@@ -186,6 +190,7 @@ async function* transferPages(exchange: Exchange, name: string, since: number | 
     for (;;) {
       const params = !paging ? {} : { [paging.param]: paging.by === 'offset' ? offset : from };
       const page = await list(undefined, since, paging?.pageSize, params);
+      // A transfer without an id is kept: fromTransfer refuses it, failing the refresh.
       const fresh = page.filter((t) => t.id === undefined || !seen.has(t.id));
       for (const t of fresh) if (t.id !== undefined) seen.add(t.id);
       yield fresh.map((t) => fromTransfer(t, name));
@@ -207,6 +212,13 @@ async function* transferPages(exchange: Exchange, name: string, since: number | 
  */
 export function walletsOf(exchange: Exchange) {
   return exchange.fetchAccounts({ paginate: true, paginationCalls: 100 });
+}
+
+/** The ledger entries of a page not seen before in this walk (now seen); an entry without an id is left out. */
+function unseen<T extends { id?: string | undefined }>(page: T[], seen: Set<string>): T[] {
+  const fresh = page.filter((record) => record.id !== undefined && !seen.has(record.id));
+  for (const record of fresh) seen.add(record.id as string);
+  return fresh;
 }
 
 /** The newest time (seconds) of the transactions a walk read, from where an earlier run left it. */

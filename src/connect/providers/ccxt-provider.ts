@@ -109,9 +109,7 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
       await exchange.fetchBalance();
       if (row.keyPermissions && credentials.token === undefined) {
         const check = row.keyPermissions;
-        const method = (exchange as unknown as Record<string, (params?: object) => Promise<unknown>>)[check.method];
-        if (typeof method !== 'function') throw new Error(`ccxt ${row.id} has no ${check.method}`);
-        const powers = check.read(await method.call(exchange, {}));
+        const powers = check.read(await apiMethod(exchange, check.method)({}));
         if (powers.canTrade || powers.canWithdraw) {
           const what = powers.canTrade && powers.canWithdraw ? 'trade and withdraw' : powers.canTrade ? 'trade' : 'withdraw or transfer funds';
           return {
@@ -181,7 +179,9 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
       let exchange: Exchange | undefined;
       try {
         exchange = instance(ccxt, credentialsOf(connection));
-        const pages = historyPages(await withMarkets(exchange), row.history, row.name, options.cursor);
+        const ready = await withMarkets(exchange);
+        const held = async () => (options.balances ?? (await allBalances(ready))).map((b) => b.asset);
+        const pages = historyPages(ready, row.history, { name: row.name, cursor: options.cursor, held });
         try {
           for (;;) {
             const next = await pages.next();
@@ -236,17 +236,23 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
 
   /** The addresses the wallets of these assets already have, listed (one call per wallet). */
   async function listedAddresses(exchange: Exchange, method: string, assets: string[]): Promise<ProviderAddress[]> {
-    const list = (exchange as unknown as Record<string, (params: object) => Promise<{ data?: unknown[] }>>)[method];
-    if (typeof list !== 'function') throw new Error(`ccxt ${row.id} has no ${method}`);
+    const list = apiMethod(exchange, method) as (params: object) => Promise<{ data?: unknown[] }>;
     const wanted = new Set(assets);
     const addresses: ProviderAddress[] = [];
     for (const wallet of await walletsOf(exchange)) {
       if (!wallet.code || !wanted.has(wallet.code)) continue;
-      const answer = await list.call(exchange, { account_id: wallet.id, limit: 100 });
+      const answer = await list({ account_id: wallet.id, limit: 100 });
       for (const item of answer.data ?? []) addresses.push(...depositAddress(exchange.parseDepositAddress(item), wallet.code));
     }
     return addresses;
   }
+}
+
+/** One of ccxt's methods for the exchange's own API, by name (`privatePostV1Roles`, …), bound to it. */
+function apiMethod(exchange: Exchange, name: string): (params: object) => Promise<unknown> {
+  const method = (exchange as unknown as Record<string, unknown>)[name];
+  if (typeof method !== 'function') throw new Error(`ccxt ${exchange.id} has no ${name}`);
+  return (method as (params: object) => Promise<unknown>).bind(exchange);
 }
 
 /** Pasted keys carry stray spaces and line breaks; a PEM key keeps its inner line breaks. */
