@@ -1,7 +1,16 @@
-import type { Exchange, MarketInterface, Trade } from 'ccxt';
+import type { Exchange, LedgerEntry, MarketInterface, Trade } from 'ccxt';
+import { apiMethod, walletsOf } from './ccxt-api.js';
 import { fromLedgerEntry, fromTrade, fromTransfer } from './ccxt-records.js';
-import type { HistorySource } from './exchanges.js';
+import { isBooks, type Book, type HistorySource } from './exchanges.js';
 import type { ProviderTransaction, TransactionPages } from './provider.js';
+
+/** What a history walk knows of the account: the exchange's name, the stored cursor, the assets held. */
+interface Walk {
+  name: string;
+  cursor: string | null;
+  /** The assets held now (read only by walks that need them). */
+  held: () => Promise<string[]>;
+}
 
 /**
  * An exchange's history as our transactions, page by page, from the stored cursor; returns the
@@ -11,13 +20,50 @@ import type { ProviderTransaction, TransactionPages } from './provider.js';
  * balance change, one entry per asset leg (a trade is two entries, its fee is in them), with the
  * exchange's own id. Reading trades, deposits and withdrawals as well would count the same movement
  * twice. Exchanges without a ledger give their deposits and withdrawals and, where the row says
- * how, their trades market by market.
+ * how, their trades market by market. Where the exchange keeps several books, each book's ledger
+ * is walked in turn.
  */
-export async function* historyPages(
-  exchange: Exchange,
-  source: HistorySource,
-  walk: { name: string; cursor: string | null; /** The assets held now (read only by walks that need them). */ held: () => Promise<string[]> },
-): TransactionPages {
+export async function* historyPages(exchange: Exchange, history: HistorySource | readonly Book[], walk: Walk): TransactionPages {
+  if (!isBooks(history)) return yield* sourcePages(exchange, history, walk);
+  // One cursor per book (`{"books": {name: cursor}}`). A checkpoint also names the book being
+  // walked (`at`): the books before it are done (their cursors are where the next refresh reads
+  // from) and a walk resumed there starts with it.
+  const { cursors, at } = booksOf(walk.cursor);
+  const checkpoint = (book: string, cursor: string | null) => JSON.stringify({ books: { ...cursors, [book]: cursor }, at: book });
+  const start = Math.max(0, history.findIndex((book) => book.name === at));
+  for (const [index, book] of history.entries()) {
+    if (index < start) continue;
+    const pages = sourcePages(exchange, book.history, { ...walk, cursor: cursors[book.name] ?? null }, book);
+    for (;;) {
+      const next = await pages.next();
+      if (next.done) {
+        cursors[book.name] = next.value;
+        break;
+      }
+      yield { transactions: next.value.transactions, ...(next.value.checkpoint === undefined ? {} : { checkpoint: checkpoint(book.name, next.value.checkpoint) }) };
+    }
+    // A book done is a place to resume from: a refresh out of time goes on with the next one.
+    const following = history[index + 1];
+    if (following) yield { transactions: [], checkpoint: checkpoint(following.name, cursors[following.name] ?? null) };
+  }
+  return JSON.stringify({ books: cursors });
+}
+
+/** The books' cursors in a stored cursor (none: each book from the beginning), and the book a checkpoint was taken in. */
+function booksOf(cursor: string | null): { cursors: Record<string, string | null>; at?: string } {
+  try {
+    const parsed = JSON.parse(cursor ?? 'null') as { books?: unknown; at?: unknown } | null;
+    const books = parsed?.books;
+    if (typeof books !== 'object' || books === null) return { cursors: {} };
+    const cursors = Object.fromEntries(Object.entries(books).filter((entry): entry is [string, string | null] => typeof entry[1] === 'string' || entry[1] === null));
+    return { cursors, ...(typeof parsed?.at === 'string' ? { at: parsed.at } : {}) };
+  } catch {
+    return { cursors: {} };
+  }
+}
+
+/** One walk of the history (one book's, where there are several). */
+async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Walk, book?: Book): TransactionPages {
   const { name, cursor } = walk;
   const position = positionOf(cursor);
   const newest = new Newest(position.walk?.top ?? position.backfill?.top);
@@ -35,7 +81,7 @@ export async function* historyPages(
       for (let offset = 0; ; offset += source.pageSize) {
         const page = await exchange.fetchLedger(undefined, since, source.pageSize, { [source.param]: offset, ...(end === undefined ? {} : { end }) });
         const fresh = unseen(page, seen);
-        const transactions = newest.saw(fresh.map((entry) => fromLedgerEntry(entry, name)));
+        const transactions = newest.saw(fresh.map((entry) => fromLedgerEntry(entry, name, book)));
         for (const tx of transactions) oldest = Math.min(oldest ?? tx.occurredAt, tx.occurredAt);
         // A short page is the last; a page with nothing new means the exchange ignored the offset
         // (walking on would loop forever). The last page needs no checkpoint: the walk ends with it.
@@ -60,7 +106,7 @@ export async function* historyPages(
       for (;;) {
         const page = await exchange.fetchLedger(undefined, since, source.pageSize, until === undefined ? {} : { until });
         const fresh = unseen(page, seen);
-        const transactions = newest.saw(fresh.map((entry) => fromLedgerEntry(entry, name)));
+        const transactions = newest.saw(fresh.map((entry) => fromLedgerEntry(entry, name, book)));
         const times = page.map((entry) => entry.timestamp).filter((time): time is number => typeof time === 'number');
         const oldest = times.length === 0 ? undefined : Math.min(...times);
         // The last page: an empty one; one reaching back to `since`; or a short one holding only
@@ -80,6 +126,37 @@ export async function* historyPages(
         if (last) return cursorAfter(previous, newest.value);
       }
     }
+    case 'ledger-before-id': {
+      // Newest to oldest, each page the entries before the oldest id read: the exchange's own
+      // paging, with no time boundary for entries of one millisecond to straddle.
+      const list = apiMethod(exchange, source.method);
+      const { since } = position;
+      let after = position.backfill?.after;
+      const seen = new Set<string>();
+      for (;;) {
+        const answer = (await list({ ...source.params, limit: String(source.pageSize), ...(after === undefined ? {} : { [source.param]: after }) })) as { data?: unknown };
+        if (!Array.isArray(answer?.data)) throw new TypeError(`${name}'s ledger answer has no data list`);
+        const page = exchange.parseLedger(answer.data) as LedgerEntry[];
+        // Entries from before `since` (read by an earlier refresh) are left out of an incremental walk.
+        const fresh = unseen(page, seen).filter((entry) => since === undefined || (entry.timestamp ?? 0) >= since);
+        const transactions = newest.saw(fresh.map((entry) => fromLedgerEntry(entry, name, book)));
+        const ids = page.map((entry) => (entry.id !== undefined && /^\d+$/.test(entry.id) ? BigInt(entry.id) : undefined));
+        if (ids.includes(undefined)) throw new TypeError(`${name}'s ledger entry has no numeric id`);
+        const oldestId = ids.length === 0 ? undefined : (ids as bigint[]).reduce((a, b) => (b < a ? b : a));
+        const oldestTime = Math.min(...page.map((entry) => entry.timestamp ?? Infinity));
+        // A short page is the last; so is one reaching back to `since`.
+        const last = oldestId === undefined || page.length < source.pageSize || (since !== undefined && oldestTime <= since);
+        if (!last) {
+          // Ids only go down: a page not below the last asked-for id means the exchange ignored it.
+          if (after !== undefined && oldestId >= BigInt(after)) throw new Error(`${name}'s ledger did not page back past entry ${after}`);
+          after = oldestId.toString();
+        }
+        const top = newest.value;
+        const resumable = !last && since === undefined && top !== undefined;
+        yield { transactions, ...(resumable ? { checkpoint: JSON.stringify({ backfill: { after, top } }) } : {}) };
+        if (last) return cursorAfter(previous, newest.value);
+      }
+    }
     case 'ledger-per-account':
       for (const account of await walletsOf(exchange)) {
         // Page by page, newest first. ccxt hands the next page's cursor over on the last entry
@@ -89,7 +166,7 @@ export async function* historyPages(
           const entries = await exchange.fetchLedger(account.code, position.since, source.pageSize, { account_id: account.id, ...(after === undefined ? {} : { [source.param]: after }) });
           const next: unknown = entries.at(-1)?.info?.[`next_${source.param}`];
           after = typeof next === 'string' && next !== '' && next !== after ? next : undefined;
-          yield { transactions: newest.saw(entries.map((entry) => fromLedgerEntry(entry, name))) };
+          yield { transactions: newest.saw(entries.map((entry) => fromLedgerEntry(entry, name, book))) };
         } while (after !== undefined);
       }
       return cursorAfter(previous, newest.value);
@@ -206,14 +283,6 @@ async function* transferPages(exchange: Exchange, name: string, since: number | 
   }
 }
 
-/**
- * Every wallet of the account (Coinbase: one per currency), through ccxt's pagination. ccxt stops
- * that after ten calls unless told otherwise: 100 calls are 25,000 Coinbase wallets.
- */
-export function walletsOf(exchange: Exchange) {
-  return exchange.fetchAccounts({ paginate: true, paginationCalls: 100 });
-}
-
 /** The ledger entries of a page not seen before in this walk (now seen); an entry without an id is left out. */
 function unseen<T extends { id?: string | undefined }>(page: T[], seen: Set<string>): T[] {
   const fresh = page.filter((record) => record.id !== undefined && !seen.has(record.id));
@@ -250,8 +319,8 @@ function cursorAfter(previous: string | null, newestSeconds: number | undefined)
  * Where a stored cursor says to read:
  * - `since` (ms): from then on, after a complete walk;
  * - `backfill`: the rest of an unfinished ledger walk, newest to oldest: entries up to `end`
- *   (seconds, inclusive: offset-paged ledgers) or up to `until` (ms, inclusive: ledgers paged back
- *   by time); `top` the newest time it read;
+ *   (seconds, inclusive: offset-paged ledgers), up to `until` (ms, inclusive: ledgers paged back
+ *   by time) or before the entry `after` (ledgers paged back by id); `top` the newest time it read;
  * - `trades` (per market symbol, the id or time of the last trade read) and `assets` (every asset the
  *   account is known to have had): for exchanges whose trades are read market by market;
  * - `walk`: the rest of an unfinished transfers-and-trades walk (ranges from `transfersFrom`, ms,
@@ -260,7 +329,7 @@ function cursorAfter(previous: string | null, newestSeconds: number | undefined)
  */
 export interface HistoryPosition {
   since?: number;
-  backfill?: { end?: number; until?: number; top: number };
+  backfill?: { end?: number; until?: number; after?: string; top: number };
   trades?: Record<string, string>;
   assets?: string[];
   walk?: { transfersFrom?: number; checked: string[]; top?: number };
@@ -286,10 +355,11 @@ export function positionOf(cursor: string | null): HistoryPosition {
   if (typeof parsed !== 'object' || parsed === null) return {};
   const position: HistoryPosition = {};
   if (whole(parsed.since)) position.since = parsed.since;
-  const backfill = parsed.backfill as { end?: unknown; until?: unknown; top?: unknown } | undefined;
+  const backfill = parsed.backfill as { end?: unknown; until?: unknown; after?: unknown; top?: unknown } | undefined;
   if (position.since === undefined && whole(backfill?.top)) {
     if (whole(backfill.end)) position.backfill = { end: backfill.end, top: backfill.top };
     else if (whole(backfill.until)) position.backfill = { until: backfill.until, top: backfill.top };
+    else if (typeof backfill.after === 'string' && /^\d+$/.test(backfill.after)) position.backfill = { after: backfill.after, top: backfill.top };
   }
   const trades = tradeIds(parsed.trades);
   if (trades) position.trades = trades;

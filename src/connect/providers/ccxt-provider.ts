@@ -1,10 +1,11 @@
 import type { Exchange } from 'ccxt';
 import { connectFailure, refreshFailure, type Ccxt } from './ccxt-errors.js';
-import { historyPages, walletsOf } from './ccxt-history.js';
+import { apiMethod, walletsOf } from './ccxt-api.js';
+import { historyPages } from './ccxt-history.js';
 import { decimalOrNull } from './ccxt-records.js';
 import { addDecimals } from '../amounts.js';
 import type { OAuthServer, OAuthTokens } from '../oauth/oauth-client.js';
-import type { CcxtCredential, ExchangeRow } from './exchanges.js';
+import { isBooks, type CcxtCredential, type ExchangeRow } from './exchanges.js';
 import type { ConnectOutcome, CredentialField, Provider, ProviderAddress, ProviderBalance, TransactionPages } from './provider.js';
 
 /**
@@ -126,15 +127,22 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
     return undefined;
   }
 
-  /** Every balance: every page of them where the exchange pages them (the row's `balancePages`). */
+  /**
+   * Every balance: every page of them where the exchange pages them (the row's `balancePages`), of
+   * every book where it keeps several (added together).
+   */
   async function allBalances(exchange: Exchange): Promise<ProviderBalance[]> {
-    let answer = await exchange.fetchBalance();
-    const pages = [balancesOf(answer)];
-    const asked = new Set<string>();
-    for (let next = row.balancePages?.next(answer.info); next !== undefined && !asked.has(next); next = row.balancePages?.next(answer.info)) {
-      asked.add(next);
-      answer = await exchange.fetchBalance({ [(row.balancePages as { param: string }).param]: next });
+    const books = isBooks(row.history) ? row.history.map((book) => book.balances) : [{}];
+    const pages: ProviderBalance[][] = [];
+    for (const params of books) {
+      let answer = await exchange.fetchBalance(params);
       pages.push(balancesOf(answer));
+      const asked = new Set<string>();
+      for (let next = row.balancePages?.next(answer.info); next !== undefined && !asked.has(next); next = row.balancePages?.next(answer.info)) {
+        asked.add(next);
+        answer = await exchange.fetchBalance({ ...params, [(row.balancePages as { param: string }).param]: next });
+        pages.push(balancesOf(answer));
+      }
     }
     return pages.length === 1 ? (pages[0] as ProviderBalance[]) : sumByAsset(pages.flat());
   }
@@ -207,9 +215,9 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
       }),
   };
 
-  /** A deposit address as ccxt parsed it, for one asset. */
-  function depositAddress(found: { address?: string | undefined; network?: string | undefined; tag?: string | undefined }, asset: string): ProviderAddress[] {
-    if (!found.address) return [];
+  /** A deposit address as ccxt parsed it, for one asset (none where the exchange listed none: OKX, for an asset never deposited). */
+  function depositAddress(found: { address?: string | undefined; network?: string | undefined; tag?: string | undefined } | undefined, asset: string): ProviderAddress[] {
+    if (!found?.address) return [];
     const label = `${row.name} ${asset} deposit${found.tag ? ` (memo/tag: ${found.tag})` : ''}`;
     return [{ address: found.address, asset, network: found.network ?? asset, kind: 'deposit', label }];
   }
@@ -246,13 +254,6 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
     }
     return addresses;
   }
-}
-
-/** One of ccxt's methods for the exchange's own API, by name (`privatePostV1Roles`, …), bound to it. */
-function apiMethod(exchange: Exchange, name: string): (params: object) => Promise<unknown> {
-  const method = (exchange as unknown as Record<string, unknown>)[name];
-  if (typeof method !== 'function') throw new Error(`ccxt ${exchange.id} has no ${name}`);
-  return (method as (params: object) => Promise<unknown>).bind(exchange);
 }
 
 /** Pasted keys carry stray spaces and line breaks; a PEM key keeps its inner line breaks. */

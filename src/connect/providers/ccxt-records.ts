@@ -1,5 +1,6 @@
 import type { LedgerEntry, Trade, Transaction } from 'ccxt';
-import { canonicalDecimal } from '../amounts.js';
+import { addDecimals, canonicalDecimal } from '../amounts.js';
+import type { Book } from './exchanges.js';
 import type { ProviderTransaction } from './provider.js';
 
 /**
@@ -54,21 +55,32 @@ function ledgerType(entry: LedgerEntry, signed: string): ProviderTransaction['ty
   }
 }
 
-export function fromLedgerEntry(entry: LedgerEntry, name: string): ProviderTransaction {
-  // ccxt gives the amount unsigned with a direction.
+/**
+ * A ledger entry as our transaction. From one of several books (see Book), its reference and
+ * description name the book, and the book's own entry types replace ccxt's reading of them.
+ */
+export function fromLedgerEntry(entry: LedgerEntry, name: string, book?: Book): ProviderTransaction {
+  // ccxt gives a direction, with the amount unsigned (Kraken) or already signed (OKX's balChg):
+  // the direction decides the sign.
   const amount = required(decimalOrNull(entry.amount), 'ledger amount');
-  const signed = entry.direction === 'out' ? negate(amount) : amount;
+  const size = amount.replace(/^-/, '');
   const rawType = typeof entry.info?.type === 'string' ? entry.info.type : entry.type;
+  const known = book?.types && rawType !== undefined ? book.types[rawType] : undefined;
+  const fee = feeOf(entry.fee);
+  let signed = entry.direction === 'out' ? negate(size) : entry.direction === 'in' ? size : amount;
+  // An amount the fee was already taken off (OKX's balChg) is given back its fee: our amount is
+  // the movement before the fee, so that amount less fee is the balance change.
+  if (book?.feeIncluded && fee.fee !== null && fee.feeAsset === entry.currency) signed = addDecimals(signed, fee.fee);
   return {
-    ref: `ledger:${required(entry.id, 'ledger id')}`,
-    type: ledgerType(entry, signed),
+    ref: `ledger:${book ? `${book.name}:` : ''}${required(entry.id, 'ledger id')}`,
+    type: known?.type ?? (book?.types ? 'transfer' : ledgerType(entry, signed)),
     asset: required(entry.currency, 'ledger currency'),
     amount: signed,
-    ...feeOf(entry.fee),
+    ...fee,
     occurredAt: seconds(entry.timestamp, 'ledger time'),
     status: statusOf(entry.status),
     txHash: null,
-    description: `${name} ledger: ${rawType ?? 'entry'}${entry.referenceId ? ` (${entry.referenceId})` : ''}`,
+    description: `${name} ${book ? `${book.name} ` : ''}ledger: ${known?.label ?? rawType ?? 'entry'}${entry.referenceId ? ` (${entry.referenceId})` : ''}`,
   };
 }
 

@@ -1,6 +1,6 @@
 import ccxt from 'ccxt';
 import { describe, expect, it } from 'vitest';
-import { EXCHANGES } from './exchanges.js';
+import { EXCHANGES, isBooks } from './exchanges.js';
 import {
   binanceKeyPermissions,
   bitfinexKeyPermissions,
@@ -28,8 +28,11 @@ describe('the exchange table', () => {
   it.each(EXCHANGES.map((row) => [row.id, row] as const))('%s: its key permission method and history calls exist in ccxt', (id, row) => {
     const exchange = new (exchangeClass(id))();
     if (row.keyPermissions) expect(exchange[row.keyPermissions.method]).toBeTypeOf('function');
-    if (row.history.kind !== 'transfers') expect(exchange.has.fetchLedger).toBe(true);
-    else expect((exchange.has.fetchDeposits && exchange.has.fetchWithdrawals) || exchange.has.fetchDepositsWithdrawals).toBe(true);
+    for (const source of isBooks(row.history) ? row.history.map((book) => book.history) : [row.history]) {
+      if (source.kind === 'ledger-before-id') expect(exchange[source.method]).toBeTypeOf('function');
+      else if (source.kind !== 'transfers') expect(exchange.has.fetchLedger).toBe(true);
+      else expect((exchange.has.fetchDeposits && exchange.has.fetchWithdrawals) || exchange.has.fetchDepositsWithdrawals).toBe(true);
+    }
     expect(row.steps.length).toBeGreaterThanOrEqual(2);
     // Where the API cannot tell us, the steps say so to the person.
     if (!row.keyPermissions) expect(row.steps.join(' ')).toContain('does not let us check');

@@ -1,5 +1,5 @@
 import type { OAuthServer } from '../oauth/oauth-client.js';
-import type { CredentialField } from './provider.js';
+import type { CredentialField, ProviderTransaction } from './provider.js';
 import {
   binanceKeyPermissions,
   bitfinexKeyPermissions,
@@ -18,6 +18,10 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  * - `ledger-offset`: the ledger, page by page with an offset parameter (the exchange's fixed page size).
  * - `ledger-until`: the ledger, newest to oldest, `pageSize` entries a call, each page ending at
  *   the oldest time read (ccxt's unified `until`, which it maps to the exchange's end-time parameter).
+ * - `ledger-before-id`: the ledger, newest to oldest, through the ccxt API method `method` (the
+ *   exchange's own call, its answer's `data` parsed by ccxt as ledger entries), `pageSize` entries
+ *   a call with `params`, each page the entries before the oldest id read (`param`, exclusive): the
+ *   exchange's own paging, exact where a time boundary could split entries of one millisecond.
  * - `ledger-per-account`: one ledger per wallet (Coinbase keeps one per currency), each page by
  *   page, `pageSize` entries at most, the next page named by the cursor parameter `param` (ccxt
  *   leaves its value on the page's last entry, as `info.next_<param>`); the wallets come from
@@ -30,6 +34,7 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
 export type HistorySource =
   | { kind: 'ledger-offset'; param: string; pageSize: number }
   | { kind: 'ledger-until'; pageSize: number }
+  | { kind: 'ledger-before-id'; method: string; param: string; pageSize: number; params?: Record<string, string> }
   | { kind: 'ledger-per-account'; param: string; pageSize: number }
   | { kind: 'transfers'; window?: { days: number; earliest: number }; paging?: ListPaging<'offset' | 'time'>; trades?: ListPaging<'id' | 'time'> };
 
@@ -44,6 +49,31 @@ export interface ListPaging<By extends 'offset' | 'id' | 'time'> {
   pageSize: number;
   by: By;
 }
+
+/**
+ * One of several books an exchange keeps an account's assets in, each with its own balances and
+ * ledger (OKX: the funding account, where deposits and withdrawals land, and the trading account).
+ * The account's balances are the books' added together; its history is every book's ledger, an
+ * internal move between books being two entries that net to nothing.
+ */
+export interface Book {
+  /** Names the book in transaction references (`ledger:<name>:<id>`), descriptions and the cursor. */
+  name: string;
+  /** The ccxt fetchBalance parameters that read this book's balances. */
+  balances: Record<string, unknown>;
+  history: HistorySource;
+  /**
+   * The exchange's own entry types (`info.type`) as ours, with their words, where ccxt maps the
+   * codes of another book (OKX's funding bills: ccxt reads type 1, a deposit, as a transfer, and 2,
+   * a withdrawal, as a trade). Types not listed are transfers.
+   */
+  types?: Readonly<Record<string, { type: ProviderTransaction['type']; label: string }>>;
+  /** Its entries' amounts have the fee taken off already (OKX's `balChg`: the balance change). */
+  feeIncluded?: boolean;
+}
+
+/** Whether an exchange's history is kept in several books. */
+export const isBooks = (history: HistorySource | readonly Book[]): history is readonly Book[] => Array.isArray(history);
 
 /**
  * One supported exchange. Adding an exchange ccxt supports is a row here, not a module.
@@ -61,7 +91,8 @@ export interface ExchangeRow {
   steps: readonly string[];
   /** How a key that can trade or withdraw is told apart; absent where the exchange's API cannot tell us. */
   keyPermissions?: KeyPermissionCheck;
-  history: HistorySource;
+  /** How its history is read: one walk, or one per book where it keeps several (see Book). */
+  history: HistorySource | readonly Book[];
   /**
    * How deposit addresses are read. `lookup` (the default): ccxt's fetchDepositAddress for each
    * asset held. `wallet-list`: the addresses each held asset's wallet already has, listed with the
@@ -179,10 +210,27 @@ export const EXCHANGES: readonly ExchangeRow[] = [
       'Copy the API key, the secret key and the passphrase you chose.',
     ],
     keyPermissions: okxKeyPermissions,
-    // Trading-account bills, 100 a page. The archive keeps three months (the recent list only
-    // seven days); OKX serves nothing older.
-    history: { kind: 'ledger-until', pageSize: 100 },
-    ccxtOptions: { options: { fetchLedger: { method: 'privateGetAccountBillsArchive' } } },
+    // Two books, walked by bill id (`after`: the bills before it), 100 a call: the trading
+    // account's bills (the archive keeps three months; OKX serves nothing older) and the funding
+    // account's (every bill since February 2021, `pagingType` 2: paged by bill id).
+    history: [
+      { name: 'trading', balances: { type: 'trading' }, history: { kind: 'ledger-before-id', method: 'privateGetAccountBillsArchive', param: 'after', pageSize: 100 }, feeIncluded: true },
+      {
+        name: 'funding',
+        balances: { type: 'funding' },
+        history: { kind: 'ledger-before-id', method: 'privateGetAssetBillsHistory', param: 'after', pageSize: 100, params: { pagingType: '2' } },
+        types: {
+          '1': { type: 'deposit', label: 'deposit' },
+          '2': { type: 'withdrawal', label: 'withdrawal' },
+          '13': { type: 'transfer', label: 'canceled withdrawal' },
+          '130': { type: 'transfer', label: 'from the trading account' },
+          '131': { type: 'transfer', label: 'to the trading account' },
+        },
+      },
+    ],
+    // Spot markets only: derivatives are four more calls on every market load, and no balance
+    // or bill needs them.
+    ccxtOptions: { options: { fetchMarkets: { types: ['spot'] } } },
   },
   {
     id: 'bitfinex',

@@ -6,9 +6,9 @@ import { EXCHANGES } from './exchanges.js';
 import type { ProviderTransaction } from './provider.js';
 
 /**
- * The `ledger-until` walk (OKX, Bitfinex, KuCoin: newest to oldest, each page ending at the oldest
+ * The `ledger-until` walk (Bitfinex, KuCoin: newest to oldest, each page ending at the oldest
  * time read, through ccxt's unified `until`), proven against the one fake whose ccxt class maps
- * `until` too: Kraken's (`until` → `end`, seconds). No fake OKX, Bitfinex or KuCoin exists (see
+ * `until` too: Kraken's (`until` → `end`, seconds). No fake Bitfinex or KuCoin exists (see
  * docs/exchanges.md); this checks the walk itself — every page, each entry once, checkpoints that
  * resume, the cursor — with ccxt unmodified, through the provider interface the refresh uses.
  */

@@ -1,0 +1,159 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, type FakeResponse } from './fake-exchange-server.js';
+
+/**
+ * A local OKX REST API v5 (https://www.okx.com/docs-v5/en/), enough of it for ccxt's okx class to
+ * load spot markets and currencies, read both books' balances (trading and funding), the key's
+ * permissions, both books' bills and deposit addresses — checking every private request as OKX
+ * documents its REST authentication:
+ *
+ * - `OK-ACCESS-KEY` names a key (unknown: code 50111), `OK-ACCESS-PASSPHRASE` is the one set
+ *   with it (else 50105);
+ * - `OK-ACCESS-TIMESTAMP` is an ISO 8601 time with milliseconds, within 30 s of the server's clock
+ *   (else 50102, "Timestamp request expired");
+ * - `OK-ACCESS-SIGN` = base64(HMAC-SHA256(secret, timestamp + method + requestPath + body)), the
+ *   request path with its query string (else 50113).
+ *
+ * Bills as documented: the trading account's (`/api/v5/account/bills-archive`, three months) and
+ * the funding account's (`/api/v5/asset/bills-history`), newest first, `limit` at most 100, `after`
+ * the bills before that bill id (the funding list with `pagingType` 2; by time with 1, the
+ * default). Answers are `{"code":"0","msg":"","data":[…]}`; errors carry another code, a rate limit
+ * with HTTP 429 (50011), maintenance with HTTP 503 (50001).
+ */
+
+export interface OkxBill {
+  billId: string;
+  ccy: string;
+  /** The balance change: for a trade, the fee already taken off (`balChg` = `sz` + `fee`). */
+  balChg: string;
+  bal: string;
+  type: string;
+  ts: number;
+  /** Trading bills: the fee (negative: charged), the order and the instrument. */
+  fee?: string;
+  ordId?: string;
+  instId?: string;
+  sz?: string;
+}
+
+export interface OkxAccount {
+  key: string;
+  secret: string;
+  passphrase: string;
+  /** `perm` of GET /api/v5/account/config: `read_only`, `trade`, `withdraw`, comma-separated. */
+  perm: string;
+  trading: { ccy: string; eq: string; availEq: string }[];
+  funding: { ccy: string; bal: string; availBal: string }[];
+  tradingBills: OkxBill[];
+  fundingBills: OkxBill[];
+  /** Deposit addresses by currency (OKX lists one per chain). */
+  addresses: Record<string, { chain: string; addr: string }[]>;
+}
+
+export interface FakeOkx extends FakeExchangeServer {
+  addAccount(options?: Partial<Omit<OkxAccount, 'key' | 'secret' | 'passphrase'>>): OkxAccount;
+}
+
+/** The spot instruments the fake lists. */
+export const OKX_MARKETS: readonly string[] = ['BTC-USDT', 'ETH-USDT', 'ETH-BTC'];
+
+/** The currencies the fake lists, each on its chains (GET /api/v5/asset/currencies). */
+const CURRENCIES: Record<string, string[]> = { BTC: ['BTC-Bitcoin'], ETH: ['ETH-ERC20'], USDT: ['USDT-TRC20', 'USDT-ERC20'] };
+
+const ok = (data: unknown[]): FakeResponse => ({ status: 200, body: { code: '0', msg: '', data } });
+const failure = (status: number, code: string, msg: string): FakeResponse => ({ status, body: { code, msg, data: [] } });
+
+/** OKX's `OK-ACCESS-SIGN`, computed from its documented definition. */
+export function okxSignature(secret: string, prehash: string): string {
+  return createHmac('sha256', secret).update(prehash).digest('base64');
+}
+
+/** The newest `limit` bills before the bill `after` (by id; by time where `byTime`), newest first. */
+function billsPage(bills: readonly OkxBill[], query: URLSearchParams, byTime: boolean): FakeResponse {
+  const limit = Number(query.get('limit') ?? '100');
+  const after = query.get('after');
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100 || (after !== null && !/^\d+$/.test(after))) return failure(400, '51000', 'Parameter limit or after error');
+  const sorted = [...bills].sort((a, b) => (BigInt(b.billId) > BigInt(a.billId) ? 1 : -1));
+  const older = after === null ? sorted : sorted.filter((bill) => (byTime ? bill.ts < Number(after) : BigInt(bill.billId) < BigInt(after)));
+  return ok(older.slice(0, limit).map((bill) => ({ ...bill, ts: String(bill.ts), fee: bill.fee ?? '0', ordId: bill.ordId ?? '', instId: bill.instId ?? '', sz: bill.sz ?? bill.balChg.replace(/^-/, ''), subType: '', notes: '' })));
+}
+
+export async function startFakeOkx(): Promise<FakeOkx> {
+  const accounts = new Map<string, OkxAccount>();
+
+  function authenticate(request: FakeRequest): OkxAccount | FakeResponse {
+    const account = accounts.get(String(request.headers['ok-access-key'] ?? ''));
+    if (!account) return failure(401, '50111', 'Invalid OK-ACCESS-KEY');
+    if (request.headers['ok-access-passphrase'] !== account.passphrase) return failure(401, '50105', 'Your OK-ACCESS-PASSPHRASE is incorrect');
+    const timestamp = String(request.headers['ok-access-timestamp'] ?? '');
+    const at = Date.parse(timestamp);
+    if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(timestamp) || Number.isNaN(at)) return failure(401, '50112', 'Invalid OK-ACCESS-TIMESTAMP');
+    if (Math.abs(at - Date.now()) > 30_000) return failure(401, '50102', 'Timestamp request expired');
+    const prehash = `${timestamp}${request.method}${request.path}${request.rawQuery === '' ? '' : `?${request.rawQuery}`}${request.body}`;
+    const expected = Buffer.from(okxSignature(account.secret, prehash));
+    const given = Buffer.from(String(request.headers['ok-access-sign'] ?? ''));
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return failure(401, '50113', 'Invalid Sign');
+    return account;
+  }
+
+  function privateCall(request: FakeRequest, account: OkxAccount): FakeResponse {
+    switch (request.path) {
+      case '/api/v5/account/config':
+        return ok([{ uid: '44705892343619584', acctLv: '1', perm: account.perm, posMode: 'net_mode', level: 'Lv1' }]);
+      case '/api/v5/asset/currencies':
+        return ok(
+          Object.entries(CURRENCIES).flatMap(([ccy, chains]) =>
+            chains.map((chain, i) => ({ ccy, chain, name: ccy, canDep: true, canWd: true, canInternal: true, mainNet: i === 0, minFee: '0.0001', maxFee: '0.001', fee: '0.0005', minWd: '0.001', maxWd: '100', wdTickSz: '8', minDep: '0.00001' })),
+          ),
+        );
+      case '/api/v5/account/balance':
+        return ok([{ totalEq: '0', uTime: String(Date.now()), details: account.trading.map((b) => ({ ccy: b.ccy, eq: b.eq, availEq: b.availEq, cashBal: b.eq, frozenBal: '0', uTime: String(Date.now()) })) }]);
+      case '/api/v5/asset/balances':
+        return ok(account.funding.map((b) => ({ ccy: b.ccy, bal: b.bal, availBal: b.availBal, frozenBal: '0' })));
+      case '/api/v5/account/bills-archive':
+        return billsPage(account.tradingBills, request.query, false);
+      case '/api/v5/asset/bills-history':
+        return billsPage(account.fundingBills, request.query, request.query.get('pagingType') !== '2');
+      case '/api/v5/asset/deposit-address': {
+        const ccy = request.query.get('ccy') ?? '';
+        if (!(ccy in CURRENCIES)) return failure(400, '51001', 'Instrument ID or currency does not exist');
+        return ok((account.addresses[ccy] ?? []).map((a) => ({ ccy, chain: a.chain, addr: a.addr, to: '6', selected: true, ctAddr: '' })));
+      }
+      default:
+        return failure(404, '50050', `no endpoint ${request.path} in this fake`);
+    }
+  }
+
+  const server = await startFakeExchangeServer((request) => {
+    if (request.path === '/api/v5/public/instruments') {
+      if (request.query.get('instType') !== 'SPOT') return ok([]);
+      return ok(
+        OKX_MARKETS.map((instId) => {
+          const [baseCcy, quoteCcy] = instId.split('-');
+          return { instId, instType: 'SPOT', baseCcy, quoteCcy, state: 'live', tickSz: '0.1', lotSz: '0.00000001', minSz: '0.00001', listTime: '1548133413000', category: '1', ctVal: '', ctMult: '', ctValCcy: '', settleCcy: '', uly: '', lever: '' };
+        }),
+      );
+    }
+    const authenticated = authenticate(request);
+    return 'key' in authenticated ? privateCall(request, authenticated) : authenticated;
+  });
+
+  return Object.assign(server, {
+    addAccount(options: Partial<Omit<OkxAccount, 'key' | 'secret' | 'passphrase'>> = {}): OkxAccount {
+      const account: OkxAccount = {
+        key: randomBytes(16).toString('hex'),
+        secret: randomBytes(16).toString('hex').toUpperCase(),
+        passphrase: `Pass-${randomBytes(4).toString('hex')}`,
+        perm: 'read_only',
+        trading: [],
+        funding: [],
+        tradingBills: [],
+        fundingBills: [],
+        addresses: {},
+        ...options,
+      };
+      accounts.set(account.key, account);
+      return account;
+    },
+  });
+}
