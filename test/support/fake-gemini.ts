@@ -15,7 +15,8 @@ import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, typ
  * Lists as documented: `mytrades` (symbol required; `limit_trades` default 50, at most 500) and
  * `transfers` (`limit_transfers` default 10, at most 50) answer the oldest items from `timestamp`
  * on (inclusive; ms or s), sorted newest first; the walk is "the highest timestamp + 1, until an
- * empty list". Errors are `{"result":"error","reason":…,"message":…}`; maintenance is HTTP 503
+ * empty list". `addresses/:network` lists the account's deposit addresses on one network (Gemini's
+ * network names: `bitcoin`, `ethereum`, …). Errors are `{"result":"error","reason":…,"message":…}`; maintenance is HTTP 503
  * `Maintenance`, a rate limit HTTP 429 `RateLimited`.
  */
 
@@ -50,6 +51,8 @@ export interface GeminiAccount {
   roles: { isAuditor: boolean; isFundManager: boolean; isTrader: boolean };
   trades: GeminiTrade[];
   transfers: GeminiTransfer[];
+  /** Deposit addresses by Gemini network name. */
+  addresses: Record<string, { address: string; timestamp: number; label?: string }[]>;
 }
 
 export interface FakeGemini extends FakeExchangeServer {
@@ -145,8 +148,12 @@ export async function startFakeGemini(): Promise<FakeGemini> {
         if (!Number.isSafeInteger(limit) || limit < 1 || limit > 50 || Number.isNaN(from)) return error(400, 'InvalidTimestampInPayload', 'bad limit_transfers or timestamp');
         return ok(listFrom(account.transfers, from, limit).map((t) => ({ method: 'Blockchain', ...t, timestamp: Math.floor(t.timestampms / 1000) })));
       }
-      default:
-        return error(404, 'EndpointNotFound', 'EndpointNotFound');
+      default: {
+        const network = /^\/v1\/addresses\/([a-z]+)$/.exec(path)?.[1];
+        if (network === undefined) return error(404, 'EndpointNotFound', 'EndpointNotFound');
+        if (!account.roles.isAuditor && !account.roles.isFundManager) return error(400, 'MissingRole', 'The API key does not have the required role');
+        return ok(account.addresses[network] ?? []);
+      }
     }
   }
 
@@ -169,6 +176,7 @@ export async function startFakeGemini(): Promise<FakeGemini> {
         roles: { isAuditor: true, isFundManager: false, isTrader: false },
         trades: [],
         transfers: [],
+        addresses: {},
         ...options,
       };
       accounts.set(account.key, account);

@@ -211,7 +211,7 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
         const held = options.balances ?? (await allBalances(exchange));
         const assets = held.map((b) => b.asset).slice(0, MAX_ADDRESS_ASSETS);
         const source = row.depositAddresses ?? { kind: 'lookup' };
-        return source.kind === 'wallet-list' ? listedAddresses(exchange, source.method, assets) : lookedUpAddresses(exchange, ccxt, assets);
+        return source.kind === 'wallet-list' ? listedAddresses(exchange, source.method, assets) : lookedUpAddresses(exchange, ccxt, assets, source.networks);
       }),
   };
 
@@ -222,19 +222,24 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
     return [{ address: found.address, asset, network: found.network ?? asset, kind: 'deposit', label }];
   }
 
-  /** One lookup per asset (ccxt's fetchDepositAddress), skipping assets that have none. */
-  async function lookedUpAddresses(exchange: Exchange, ccxt: Ccxt, assets: string[]): Promise<ProviderAddress[]> {
+  /**
+   * One lookup per asset (ccxt's fetchDepositAddress), skipping assets that have none; with
+   * `networks`, only the assets listed, each on its network.
+   */
+  async function lookedUpAddresses(exchange: Exchange, ccxt: Ccxt, assets: string[], networks?: Readonly<Record<string, string>>): Promise<ProviderAddress[]> {
     const addresses: ProviderAddress[] = [];
     for (const asset of assets) {
+      const network = networks?.[asset];
+      if (networks && network === undefined) continue;
       try {
-        addresses.push(...depositAddress(await exchange.fetchDepositAddress(asset), asset));
+        addresses.push(...depositAddress(await exchange.fetchDepositAddress(asset, network === undefined ? {} : { network }), asset));
       } catch (error) {
         // An asset without a deposit method (fiat, delisted) has no address. A key without the
-        // exchange's deposit permission (Kraken's "Deposit Funds") gets none at all: the key
-        // still reads balances, so this is no reason to ask the person to connect again.
-        if (error instanceof ccxt.PermissionDenied) return [];
-        // ccxt needing more than the asset to look it up (Gemini: the network, from a currency
-        // list ccxt scrapes off Gemini's web pages) is no address we can read either.
+        // exchange's deposit permission (Kraken's "Deposit Funds"; Gemini's role, which ccxt
+        // reports as an authentication failure although the same key has just read the
+        // balances) gets none at all: the key still reads balances, so this is no reason to ask
+        // the person to connect again.
+        if (error instanceof ccxt.AuthenticationError) return []; // PermissionDenied is one too
         if (error instanceof ccxt.BadRequest || error instanceof ccxt.InvalidAddress || error instanceof ccxt.NotSupported || error instanceof ccxt.ArgumentsRequired) continue;
         throw error;
       }

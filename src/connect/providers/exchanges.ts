@@ -95,11 +95,13 @@ export interface ExchangeRow {
   history: HistorySource | readonly Book[];
   /**
    * How deposit addresses are read. `lookup` (the default): ccxt's fetchDepositAddress for each
-   * asset held. `wallet-list`: the addresses each held asset's wallet already has, listed with the
-   * ccxt API method `method` (called with the wallet's `account_id`), where ccxt's lookup would
-   * create an address — a write a read-only key must not make.
+   * asset held; with `networks`, the network ccxt must be told for each asset (ccxt's network
+   * code), where the exchange lists addresses per network (Gemini), assets not listed having none
+   * we can read. `wallet-list`: the addresses each held asset's wallet already has, listed with
+   * the ccxt API method `method` (called with the wallet's `account_id`), where ccxt's lookup
+   * would create an address — a write a read-only key must not make.
    */
-  depositAddresses?: { kind: 'lookup' } | { kind: 'wallet-list'; method: string };
+  depositAddresses?: { kind: 'lookup'; networks?: Readonly<Record<string, string>> } | { kind: 'wallet-list'; method: string };
   /** Changes to a credential's form field (wording, kind of input) for this exchange. */
   fields?: Partial<Record<CcxtCredential, Partial<Omit<CredentialField, 'name'>>>>;
   /** Its OAuth 2 server, when account holders can sign in there instead of creating a key. */
@@ -199,6 +201,14 @@ export const EXCHANGES: readonly ExchangeRow[] = [
     // `transfers` (50 a call) and `mytrades` (500 a call, per market) answer the oldest items from
     // `timestamp` on: the next page starts one millisecond after the newest read.
     history: { kind: 'transfers', paging: { param: 'timestamp', pageSize: 50, by: 'time' }, trades: { param: 'timestamp', pageSize: 500, by: 'time' } },
+    // Gemini lists deposit addresses per network (POST /v1/addresses/:network), and ccxt needs the
+    // network named: each native coin's own (ccxt's codes for Gemini's networks). Tokens are left
+    // out: which network a token is on comes from a currency list ccxt scrapes off Gemini's web
+    // pages, not from the API.
+    depositAddresses: {
+      kind: 'lookup',
+      networks: { BTC: 'BTC', ETH: 'ERC20', BCH: 'BCH', LTC: 'LTC', ZEC: 'ZEC', FIL: 'FIL', DOGE: 'DOGE', XTZ: 'XTZ', AVAX: 'AVAXX', SOL: 'SOL', ATOM: 'ATOM', DOT: 'DOT' },
+    },
   },
   {
     id: 'okx',

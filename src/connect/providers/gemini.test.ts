@@ -59,6 +59,7 @@ describe.each(engines())('Gemini through ccxt on %s', (engine) => {
         { currency: 'USD', amount: '4995.001', available: '4995.001' },
       ],
       transfers: [...deposits, { eid: 5000, type: 'Deposit', status: 'Complete', currency: 'USD', amount: '5000', timestampms: Date.now() - 50 * DAY }],
+      addresses: { bitcoin: [{ address: 'bc1qgeminideposit000000000000000000000000', timestamp: Date.now() - 90 * DAY, label: 'BTC' }] },
       trades: [
         trade('ethusd', 1, 'Buy', '1', '2000', '2', 'USD', 40),
         trade('soleth', 2, 'Buy', '10', '0.05', '0.0005', 'ETH', 39),
@@ -70,9 +71,12 @@ describe.each(engines())('Gemini through ccxt on %s', (engine) => {
     const before = gemini.requests.length;
     const refreshed = await refresh(id, ['balances', 'transactions']);
     expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
-    // No deposit addresses: ccxt looks Gemini's up by network, from a currency list on its web pages.
     expect(refreshed.balance_refresh).toMatchObject({ status: 'succeeded' });
-    expect((await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data).toEqual([]);
+    // Deposit addresses: BTC's on Gemini's `bitcoin` network; none asked for USD (no network).
+    expect((await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data).toEqual([
+      expect.objectContaining({ address: 'bc1qgeminideposit000000000000000000000000', asset: 'BTC', network: 'BTC', kind: 'deposit' }),
+    ]);
+    expect(gemini.requests.slice(before).filter((r) => r.path.startsWith('/v1/addresses/')).map((r) => r.path)).toEqual(['/v1/addresses/bitcoin']);
 
     const transactions = await allTransactions(id);
     expect(transactions.filter((tx) => tx.type === 'deposit')).toHaveLength(121);
@@ -111,6 +115,21 @@ describe.each(engines())('Gemini through ccxt on %s', (engine) => {
     const transactions = await allTransactions(id);
     expect(transactions.filter((tx) => tx.type === 'trade')).toHaveLength(4);
     expect(new Set(transactions.map((tx) => tx.id)).size).toBe(transactions.length);
+  });
+
+  it('reads no deposit addresses, but keeps the account active, when the key’s role cannot list them', async () => {
+    const account = gemini.addAccount({
+      roles: { isAuditor: false, isFundManager: false, isTrader: false },
+      balances: [{ currency: 'BTC', amount: '0.1', available: '0.1' }],
+      addresses: { bitcoin: [{ address: 'bc1qgeminideposit000000000000000000000000', timestamp: Date.now() }] },
+    });
+    const id = await connected('gemini', fields(account));
+    const before = gemini.requests.length;
+    const refreshed = await refresh(id, ['balances']);
+    expect(refreshed).toMatchObject({ status: 'active', balance_refresh: { status: 'succeeded', error: null } });
+    // Gemini refused the lookup (MissingRole), which ccxt reports as an authentication failure.
+    expect(gemini.requests.slice(before).filter((r) => r.path === '/v1/addresses/bitcoin')).toHaveLength(1);
+    expect((await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data).toEqual([]);
   });
 
   it('refuses a key with the Trader or Fund Manager role, and explains a wrong secret', async () => {
