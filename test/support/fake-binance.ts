@@ -4,8 +4,8 @@ import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, typ
 /**
  * A local Binance spot REST API (https://developers.binance.com/docs/binance-spot-api-docs), enough
  * of it for ccxt's binance class to load spot markets, read the spot account, the key's API
- * restrictions, deposit and withdrawal history (newest first, `offset`/`limit` pages), spot trades
- * and deposit addresses — checking every SIGNED request as Binance documents it:
+ * restrictions, deposit and withdrawal history (newest first, `offset`/`limit` pages), spot trades,
+ * Convert history and deposit addresses — checking every SIGNED request as Binance documents it:
  *
  * - `X-MBX-APIKEY` header names the key (unknown: HTTP 401, code -2015);
  * - `signature` (last query parameter) = hex(HMAC-SHA256(secret, the query string before it, plus
@@ -57,6 +57,20 @@ export interface BinanceTrade {
   isMaker: boolean;
 }
 
+/** A Convert order as `GET /sapi/v1/convert/tradeFlow` lists it. */
+export interface BinanceConversion {
+  /** Unique per conversion, as text. */
+  quoteId: string;
+  /** A JSON number past 2^53 on the real API (940708407462087195): JavaScript rounds it. */
+  orderId: number;
+  orderStatus: 'SUCCESS' | 'PROCESS' | 'ACCEPT_SUCCESS' | 'FAIL';
+  fromAsset: string;
+  fromAmount: string;
+  toAsset: string;
+  toAmount: string;
+  createTime: number;
+}
+
 export interface BinanceAccount {
   key: string;
   secret: string;
@@ -66,6 +80,7 @@ export interface BinanceAccount {
   deposits: BinanceDeposit[];
   withdrawals: BinanceWithdrawal[];
   trades: BinanceTrade[];
+  conversions: BinanceConversion[];
   depositAddresses: Record<string, string>;
   /** Set by a test: every signed call of this key answers this status and body. */
   failWith?: FakeResponse;
@@ -164,6 +179,23 @@ function myTrades(query: URLSearchParams, trades: readonly BinanceTrade[]): Fake
     found = found.slice(-limit);
   }
   return { status: 200, body: found.map((t) => ({ ...t, orderListId: -1, isBestMatch: true })) };
+}
+
+/**
+ * `GET /sapi/v1/convert/tradeFlow` as Binance documents it: `startTime` and `endTime` required, at
+ * most 30 days apart; `limit` default 100, at most 1000; no paging, only `moreData` saying the
+ * range holds more than the page (the newest first here).
+ */
+function convertTradeFlow(query: URLSearchParams, conversions: readonly BinanceConversion[]): FakeResponse {
+  const start = Number(query.get('startTime'));
+  const end = Number(query.get('endTime'));
+  if (!query.has('startTime') || !query.has('endTime') || !Number.isSafeInteger(start) || !Number.isSafeInteger(end)) return error(400, -1102, "Mandatory parameter 'startTime' or 'endTime' was not sent, was empty/null, or malformed.");
+  if (end - start > 30 * ONE_DAY_MS) return error(400, -1127, 'More than 720 hours between startTime and endTime.');
+  const limit = Number(query.get('limit') ?? '100');
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) return error(400, -1130, "Data sent for parameter 'limit' is not valid.");
+  const found = conversions.filter((c) => c.createTime >= start && c.createTime <= end).sort((a, b) => b.createTime - a.createTime);
+  const list = found.slice(0, limit).map((c) => ({ ...c, ratio: '0', inverseRatio: '0' }));
+  return { status: 200, body: { list, startTime: start, endTime: end, limit, moreData: found.length > limit } };
 }
 
 /**
@@ -270,6 +302,8 @@ export async function startFakeBinance(): Promise<FakeBinance> {
       }
       case '/api/v3/myTrades':
         return myTrades(request.query, account.trades);
+      case '/sapi/v1/convert/tradeFlow':
+        return convertTradeFlow(request.query, account.conversions);
       case '/sapi/v1/capital/deposit/address': {
         const coin = request.query.get('coin') ?? '';
         const address = account.depositAddresses[coin];
@@ -296,6 +330,7 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         deposits: [],
         withdrawals: [],
         trades: [],
+        conversions: [],
         depositAddresses: {},
         ...options,
       };

@@ -235,6 +235,83 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     expect(netByAsset(await allTransactions(id))).toEqual({ BTC: '1.2' });
   });
 
+  it('reads Convert history 30 days a call since 2017, each conversion as two legs, a failed one marked failed', async () => {
+    const account = binance.addAccount({
+      balances: [
+        { asset: 'BNB', free: '0.06000000', locked: '0.00000000' },
+        { asset: 'USDT', free: '80.00000000', locked: '0.00000000' },
+      ],
+      deposits: [{ id: 'dep-convert', amount: '100.00000000', coin: 'USDT', network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000004', txId: `0x${'e'.repeat(64)}`, insertTime: Date.now() - 200 * DAY }],
+      conversions: [
+        // Binance's own example order id, and the next: past 2^53, both read as one number.
+        { quoteId: 'f3b91c525b2644c7bc1e1cd31b6e1aa6', orderId: Number('940708407462087195'), orderStatus: 'SUCCESS', fromAsset: 'USDT', fromAmount: '20', toAsset: 'BNB', toAmount: '0.06', createTime: Date.now() - 100 * DAY },
+        { quoteId: '0a1b2c3d4e5f60718293a4b5c6d7e8f9', orderId: Number('940708407462087196'), orderStatus: 'FAIL', fromAsset: 'USDT', fromAmount: '10', toAsset: 'BNB', toAmount: '0.03', createTime: Date.now() - 99 * DAY },
+      ],
+    });
+    const id = await connected('binance', fields(account));
+    const before = binance.requests.length;
+    expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
+    const transactions = await allTransactions(id);
+    const converted = transactions.filter((tx) => tx.type === 'trade').map(({ asset, amount, fee, status }) => ({ asset, amount, fee, status }));
+    expect(converted).toEqual(
+      expect.arrayContaining([
+        { asset: 'USDT', amount: '-20', fee: null, status: 'completed' },
+        { asset: 'BNB', amount: '0.06', fee: null, status: 'completed' },
+        { asset: 'USDT', amount: '-10', fee: null, status: 'failed' },
+        { asset: 'BNB', amount: '0.03', fee: null, status: 'failed' },
+      ]),
+    );
+    expect(converted).toHaveLength(4);
+    expect(netByAsset(transactions.filter((tx) => tx.status !== 'failed'))).toEqual({ BNB: '0.06', USDT: '80' });
+    // Every range from July 2017, 30 days at most, each once.
+    const calls = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/convert/tradeFlow' && r.headers['x-mbx-apikey'] === account.key);
+    expect(calls).toHaveLength(Math.ceil((Date.now() - Date.UTC(2017, 6, 1)) / (30 * DAY)));
+    expect(calls.every((r) => Number(r.query.get('endTime')) - Number(r.query.get('startTime')) <= 30 * DAY)).toBe(true);
+    expect(Number(calls[0]?.query.get('startTime'))).toBe(Date.UTC(2017, 6, 1));
+
+    // The next refresh reads only the ranges from the cursor on: a day before the newest conversion.
+    const { transaction_cursor: cursor } = await t.ctx.db.selectFrom('connect_accounts').select('transaction_cursor').where('id', '=', id).executeTakeFirstOrThrow();
+    const since = (JSON.parse(cursor as string) as { since: number }).since;
+    expect(Math.abs(since - (Date.now() - 100 * DAY))).toBeLessThan(60_000);
+    const later = binance.requests.length;
+    await refresh(id, ['transactions']);
+    const next = binance.requests.slice(later).filter((r) => r.path === '/sapi/v1/convert/tradeFlow' && r.headers['x-mbx-apikey'] === account.key);
+    expect(Number(next[0]?.query.get('startTime'))).toBe(since);
+    expect(next).toHaveLength(Math.ceil((Date.now() - since) / (30 * DAY)));
+  });
+
+  it('asks a range holding more conversions than a page again, up to the oldest one read', async () => {
+    const conversions = Array.from({ length: 1200 }, (_, i) => ({
+      quoteId: `quote-${i}`,
+      orderId: 5_000_000 + i,
+      orderStatus: 'SUCCESS' as const,
+      fromAsset: 'USDT',
+      fromAmount: '1',
+      toAsset: 'BNB',
+      toAmount: '0.001',
+      // Two to a millisecond: the page's oldest millisecond is asked again (inclusive), nothing lost.
+      createTime: Date.now() - 5 * DAY + Math.floor(i / 2),
+    }));
+    const account = binance.addAccount({
+      balances: [
+        { asset: 'BNB', free: '1.20000000', locked: '0.00000000' },
+        { asset: 'USDT', free: '800.00000000', locked: '0.00000000' },
+      ],
+      deposits: [{ id: 'dep-many-converts', amount: '2000.00000000', coin: 'USDT', network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000005', txId: `0x${'f'.repeat(64)}`, insertTime: Date.now() - 6 * DAY }],
+      conversions,
+    });
+    const id = await connected('binance', fields(account));
+    const before = binance.requests.length;
+    expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
+    const calls = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/convert/tradeFlow' && r.headers['x-mbx-apikey'] === account.key);
+    const again = calls.filter((r, i) => i > 0 && r.query.get('startTime') === calls[i - 1]?.query.get('startTime'));
+    expect(again).toHaveLength(1);
+    // The newest 1,000 end at conversion #200 (newest first): the range is asked again up to its time.
+    expect(Number(again[0]?.query.get('endTime'))).toBe(conversions[200]?.createTime);
+    expect(calls.every((r) => r.query.get('limit') === '1000')).toBe(true);
+    expect(netByAsset(await allTransactions(id))).toEqual({ BNB: '1.2', USDT: '800' });
+  });
+
   it.each([
     ['trade', { enableSpotAndMarginTrading: true }, 'This key can trade.'],
     ['withdraw', { enableWithdrawals: true }, 'This key can withdraw or transfer funds.'],

@@ -1,6 +1,6 @@
 import type { Exchange, LedgerEntry, MarketInterface, Trade } from 'ccxt';
 import { apiMethod, walletsOf } from './ccxt-api.js';
-import { fromLedgerEntry, fromTrade, fromTransfer } from './ccxt-records.js';
+import { conversionId, fromConversion, fromLedgerEntry, fromTrade, fromTransfer } from './ccxt-records.js';
 import { isBooks, type Book, type HistorySource } from './exchanges.js';
 import type { ProviderTransaction, TransactionPages } from './provider.js';
 
@@ -215,6 +215,18 @@ async function* transfersAndTrades(
   }
   // The transfers are done: the checkpoints below say so by carrying no `transfersFrom`.
 
+  // Conversions (Binance Convert), range by range like the transfers; checkpoints carry
+  // `convertsFrom` while they last. A walk resumed among the trades (neither) has read them.
+  const conversions = source.conversions;
+  const convertsFrom = !position.walk || position.walk.transfersFrom !== undefined ? (position.since ?? conversions?.earliest) : position.walk.convertsFrom;
+  if (conversions && convertsFrom !== undefined) {
+    const span = conversions.days * 86_400_000;
+    for (let from = Math.max(convertsFrom, conversions.earliest); from < exchange.milliseconds(); from += span) {
+      for await (const page of conversionPages(exchange, name, { from, until: Math.min(from + span, exchange.milliseconds()) }, conversions.pageSize)) yield { transactions: seen(page, 'transfers') };
+      yield { transactions: [], checkpoint: checkpoint({ convertsFrom: from + span }) };
+    }
+  }
+
   const paging = source.trades;
   if (paging) {
     // Every trade spends an asset the account had: held now, held at an earlier refresh, moved
@@ -249,6 +261,26 @@ async function* transfersAndTrades(
   // the beginning of the exchange again.
   const since = newest.value !== undefined ? sinceAfter(newest.value) : (position.since ?? sinceAfter(Math.floor(exchange.milliseconds() / 1000)));
   return JSON.stringify({ since, ...known() });
+}
+
+/**
+ * The conversions of one range. The exchange has no paging of its own (Binance answers the newest
+ * `pageSize`): a full page is asked again up to its oldest conversion's time, inclusive, until a
+ * short page. A full page of conversions all read already (a page's worth in one millisecond)
+ * fails the walk rather than skip the rest.
+ */
+async function* conversionPages(exchange: Exchange, name: string, range: { from: number; until: number }, pageSize: number): AsyncGenerator<ProviderTransaction[]> {
+  const seen = new Set<string>();
+  let until = range.until;
+  for (;;) {
+    const page = await exchange.fetchConvertTradeHistory(undefined, range.from, pageSize, { until });
+    const fresh = page.filter((c) => !seen.has(conversionId(c)));
+    for (const c of fresh) seen.add(conversionId(c));
+    yield fresh.flatMap((c) => fromConversion(c, name));
+    if (page.length < pageSize) return;
+    if (fresh.length === 0) throw new Error(`${name}'s conversions did not page back past ${new Date(until).toISOString()}`);
+    until = Math.min(...page.map((c) => c.timestamp ?? until));
+  }
 }
 
 /**
@@ -324,7 +356,8 @@ function cursorAfter(previous: string | null, newestSeconds: number | undefined)
  * - `trades` (per market symbol, the id or time of the last trade read) and `assets` (every asset the
  *   account is known to have had): for exchanges whose trades are read market by market;
  * - `walk`: the rest of an unfinished transfers-and-trades walk (ranges from `transfersFrom`, ms,
- *   absent once they are done; the markets `checked` already; `top` the newest time it read).
+ *   absent once they are done; then conversion ranges from `convertsFrom`, likewise; the markets
+ *   `checked` already; `top` the newest time it read).
  * Nothing (everything) for no cursor or one we cannot read.
  */
 export interface HistoryPosition {
@@ -332,7 +365,7 @@ export interface HistoryPosition {
   backfill?: { end?: number; until?: number; after?: string; top: number };
   trades?: Record<string, string>;
   assets?: string[];
-  walk?: { transfersFrom?: number; checked: string[]; top?: number };
+  walk?: { transfersFrom?: number; convertsFrom?: number; checked: string[]; top?: number };
 }
 
 const whole = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
@@ -364,9 +397,15 @@ export function positionOf(cursor: string | null): HistoryPosition {
   const trades = tradeIds(parsed.trades);
   if (trades) position.trades = trades;
   if (strings(parsed.assets)) position.assets = parsed.assets;
-  const walk = parsed.walk as { transfersFrom?: unknown; checked?: unknown; top?: unknown } | undefined;
-  if (walk && strings(walk.checked) && (walk.transfersFrom === undefined || whole(walk.transfersFrom)) && (walk.top === undefined || whole(walk.top))) {
-    position.walk = { checked: walk.checked, ...(whole(walk.transfersFrom) ? { transfersFrom: walk.transfersFrom } : {}), ...(whole(walk.top) ? { top: walk.top } : {}) };
+  const walk = parsed.walk as { transfersFrom?: unknown; convertsFrom?: unknown; checked?: unknown; top?: unknown } | undefined;
+  const absentOrWhole = (value: unknown) => value === undefined || whole(value);
+  if (walk && strings(walk.checked) && absentOrWhole(walk.transfersFrom) && absentOrWhole(walk.convertsFrom) && absentOrWhole(walk.top)) {
+    position.walk = {
+      checked: walk.checked,
+      ...(whole(walk.transfersFrom) ? { transfersFrom: walk.transfersFrom } : {}),
+      ...(whole(walk.convertsFrom) ? { convertsFrom: walk.convertsFrom } : {}),
+      ...(whole(walk.top) ? { top: walk.top } : {}),
+    };
   }
   return position;
 }

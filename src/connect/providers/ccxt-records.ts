@@ -1,4 +1,4 @@
-import type { LedgerEntry, Trade, Transaction } from 'ccxt';
+import type { Conversion, LedgerEntry, Trade, Transaction } from 'ccxt';
 import { addDecimals, canonicalDecimal } from '../amounts.js';
 import type { Book } from './exchanges.js';
 import type { ProviderTransaction } from './provider.js';
@@ -126,4 +126,41 @@ export function fromTrade(trade: Trade, market: { id: string; base: string; quot
     description,
   });
   return [leg(market.base, buy ? quantity : negate(quantity), !feeOnQuote, 'base'), leg(market.quote, buy ? negate(cost) : cost, feeOnQuote, 'quote')];
+}
+
+/**
+ * A conversion's id: Binance's `quoteId` (text) where there is one. ccxt takes the `orderId`, a
+ * JSON number past 2^53 that JavaScript rounds: two conversions would share one id.
+ */
+export function conversionId(conversion: Conversion): string {
+  const quote: unknown = conversion.info?.quoteId;
+  return typeof quote === 'string' && quote !== '' ? quote : required(conversion.id, 'conversion id');
+}
+
+/** Binance Convert's order states → ours (an order still in progress is pending). */
+const CONVERSION_STATUS: Record<string, ProviderTransaction['status']> = { SUCCESS: 'completed', FAIL: 'failed' };
+
+/**
+ * A conversion (one asset exchanged for another at a quoted price, outside the order books) as its
+ * two legs, like a trade: the asset given and the asset got. Its cost is in the price: no fee.
+ */
+export function fromConversion(conversion: Conversion, name: string): ProviderTransaction[] {
+  const id = conversionId(conversion);
+  const given = required(decimalOrNull(conversion.fromAmount), 'conversion amount');
+  const got = required(decimalOrNull(conversion.toAmount), 'conversion amount');
+  const from = required(conversion.fromCurrency, 'conversion currency');
+  const to = required(conversion.toCurrency, 'conversion currency');
+  const state = typeof conversion.info?.orderStatus === 'string' ? conversion.info.orderStatus : 'SUCCESS';
+  const leg = (asset: string, amount: string, side: 'from' | 'to'): ProviderTransaction => ({
+    ref: `convert:${id}:${side}`,
+    type: 'trade',
+    asset,
+    amount,
+    ...NO_FEE,
+    occurredAt: seconds(conversion.timestamp, 'conversion time'),
+    status: CONVERSION_STATUS[state] ?? 'pending',
+    txHash: null,
+    description: `${name} convert: ${given} ${from} to ${got} ${to}`,
+  });
+  return [leg(from, negate(given), 'from'), leg(to, got, 'to')];
 }

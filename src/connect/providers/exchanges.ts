@@ -28,7 +28,9 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  *   ccxt's `fetchAccounts`.
  * - `transfers`: deposits and withdrawals (the exchange has no account-wide ledger). With `window`,
  *   the exchange answers only for a bounded time range: the history is walked range by range from
- *   `earliest` (ms). With `paging`, each list page by page. With `trades`, then the trades, one
+ *   `earliest` (ms). With `paging`, each list page by page. With `conversions`, then the
+ *   exchange's conversions (Binance Convert: ccxt's fetchConvertTradeHistory), range by range
+ *   (`days` a call) from `earliest`, `pageSize` a call. With `trades`, then the trades, one
  *   market at a time (the exchange answers for one market a call), page by page.
  */
 export type HistorySource =
@@ -36,7 +38,13 @@ export type HistorySource =
   | { kind: 'ledger-until'; pageSize: number }
   | { kind: 'ledger-before-id'; method: string; param: string; pageSize: number; params?: Record<string, string> }
   | { kind: 'ledger-per-account'; param: string; pageSize: number }
-  | { kind: 'transfers'; window?: { days: number; earliest: number }; paging?: ListPaging<'offset' | 'time'>; trades?: ListPaging<'id' | 'time'> };
+  | {
+      kind: 'transfers';
+      window?: { days: number; earliest: number };
+      paging?: ListPaging<'offset' | 'time'>;
+      conversions?: { days: number; earliest: number; pageSize: number };
+      trades?: ListPaging<'id' | 'time'>;
+    };
 
 /**
  * How a list pages forward: `pageSize` items a call at most, the next page asked for with `param`
@@ -169,8 +177,15 @@ export const EXCHANGES: readonly ExchangeRow[] = [
     keyPermissions: binanceKeyPermissions,
     // Deposit and withdrawal history answer at most 90 days per call; Binance opened in July 2017.
     // Spot trades (GET /api/v3/myTrades) need a symbol and page by `fromId`, 1,000 at most.
-    // Each list pages by `offset`, 1,000 at most.
-    history: { kind: 'transfers', window: { days: 90, earliest: Date.UTC(2017, 6, 1) }, paging: { param: 'offset', pageSize: 1000, by: 'offset' }, trades: { param: 'fromId', pageSize: 1000, by: 'id' } },
+    // Each list pages by `offset`, 1,000 at most. Convert (GET /sapi/v1/convert/tradeFlow) answers
+    // 30 days a call, 1,000 at most, with no paging of its own (weight 3,000 a call: 60 a minute).
+    history: {
+      kind: 'transfers',
+      window: { days: 90, earliest: Date.UTC(2017, 6, 1) },
+      paging: { param: 'offset', pageSize: 1000, by: 'offset' },
+      conversions: { days: 30, earliest: Date.UTC(2017, 6, 1), pageSize: 1000 },
+      trades: { param: 'fromId', pageSize: 1000, by: 'id' },
+    },
     // Spot markets only (we read the spot wallet; futures markets are other hosts and calls), and
     // neither the currency list nor the margin pairs: signed calls on every market load that
     // balances and transfers do not need.
