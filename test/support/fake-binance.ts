@@ -5,7 +5,7 @@ import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, typ
  * A local Binance spot REST API (https://developers.binance.com/docs/binance-spot-api-docs), enough
  * of it for ccxt's binance class to load spot markets, read the spot account, the key's API
  * restrictions, deposit and withdrawal history (newest first, `offset`/`limit` pages), spot trades,
- * Convert history and deposit addresses — checking every SIGNED request as Binance documents it:
+ * Convert history, the dust log and deposit addresses — checking every SIGNED request as Binance documents it:
  *
  * - `X-MBX-APIKEY` header names the key (unknown: HTTP 401, code -2015);
  * - `signature` (last query parameter) = hex(HMAC-SHA256(secret, the query string before it, plus
@@ -71,6 +71,13 @@ export interface BinanceConversion {
   createTime: number;
 }
 
+/** One dust conversion (several small balances to BNB at once) as the dust log lists it. */
+export interface BinanceDust {
+  transId: number;
+  operateTime: number;
+  details: { transId: number; fromAsset: string; amount: string; transferedAmount: string; serviceChargeAmount: string }[];
+}
+
 export interface BinanceAccount {
   key: string;
   secret: string;
@@ -81,6 +88,7 @@ export interface BinanceAccount {
   withdrawals: BinanceWithdrawal[];
   trades: BinanceTrade[];
   conversions: BinanceConversion[];
+  dust: BinanceDust[];
   depositAddresses: Record<string, string>;
   /** Set by a test: every signed call of this key answers this status and body. */
   failWith?: FakeResponse;
@@ -199,6 +207,34 @@ function convertTradeFlow(query: URLSearchParams, conversions: readonly BinanceC
 }
 
 /**
+ * `GET /sapi/v1/asset/dribblet` as Binance documents it: `startTime` and `endTime` together, at
+ * most 90 days apart; only the last 100 conversions, and only from 2020-12-01 on.
+ */
+function dustLog(query: URLSearchParams, dust: readonly BinanceDust[]): FakeResponse {
+  const range = timeRange(query);
+  if ('status' in range) return range;
+  if (query.has('startTime') !== query.has('endTime')) return error(400, -1102, "Mandatory parameter 'endTime' was not sent, was empty/null, or malformed.");
+  const found = dust
+    .filter((d) => d.operateTime >= Math.max(range.start, Date.UTC(2020, 11, 1)) && d.operateTime <= range.end)
+    .sort((a, b) => b.operateTime - a.operateTime)
+    .slice(0, 100);
+  const sum = (values: string[]) => values.reduce((total, v) => total + Number(v), 0).toFixed(8);
+  return {
+    status: 200,
+    body: {
+      total: found.length,
+      userAssetDribblets: found.map((d) => ({
+        operateTime: d.operateTime,
+        transId: d.transId,
+        totalTransferedAmount: sum(d.details.map((x) => x.transferedAmount)),
+        totalServiceChargeAmount: sum(d.details.map((x) => x.serviceChargeAmount)),
+        userAssetDribbletDetails: d.details.map((x) => ({ ...x, operateTime: d.operateTime })),
+      })),
+    },
+  };
+}
+
+/**
  * The time range of a history call, as Binance documents it: without `startTime`/`endTime` the last
  * 90 days; with `startTime` alone, 90 days from it; never more than 90 days (-1127).
  */
@@ -304,6 +340,8 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         return myTrades(request.query, account.trades);
       case '/sapi/v1/convert/tradeFlow':
         return convertTradeFlow(request.query, account.conversions);
+      case '/sapi/v1/asset/dribblet':
+        return dustLog(request.query, account.dust);
       case '/sapi/v1/capital/deposit/address': {
         const coin = request.query.get('coin') ?? '';
         const address = account.depositAddresses[coin];
@@ -331,6 +369,7 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         withdrawals: [],
         trades: [],
         conversions: [],
+        dust: [],
         depositAddresses: {},
         ...options,
       };

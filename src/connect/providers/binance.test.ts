@@ -312,6 +312,72 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     expect(netByAsset(await allTransactions(id))).toEqual({ BNB: '1.2', USDT: '800' });
   });
 
+  it('reads the dust log from December 2020: each small balance converted to BNB as two legs, the service charge as the fee', async () => {
+    const deposit = (id: string, coin: string, amount: string, daysAgo: number) => ({ id, amount, coin, network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000006', txId: `0x${id.padStart(64, '0')}`, insertTime: Date.now() - daysAgo * DAY });
+    const account = binance.addAccount({
+      balances: [
+        { asset: 'BNB', free: '0.00588000', locked: '0.00000000' },
+        { asset: 'USDT', free: '9.50000000', locked: '0.00000000' },
+      ],
+      deposits: [deposit('d1', 'USDT', '10.00000000', 300), deposit('d2', 'ETH', '0.00100000', 300)],
+      // Binance's example: the service charge is 2 % of the BNB the dust was worth.
+      dust: [
+        {
+          transId: 45178372831,
+          operateTime: Date.now() - 200 * DAY,
+          details: [
+            { transId: 4359321, fromAsset: 'USDT', amount: '0.5', transferedAmount: '0.001', serviceChargeAmount: '0.00002' },
+            { transId: 4359322, fromAsset: 'ETH', amount: '0.001', transferedAmount: '0.005', serviceChargeAmount: '0.0001' },
+          ],
+        },
+      ],
+    });
+    const id = await connected('binance', fields(account));
+    const before = binance.requests.length;
+    expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
+    const transactions = await allTransactions(id);
+    expect(transactions.filter((tx) => tx.type === 'trade').map(({ asset, amount, fee, fee_asset }) => ({ asset, amount, fee, fee_asset }))).toEqual(
+      expect.arrayContaining([
+        { asset: 'USDT', amount: '-0.5', fee: null, fee_asset: null },
+        { asset: 'BNB', amount: '0.001', fee: '0.00002', fee_asset: 'BNB' },
+        { asset: 'ETH', amount: '-0.001', fee: null, fee_asset: null },
+        { asset: 'BNB', amount: '0.005', fee: '0.0001', fee_asset: 'BNB' },
+      ]),
+    );
+    expect(netByAsset(transactions)).toEqual({ BNB: '0.00588', ETH: '0', USDT: '9.5' });
+    const calls = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/asset/dribblet' && r.headers['x-mbx-apikey'] === account.key);
+    // Nothing asked before the log begins; every range within Binance's 90 days.
+    expect(Math.min(...calls.map((r) => Number(r.query.get('startTime'))))).toBe(Date.UTC(2020, 11, 1));
+    expect(calls.every((r) => Number(r.query.get('endTime')) - Number(r.query.get('startTime')) <= 90 * DAY)).toBe(true);
+  });
+
+  it('reads a range of the dust log answering its last 100 again as two halves, none cut off', async () => {
+    // 250 within three days: however the 30-day ranges fall, one holds more than 100.
+    const dust = Array.from({ length: 250 }, (_, i) => ({
+      transId: 60_000_000 + i,
+      operateTime: Date.now() - 10 * DAY + i * 1_000_000,
+      details: [{ transId: 70_000_000 + i, fromAsset: 'USDT', amount: '0.01', transferedAmount: '0.00002', serviceChargeAmount: '0.0000004' }],
+    }));
+    const account = binance.addAccount({
+      balances: [
+        { asset: 'BNB', free: '0.00490000', locked: '0.00000000' },
+        { asset: 'USDT', free: '7.50000000', locked: '0.00000000' },
+      ],
+      deposits: [{ id: 'dep-dust', amount: '10.00000000', coin: 'USDT', network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000007', txId: `0x${'7'.repeat(64)}`, insertTime: Date.now() - 40 * DAY }],
+      dust,
+    });
+    const id = await connected('binance', fields(account));
+    const before = binance.requests.length;
+    expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
+    const transactions = await allTransactions(id);
+    expect(transactions.filter((tx) => tx.type === 'trade')).toHaveLength(500);
+    expect(netByAsset(transactions)).toEqual({ BNB: '0.0049', USDT: '7.5' });
+    // A range answering 100, then its first half.
+    const calls = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/asset/dribblet' && r.headers['x-mbx-apikey'] === account.key);
+    const full = calls.findIndex((r, i) => calls[i + 1]?.query.get('startTime') === r.query.get('startTime') && Number(calls[i + 1]?.query.get('endTime')) < Number(r.query.get('endTime')));
+    expect(full).toBeGreaterThanOrEqual(0);
+  });
+
   it.each([
     ['trade', { enableSpotAndMarginTrading: true }, 'This key can trade.'],
     ['withdraw', { enableWithdrawals: true }, 'This key can withdraw or transfer funds.'],

@@ -1,6 +1,6 @@
 import type { Exchange, LedgerEntry, MarketInterface, Trade } from 'ccxt';
 import { apiMethod, walletsOf } from './ccxt-api.js';
-import { conversionId, fromConversion, fromLedgerEntry, fromTrade, fromTransfer } from './ccxt-records.js';
+import { conversionId, fromConversion, fromDust, fromLedgerEntry, fromTrade, fromTransfer, type DustConversion } from './ccxt-records.js';
 import { isBooks, type Book, type HistorySource } from './exchanges.js';
 import type { ProviderTransaction, TransactionPages } from './provider.js';
 
@@ -222,7 +222,10 @@ async function* transfersAndTrades(
   if (conversions && convertsFrom !== undefined) {
     const span = conversions.days * 86_400_000;
     for (let from = Math.max(convertsFrom, conversions.earliest); from < exchange.milliseconds(); from += span) {
-      for await (const page of conversionPages(exchange, name, { from, until: Math.min(from + span, exchange.milliseconds()) }, conversions.pageSize)) yield { transactions: seen(page, 'transfers') };
+      const range = { from, until: Math.min(from + span, exchange.milliseconds()) };
+      for await (const page of conversionPages(exchange, name, range, conversions.pageSize)) yield { transactions: seen(page, 'transfers') };
+      const dust = conversions.dust;
+      if (dust && range.until >= dust.earliest) yield { transactions: seen(await dustOf(exchange, name, dust, { from: Math.max(range.from, dust.earliest), until: range.until }), 'transfers') };
       yield { transactions: [], checkpoint: checkpoint({ convertsFrom: from + span }) };
     }
   }
@@ -281,6 +284,22 @@ async function* conversionPages(exchange: Exchange, name: string, range: { from:
     if (fresh.length === 0) throw new Error(`${name}'s conversions did not page back past ${new Date(until).toISOString()}`);
     until = Math.min(...page.map((c) => c.timestamp ?? until));
   }
+}
+
+/**
+ * The small-balance ("dust") conversions of one range. The exchange answers only the last `max` of
+ * a range: a range answering that many is read again as two halves, so none is cut off.
+ */
+async function dustOf(exchange: Exchange, name: string, dust: { method: string; max: number }, range: { from: number; until: number }): Promise<ProviderTransaction[]> {
+  const answer = (await apiMethod(exchange, dust.method)({ startTime: range.from, endTime: range.until })) as { userAssetDribblets?: unknown };
+  if (!Array.isArray(answer?.userAssetDribblets)) throw new TypeError(`${name}'s dust log answer has no list`);
+  const conversions = answer.userAssetDribblets as DustConversion[];
+  if (conversions.length >= dust.max) {
+    const middle = Math.floor((range.from + range.until) / 2);
+    if (middle <= range.from) throw new Error(`${name}'s dust log holds more than ${dust.max} conversions at ${new Date(range.from).toISOString()}`);
+    return [...(await dustOf(exchange, name, dust, { from: range.from, until: middle })), ...(await dustOf(exchange, name, dust, { from: middle + 1, until: range.until }))];
+  }
+  return conversions.flatMap((conversion) => fromDust(conversion, name));
 }
 
 /**

@@ -164,3 +164,35 @@ export function fromConversion(conversion: Conversion, name: string): ProviderTr
   });
   return [leg(from, negate(given), 'from'), leg(to, got, 'to')];
 }
+
+/** One small-balance conversion of Binance's dust log (`userAssetDribblets[]`), as Binance answers it. */
+export interface DustConversion {
+  userAssetDribbletDetails?: { transId?: unknown; fromAsset?: unknown; amount?: unknown; transferedAmount?: unknown; serviceChargeAmount?: unknown; operateTime?: unknown }[];
+}
+
+/**
+ * Dust converted to BNB: per asset converted, its two legs, like a trade. `transferedAmount` is
+ * the BNB it was worth and the service charge (2 %) is taken from it: the fee on the BNB leg.
+ */
+export function fromDust(conversion: DustConversion, name: string): ProviderTransaction[] {
+  return (conversion.userAssetDribbletDetails ?? []).flatMap((detail) => {
+    const id = required(typeof detail.transId === 'number' && Number.isSafeInteger(detail.transId) ? String(detail.transId) : undefined, 'dust conversion id');
+    const asset = required(typeof detail.fromAsset === 'string' && detail.fromAsset !== '' ? detail.fromAsset : undefined, 'dust asset');
+    const given = required(decimalOrNull(detail.amount), 'dust amount');
+    const got = required(decimalOrNull(detail.transferedAmount), 'dust amount');
+    const charge = decimalOrNull(detail.serviceChargeAmount);
+    const occurredAt = seconds(typeof detail.operateTime === 'number' ? detail.operateTime : undefined, 'dust time');
+    const leg = (legAsset: string, amount: string, side: 'from' | 'to', fee: { fee: string | null; feeAsset: string | null }): ProviderTransaction => ({
+      ref: `dust:${id}:${side}`,
+      type: 'trade',
+      asset: legAsset,
+      amount,
+      ...fee,
+      occurredAt,
+      status: 'completed',
+      txHash: null,
+      description: `${name} dust: ${given} ${asset} to ${got} BNB`,
+    });
+    return [leg(asset, negate(given), 'from', NO_FEE), leg('BNB', got, 'to', charge === null || charge === '0' ? NO_FEE : { fee: charge, feeAsset: 'BNB' })];
+  });
+}

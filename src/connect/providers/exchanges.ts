@@ -30,7 +30,9 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  *   the exchange answers only for a bounded time range: the history is walked range by range from
  *   `earliest` (ms). With `paging`, each list page by page. With `conversions`, then the
  *   exchange's conversions (Binance Convert: ccxt's fetchConvertTradeHistory), range by range
- *   (`days` a call) from `earliest`, `pageSize` a call. With `trades`, then the trades, one
+ *   (`days` a call) from `earliest`, `pageSize` a call; with `dust`, each range's small-balance
+ *   conversions too (Binance's dust log, through the ccxt API method `method`, from its own
+ *   `earliest`, at most `max` a call). With `trades`, then the trades, one
  *   market at a time (the exchange answers for one market a call), page by page.
  */
 export type HistorySource =
@@ -42,7 +44,7 @@ export type HistorySource =
       kind: 'transfers';
       window?: { days: number; earliest: number };
       paging?: ListPaging<'offset' | 'time'>;
-      conversions?: { days: number; earliest: number; pageSize: number };
+      conversions?: { days: number; earliest: number; pageSize: number; dust?: { method: string; earliest: number; max: number } };
       trades?: ListPaging<'id' | 'time'>;
     };
 
@@ -179,11 +181,13 @@ export const EXCHANGES: readonly ExchangeRow[] = [
     // Spot trades (GET /api/v3/myTrades) need a symbol and page by `fromId`, 1,000 at most.
     // Each list pages by `offset`, 1,000 at most. Convert (GET /sapi/v1/convert/tradeFlow) answers
     // 30 days a call, 1,000 at most, with no paging of its own (weight 3,000 a call: 60 a minute).
+    // The dust log (GET /sapi/v1/asset/dribblet) answers the last 100 conversions of a range of 90
+    // days at most, from December 2020 on.
     history: {
       kind: 'transfers',
       window: { days: 90, earliest: Date.UTC(2017, 6, 1) },
       paging: { param: 'offset', pageSize: 1000, by: 'offset' },
-      conversions: { days: 30, earliest: Date.UTC(2017, 6, 1), pageSize: 1000 },
+      conversions: { days: 30, earliest: Date.UTC(2017, 6, 1), pageSize: 1000, dust: { method: 'sapiGetAssetDribblet', earliest: Date.UTC(2020, 11, 1), max: 100 } },
       trades: { param: 'fromId', pageSize: 1000, by: 'id' },
     },
     // Spot markets only (we read the spot wallet; futures markets are other hosts and calls), and
