@@ -88,6 +88,8 @@ export interface BinanceAccount {
   withdrawals: BinanceWithdrawal[];
   trades: BinanceTrade[];
   conversions: BinanceConversion[];
+  /** Binance does not document the order of its Convert history: newest first, unless set. */
+  conversionsOldestFirst?: boolean;
   dust: BinanceDust[];
   depositAddresses: Record<string, string>;
   /** Set by a test: every signed call of this key answers this status and body. */
@@ -192,16 +194,16 @@ function myTrades(query: URLSearchParams, trades: readonly BinanceTrade[]): Fake
 /**
  * `GET /sapi/v1/convert/tradeFlow` as Binance documents it: `startTime` and `endTime` required, at
  * most 30 days apart; `limit` default 100, at most 1000; no paging, only `moreData` saying the
- * range holds more than the page (the newest first here).
+ * range holds more than the page (which end of the range a page comes from is not documented).
  */
-function convertTradeFlow(query: URLSearchParams, conversions: readonly BinanceConversion[]): FakeResponse {
+function convertTradeFlow(query: URLSearchParams, conversions: readonly BinanceConversion[], oldestFirst: boolean): FakeResponse {
   const start = Number(query.get('startTime'));
   const end = Number(query.get('endTime'));
   if (!query.has('startTime') || !query.has('endTime') || !Number.isSafeInteger(start) || !Number.isSafeInteger(end)) return error(400, -1102, "Mandatory parameter 'startTime' or 'endTime' was not sent, was empty/null, or malformed.");
   if (end - start > 30 * ONE_DAY_MS) return error(400, -1127, 'More than 720 hours between startTime and endTime.');
   const limit = Number(query.get('limit') ?? '100');
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) return error(400, -1130, "Data sent for parameter 'limit' is not valid.");
-  const found = conversions.filter((c) => c.createTime >= start && c.createTime <= end).sort((a, b) => b.createTime - a.createTime);
+  const found = conversions.filter((c) => c.createTime >= start && c.createTime <= end).sort((a, b) => (oldestFirst ? a.createTime - b.createTime : b.createTime - a.createTime));
   const list = found.slice(0, limit).map((c) => ({ ...c, ratio: '0', inverseRatio: '0' }));
   return { status: 200, body: { list, startTime: start, endTime: end, limit, moreData: found.length > limit } };
 }
@@ -339,7 +341,7 @@ export async function startFakeBinance(): Promise<FakeBinance> {
       case '/api/v3/myTrades':
         return myTrades(request.query, account.trades);
       case '/sapi/v1/convert/tradeFlow':
-        return convertTradeFlow(request.query, account.conversions);
+        return convertTradeFlow(request.query, account.conversions, account.conversionsOldestFirst === true);
       case '/sapi/v1/asset/dribblet':
         return dustLog(request.query, account.dust);
       case '/sapi/v1/capital/deposit/address': {

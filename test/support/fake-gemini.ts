@@ -151,7 +151,7 @@ export async function startFakeGemini(): Promise<FakeGemini> {
       default: {
         const network = /^\/v1\/addresses\/([a-z]+)$/.exec(path)?.[1];
         if (network === undefined) return error(404, 'EndpointNotFound', 'EndpointNotFound');
-        if (!account.roles.isAuditor && !account.roles.isFundManager) return error(400, 'MissingRole', 'The API key does not have the required role');
+        if (!account.roles.isAuditor && !account.roles.isFundManager) return error(403, 'MissingRole', 'The API key does not have the required role');
         return ok(account.addresses[network] ?? []);
       }
     }

@@ -29,7 +29,7 @@ export interface OkxBill {
   bal: string;
   type: string;
   ts: number;
-  /** Trading bills: the fee (negative: charged), the order and the instrument. */
+  /** Trading bills only: the fee (negative: charged), the order and the instrument. */
   fee?: string;
   ordId?: string;
   instId?: string;
@@ -55,7 +55,7 @@ export interface FakeOkx extends FakeExchangeServer {
 }
 
 /** The spot instruments the fake lists. */
-export const OKX_MARKETS: readonly string[] = ['BTC-USDT', 'ETH-USDT', 'ETH-BTC'];
+const OKX_MARKETS: readonly string[] = ['BTC-USDT', 'ETH-USDT', 'ETH-BTC'];
 
 /** The currencies the fake lists, each on its chains (GET /api/v5/asset/currencies). */
 const CURRENCIES: Record<string, string[]> = { BTC: ['BTC-Bitcoin'], ETH: ['ETH-ERC20'], USDT: ['USDT-TRC20', 'USDT-ERC20'] };
@@ -64,18 +64,25 @@ const ok = (data: unknown[]): FakeResponse => ({ status: 200, body: { code: '0',
 const failure = (status: number, code: string, msg: string): FakeResponse => ({ status, body: { code, msg, data: [] } });
 
 /** OKX's `OK-ACCESS-SIGN`, computed from its documented definition. */
-export function okxSignature(secret: string, prehash: string): string {
+function okxSignature(secret: string, prehash: string): string {
   return createHmac('sha256', secret).update(prehash).digest('base64');
 }
 
+/** A bill as OKX's bill lists answer it: the trading account's with its trade fields, the funding account's without. */
+export function okxBillAnswer(bill: OkxBill, book: 'trading' | 'funding'): Record<string, string> {
+  const common = { billId: bill.billId, ccy: bill.ccy, balChg: bill.balChg, bal: bill.bal, type: bill.type, ts: String(bill.ts), notes: '' };
+  if (book === 'funding') return { ...common, clientId: '' };
+  return { ...common, subType: '', fee: bill.fee ?? '0', ordId: bill.ordId ?? '', instId: bill.instId ?? '', instType: bill.instId ? 'SPOT' : '', sz: bill.sz ?? bill.balChg.replace(/^-/, ''), mgnMode: '', pnl: '0', from: '', to: '' };
+}
+
 /** The newest `limit` bills before the bill `after` (by id; by time where `byTime`), newest first. */
-function billsPage(bills: readonly OkxBill[], query: URLSearchParams, byTime: boolean): FakeResponse {
+function billsPage(bills: readonly OkxBill[], query: URLSearchParams, book: 'trading' | 'funding', byTime: boolean): FakeResponse {
   const limit = Number(query.get('limit') ?? '100');
   const after = query.get('after');
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100 || (after !== null && !/^\d+$/.test(after))) return failure(400, '51000', 'Parameter limit or after error');
   const sorted = [...bills].sort((a, b) => (BigInt(b.billId) > BigInt(a.billId) ? 1 : -1));
   const older = after === null ? sorted : sorted.filter((bill) => (byTime ? bill.ts < Number(after) : BigInt(bill.billId) < BigInt(after)));
-  return ok(older.slice(0, limit).map((bill) => ({ ...bill, ts: String(bill.ts), fee: bill.fee ?? '0', ordId: bill.ordId ?? '', instId: bill.instId ?? '', sz: bill.sz ?? bill.balChg.replace(/^-/, ''), subType: '', notes: '' })));
+  return ok(older.slice(0, limit).map((bill) => okxBillAnswer(bill, book)));
 }
 
 export async function startFakeOkx(): Promise<FakeOkx> {
@@ -111,9 +118,9 @@ export async function startFakeOkx(): Promise<FakeOkx> {
       case '/api/v5/asset/balances':
         return ok(account.funding.map((b) => ({ ccy: b.ccy, bal: b.bal, availBal: b.availBal, frozenBal: '0' })));
       case '/api/v5/account/bills-archive':
-        return billsPage(account.tradingBills, request.query, false);
+        return billsPage(account.tradingBills, request.query, 'trading', false);
       case '/api/v5/asset/bills-history':
-        return billsPage(account.fundingBills, request.query, request.query.get('pagingType') !== '2');
+        return billsPage(account.fundingBills, request.query, 'funding', request.query.get('pagingType') !== '2');
       case '/api/v5/asset/deposit-address': {
         const ccy = request.query.get('ccy') ?? '';
         if (!(ccy in CURRENCIES)) return failure(400, '51001', 'Instrument ID or currency does not exist');

@@ -205,7 +205,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       expect(events).toHaveLength(1);
       // Done: the cursor keeps where to read from next, and nothing of the unfinished walk.
       const { transaction_cursor: cursor } = await slow.ctx.db.selectFrom('connect_accounts').select('transaction_cursor').where('id', '=', id).executeTakeFirstOrThrow();
-      expect(JSON.parse(cursor as string)).toEqual({ since: expect.any(Number), assets: ['BNB', 'SOL', 'USDT'], trades: { 'BNB/USDT': '7', 'SOL/BNB': '8', 'SOL/USDT': '9' } });
+      expect(JSON.parse(cursor as string)).toEqual({ since: expect.any(Number), assets: ['BNB', 'SOL', 'USDT'], trades: { 'BNB/USDT': '7', 'SOL/BNB': '8', 'SOL/USDT': '9' }, converted: true });
     } finally {
       await slow.close();
     }
@@ -280,8 +280,9 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     expect(next).toHaveLength(Math.ceil((Date.now() - since) / (30 * DAY)));
   });
 
-  it('asks a range holding more conversions than a page again, up to the oldest one read', async () => {
-    const conversions = Array.from({ length: 1200 }, (_, i) => ({
+  it('reads a range holding more conversions than a page as two halves, whatever order Binance lists them in', async () => {
+    // 2,100 within ten minutes: however the 30-day ranges fall, one holds more than 1,000.
+    const conversions = Array.from({ length: 2100 }, (_, i) => ({
       quoteId: `quote-${i}`,
       orderId: 5_000_000 + i,
       orderStatus: 'SUCCESS' as const,
@@ -289,27 +290,51 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       fromAmount: '1',
       toAsset: 'BNB',
       toAmount: '0.001',
-      // Two to a millisecond: the page's oldest millisecond is asked again (inclusive), nothing lost.
-      createTime: Date.now() - 5 * DAY + Math.floor(i / 2),
+      createTime: Date.now() - 5 * DAY + i * 250,
     }));
     const account = binance.addAccount({
       balances: [
-        { asset: 'BNB', free: '1.20000000', locked: '0.00000000' },
-        { asset: 'USDT', free: '800.00000000', locked: '0.00000000' },
+        { asset: 'BNB', free: '2.10000000', locked: '0.00000000' },
+        { asset: 'USDT', free: '900.00000000', locked: '0.00000000' },
       ],
-      deposits: [{ id: 'dep-many-converts', amount: '2000.00000000', coin: 'USDT', network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000005', txId: `0x${'f'.repeat(64)}`, insertTime: Date.now() - 6 * DAY }],
+      deposits: [{ id: 'dep-many-converts', amount: '3000.00000000', coin: 'USDT', network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000005', txId: `0x${'f'.repeat(64)}`, insertTime: Date.now() - 6 * DAY }],
       conversions,
+      // The order that defeats asking again up to the oldest conversion read.
+      conversionsOldestFirst: true,
     });
     const id = await connected('binance', fields(account));
     const before = binance.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
+    expect(netByAsset(await allTransactions(id))).toEqual({ BNB: '2.1', USDT: '900' });
     const calls = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/convert/tradeFlow' && r.headers['x-mbx-apikey'] === account.key);
-    const again = calls.filter((r, i) => i > 0 && r.query.get('startTime') === calls[i - 1]?.query.get('startTime'));
-    expect(again).toHaveLength(1);
-    // The newest 1,000 end at conversion #200 (newest first): the range is asked again up to its time.
-    expect(Number(again[0]?.query.get('endTime'))).toBe(conversions[200]?.createTime);
     expect(calls.every((r) => r.query.get('limit') === '1000')).toBe(true);
-    expect(netByAsset(await allTransactions(id))).toEqual({ BNB: '1.2', USDT: '800' });
+    // A range answering a full page is asked again as its first half, then its second.
+    const full = calls.findIndex((r, i) => calls[i + 1]?.query.get('startTime') === r.query.get('startTime') && Number(calls[i + 1]?.query.get('endTime')) < Number(r.query.get('endTime')));
+    expect(full).toBeGreaterThanOrEqual(0);
+    const firstHalfEnd = Number(calls[full + 1]?.query.get('endTime'));
+    expect(calls.some((r) => Number(r.query.get('startTime')) === firstHalfEnd + 1 && r.query.get('endTime') === calls[full]?.query.get('endTime'))).toBe(true);
+  });
+
+  it('reads the conversions from the beginning once for a cursor from before they were read', async () => {
+    const account = binance.addAccount({
+      balances: [{ asset: 'BNB', free: '0.06000000', locked: '0.00000000' }],
+      conversions: [{ quoteId: 'old-conversion', orderId: 1, orderStatus: 'SUCCESS', fromAsset: 'USDT', fromAmount: '20', toAsset: 'BNB', toAmount: '0.06', createTime: Date.now() - 400 * DAY }],
+      deposits: [{ id: 'dep-before', amount: '20.00000000', coin: 'USDT', network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000008', txId: `0x${'8'.repeat(64)}`, insertTime: Date.now() - 500 * DAY }],
+    });
+    const id = await connected('binance', fields(account));
+    // The cursor a walk from before conversions were read left: a day before the newest deposit.
+    const old = JSON.stringify({ since: Date.now() - 10 * DAY, assets: ['BNB', 'USDT'], trades: {} });
+    await t.ctx.db.updateTable('connect_accounts').set({ transaction_cursor: old }).where('id', '=', id).execute();
+    const before = binance.requests.length;
+    expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
+    const calls = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/convert/tradeFlow' && r.headers['x-mbx-apikey'] === account.key);
+    expect(Number(calls[0]?.query.get('startTime'))).toBe(Date.UTC(2017, 6, 1));
+    expect((await allTransactions(id)).filter((tx) => tx.type === 'trade').map((tx) => tx.amount).sort()).toEqual(['-20', '0.06']);
+    // The deposits go on from the old cursor; the new one says the conversions were read.
+    const deposits = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/capital/deposit/hisrec' && r.headers['x-mbx-apikey'] === account.key);
+    expect(Number(deposits[0]?.query.get('startTime'))).toBeGreaterThan(Date.now() - 11 * DAY);
+    const { transaction_cursor: cursor } = await t.ctx.db.selectFrom('connect_accounts').select('transaction_cursor').where('id', '=', id).executeTakeFirstOrThrow();
+    expect(JSON.parse(cursor as string)).toMatchObject({ converted: true });
   });
 
   it('reads the dust log from December 2020: each small balance converted to BNB as two legs, the service charge as the fee', async () => {

@@ -1,6 +1,6 @@
 import type { Exchange, LedgerEntry, MarketInterface, Trade } from 'ccxt';
 import { apiMethod, walletsOf } from './ccxt-api.js';
-import { conversionId, fromConversion, fromDust, fromLedgerEntry, fromTrade, fromTransfer, type DustConversion } from './ccxt-records.js';
+import { fromConversion, fromDust, fromLedgerEntry, fromTrade, fromTransfer, type DustConversion } from './ccxt-records.js';
 import { isBooks, type Book, type HistorySource } from './exchanges.js';
 import type { ProviderTransaction, TransactionPages } from './provider.js';
 
@@ -191,7 +191,8 @@ async function* transfersAndTrades(
   const assets = new Set(position.assets);
   const trades = { ...position.trades };
   const checked = new Set(position.walk?.checked);
-  const known = () => (source.trades ? { assets: [...assets].sort(), trades } : {});
+  let converted = position.converted === true;
+  const known = () => ({ ...(source.trades ? { assets: [...assets].sort(), trades } : {}), ...(converted ? { converted } : {}) });
   const checkpoint = (walk: Omit<NonNullable<HistoryPosition['walk']>, 'checked' | 'top'>) =>
     JSON.stringify({ ...(position.since === undefined ? {} : { since: position.since }), ...known(), walk: { ...walk, checked: [...checked].sort(), top: newest.value } });
   // Only transfers move the cursor's time: a deposit still pending must be read again until it
@@ -215,20 +216,33 @@ async function* transfersAndTrades(
   }
   // The transfers are done: the checkpoints below say so by carrying no `transfersFrom`.
 
-  // Conversions (Binance Convert), range by range like the transfers; checkpoints carry
-  // `convertsFrom` while they last. A walk resumed among the trades (neither) has read them.
+  // Conversions (Binance Convert and its dust log), range by range like the transfers. Their
+  // checkpoints carry `convertsFrom`; every cursor after them says `converted`. A cursor without
+  // it predates them: they are read from the beginning once.
   const conversions = source.conversions;
-  const convertsFrom = !position.walk || position.walk.transfersFrom !== undefined ? (position.since ?? conversions?.earliest) : position.walk.convertsFrom;
+  const inTrades = position.walk !== undefined && position.walk.transfersFrom === undefined;
+  const convertsFrom = position.walk?.convertsFrom ?? (!converted ? conversions?.earliest : inTrades ? undefined : (position.since ?? conversions?.earliest));
   if (conversions && convertsFrom !== undefined) {
     const span = conversions.days * 86_400_000;
     for (let from = Math.max(convertsFrom, conversions.earliest); from < exchange.milliseconds(); from += span) {
       const range = { from, until: Math.min(from + span, exchange.milliseconds()) };
-      for await (const page of conversionPages(exchange, name, range, conversions.pageSize)) yield { transactions: seen(page, 'transfers') };
+      const convert = async (r: TimeRange) => exchange.fetchConvertTradeHistory(undefined, r.from, conversions.pageSize, { until: r.until });
+      for await (const page of byHalves(range, conversions.pageSize, convert, `${name}'s Convert history`)) yield { transactions: seen(page.flatMap((c) => fromConversion(c, name)), 'transfers') };
       const dust = conversions.dust;
-      if (dust && range.until >= dust.earliest) yield { transactions: seen(await dustOf(exchange, name, dust, { from: Math.max(range.from, dust.earliest), until: range.until }), 'transfers') };
+      if (dust && range.until >= dust.earliest) {
+        const log = async (r: TimeRange) => {
+          const answer = (await apiMethod(exchange, dust.method)({ startTime: r.from, endTime: r.until })) as { userAssetDribblets?: unknown };
+          if (!Array.isArray(answer?.userAssetDribblets)) throw new TypeError(`${name}'s dust log answer has no list`);
+          return answer.userAssetDribblets as DustConversion[];
+        };
+        for await (const page of byHalves({ from: Math.max(range.from, dust.earliest), until: range.until }, dust.max, log, `${name}'s dust log`)) {
+          yield { transactions: seen(page.flatMap((c) => fromDust(c, name)), 'transfers') };
+        }
+      }
       yield { transactions: [], checkpoint: checkpoint({ convertsFrom: from + span }) };
     }
   }
+  if (conversions) converted = true;
 
   const paging = source.trades;
   if (paging) {
@@ -266,40 +280,28 @@ async function* transfersAndTrades(
   return JSON.stringify({ since, ...known() });
 }
 
-/**
- * The conversions of one range. The exchange has no paging of its own (Binance answers the newest
- * `pageSize`): a full page is asked again up to its oldest conversion's time, inclusive, until a
- * short page. A full page of conversions all read already (a page's worth in one millisecond)
- * fails the walk rather than skip the rest.
- */
-async function* conversionPages(exchange: Exchange, name: string, range: { from: number; until: number }, pageSize: number): AsyncGenerator<ProviderTransaction[]> {
-  const seen = new Set<string>();
-  let until = range.until;
-  for (;;) {
-    const page = await exchange.fetchConvertTradeHistory(undefined, range.from, pageSize, { until });
-    const fresh = page.filter((c) => !seen.has(conversionId(c)));
-    for (const c of fresh) seen.add(conversionId(c));
-    yield fresh.flatMap((c) => fromConversion(c, name));
-    if (page.length < pageSize) return;
-    if (fresh.length === 0) throw new Error(`${name}'s conversions did not page back past ${new Date(until).toISOString()}`);
-    until = Math.min(...page.map((c) => c.timestamp ?? until));
-  }
+/** A time range, ms, both ends included. */
+interface TimeRange {
+  from: number;
+  until: number;
 }
 
 /**
- * The small-balance ("dust") conversions of one range. The exchange answers only the last `max` of
- * a range: a range answering that many is read again as two halves, so none is cut off.
+ * A list the exchange answers for a bounded range only, `max` items at most and with no paging of
+ * its own (Binance's Convert history and dust log): a range answering `max` is read again as two
+ * halves, down to one millisecond, so nothing is cut off whatever order the exchange lists in. A
+ * millisecond answering `max` fails the walk.
  */
-async function dustOf(exchange: Exchange, name: string, dust: { method: string; max: number }, range: { from: number; until: number }): Promise<ProviderTransaction[]> {
-  const answer = (await apiMethod(exchange, dust.method)({ startTime: range.from, endTime: range.until })) as { userAssetDribblets?: unknown };
-  if (!Array.isArray(answer?.userAssetDribblets)) throw new TypeError(`${name}'s dust log answer has no list`);
-  const conversions = answer.userAssetDribblets as DustConversion[];
-  if (conversions.length >= dust.max) {
-    const middle = Math.floor((range.from + range.until) / 2);
-    if (middle <= range.from) throw new Error(`${name}'s dust log holds more than ${dust.max} conversions at ${new Date(range.from).toISOString()}`);
-    return [...(await dustOf(exchange, name, dust, { from: range.from, until: middle })), ...(await dustOf(exchange, name, dust, { from: middle + 1, until: range.until }))];
+async function* byHalves<T>(range: TimeRange, max: number, read: (range: TimeRange) => Promise<T[]>, what: string): AsyncGenerator<T[]> {
+  const items = await read(range);
+  if (items.length < max) {
+    yield items;
+    return;
   }
-  return conversions.flatMap((conversion) => fromDust(conversion, name));
+  if (range.until <= range.from) throw new Error(`${what} holds more than ${max} entries at ${new Date(range.from).toISOString()}`);
+  const middle = Math.floor((range.from + range.until) / 2);
+  yield* byHalves({ from: range.from, until: middle }, max, read, what);
+  yield* byHalves({ from: middle + 1, until: range.until }, max, read, what);
 }
 
 /**
@@ -376,7 +378,9 @@ function cursorAfter(previous: string | null, newestSeconds: number | undefined)
  *   account is known to have had): for exchanges whose trades are read market by market;
  * - `walk`: the rest of an unfinished transfers-and-trades walk (ranges from `transfersFrom`, ms,
  *   absent once they are done; then conversion ranges from `convertsFrom`, likewise; the markets
- *   `checked` already; `top` the newest time it read).
+ *   `checked` already; `top` the newest time it read);
+ * - `converted`: the conversions were read (a walk that has them), so later walks read them from
+ *   `since` only.
  * Nothing (everything) for no cursor or one we cannot read.
  */
 export interface HistoryPosition {
@@ -385,6 +389,7 @@ export interface HistoryPosition {
   trades?: Record<string, string>;
   assets?: string[];
   walk?: { transfersFrom?: number; convertsFrom?: number; checked: string[]; top?: number };
+  converted?: boolean;
 }
 
 const whole = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
@@ -416,6 +421,7 @@ export function positionOf(cursor: string | null): HistoryPosition {
   const trades = tradeIds(parsed.trades);
   if (trades) position.trades = trades;
   if (strings(parsed.assets)) position.assets = parsed.assets;
+  if (parsed.converted === true) position.converted = true;
   const walk = parsed.walk as { transfersFrom?: unknown; convertsFrom?: unknown; checked?: unknown; top?: unknown } | undefined;
   const absentOrWhole = (value: unknown) => value === undefined || whole(value);
   if (walk && strings(walk.checked) && absentOrWhole(walk.transfersFrom) && absentOrWhole(walk.convertsFrom) && absentOrWhole(walk.top)) {

@@ -235,11 +235,11 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
         addresses.push(...depositAddress(await exchange.fetchDepositAddress(asset, network === undefined ? {} : { network }), asset));
       } catch (error) {
         // An asset without a deposit method (fiat, delisted) has no address. A key without the
-        // exchange's deposit permission (Kraken's "Deposit Funds"; Gemini's role, which ccxt
-        // reports as an authentication failure although the same key has just read the
-        // balances) gets none at all: the key still reads balances, so this is no reason to ask
-        // the person to connect again.
-        if (error instanceof ccxt.AuthenticationError) return []; // PermissionDenied is one too
+        // exchange's deposit permission (Kraken's "Deposit Funds"; a Gemini role that may not
+        // list addresses, `MissingRole`, which ccxt reports as an authentication failure) gets
+        // none at all: the key still reads balances, so this is no reason to ask the person to
+        // connect again. Any other authentication failure is one.
+        if (error instanceof ccxt.PermissionDenied || (error instanceof ccxt.AuthenticationError && missingRole(exchange))) return [];
         if (error instanceof ccxt.BadRequest || error instanceof ccxt.InvalidAddress || error instanceof ccxt.NotSupported || error instanceof ccxt.ArgumentsRequired) continue;
         throw error;
       }
@@ -259,6 +259,12 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
     }
     return addresses;
   }
+}
+
+/** The exchange's last answer said the key's role may not make the call (Gemini's reason `MissingRole`). */
+function missingRole(exchange: Exchange): boolean {
+  const answer: unknown = exchange.last_json_response;
+  return typeof answer === 'object' && answer !== null && (answer as { reason?: unknown }).reason === 'MissingRole';
 }
 
 /** Pasted keys carry stray spaces and line breaks; a PEM key keeps its inner line breaks. */

@@ -56,8 +56,9 @@ function ledgerType(entry: LedgerEntry, signed: string): ProviderTransaction['ty
 }
 
 /**
- * A ledger entry as our transaction. From one of several books (see Book), its reference and
- * description name the book, and the book's own entry types replace ccxt's reading of them.
+ * A ledger entry as our transaction. From one of several books (see Book), its reference (unless
+ * the book keeps plain ones) and description name the book, and the book's own entry types
+ * replace ccxt's reading of them.
  */
 export function fromLedgerEntry(entry: LedgerEntry, name: string, book?: Book): ProviderTransaction {
   // ccxt gives a direction, with the amount unsigned (Kraken) or already signed (OKX's balChg):
@@ -72,7 +73,7 @@ export function fromLedgerEntry(entry: LedgerEntry, name: string, book?: Book): 
   // the movement before the fee, so that amount less fee is the balance change.
   if (book?.feeIncluded && fee.fee !== null && fee.feeAsset === entry.currency) signed = addDecimals(signed, fee.fee);
   return {
-    ref: `ledger:${book ? `${book.name}:` : ''}${required(entry.id, 'ledger id')}`,
+    ref: `ledger:${book && !book.plainRefs ? `${book.name}:` : ''}${required(entry.id, 'ledger id')}`,
     type: known?.type ?? (book?.types ? 'transfer' : ledgerType(entry, signed)),
     asset: required(entry.currency, 'ledger currency'),
     amount: signed,
@@ -132,7 +133,7 @@ export function fromTrade(trade: Trade, market: { id: string; base: string; quot
  * A conversion's id: Binance's `quoteId` (text) where there is one. ccxt takes the `orderId`, a
  * JSON number past 2^53 that JavaScript rounds: two conversions would share one id.
  */
-export function conversionId(conversion: Conversion): string {
+function conversionId(conversion: Conversion): string {
   const quote: unknown = conversion.info?.quoteId;
   return typeof quote === 'string' && quote !== '' ? quote : required(conversion.id, 'conversion id');
 }

@@ -69,6 +69,11 @@ export interface ListPaging<By extends 'offset' | 'id' | 'time'> {
 export interface Book {
   /** Names the book in transaction references (`ledger:<name>:<id>`), descriptions and the cursor. */
   name: string;
+  /**
+   * Its references stay `ledger:<id>`, as they were when this book was the only one read (OKX's
+   * trading account): refreshes after the change upsert those rows instead of adding copies.
+   */
+  plainRefs?: boolean;
   /** The ccxt fetchBalance parameters that read this book's balances. */
   balances: Record<string, unknown>;
   history: HistorySource;
@@ -228,6 +233,9 @@ export const EXCHANGES: readonly ExchangeRow[] = [
       kind: 'lookup',
       networks: { BTC: 'BTC', ETH: 'ERC20', BCH: 'BCH', LTC: 'LTC', ZEC: 'ZEC', FIL: 'FIL', DOGE: 'DOGE', XTZ: 'XTZ', AVAX: 'AVAXX', SOL: 'SOL', ATOM: 'ATOM', DOT: 'DOT' },
     },
+    // ccxt reports Gemini's `MissingRole` as an authentication failure; its last answer (kept
+    // with this option) tells a role that may not list addresses from a key that stopped working.
+    ccxtOptions: { enableLastJsonResponse: true },
   },
   {
     id: 'okx',
@@ -243,7 +251,7 @@ export const EXCHANGES: readonly ExchangeRow[] = [
     // account's bills (the archive keeps three months; OKX serves nothing older) and the funding
     // account's (every bill since February 2021, `pagingType` 2: paged by bill id).
     history: [
-      { name: 'trading', balances: { type: 'trading' }, history: { kind: 'ledger-before-id', method: 'privateGetAccountBillsArchive', param: 'after', pageSize: 100 }, feeIncluded: true },
+      { name: 'trading', plainRefs: true, balances: { type: 'trading' }, history: { kind: 'ledger-before-id', method: 'privateGetAccountBillsArchive', param: 'after', pageSize: 100 }, feeIncluded: true },
       {
         name: 'funding',
         balances: { type: 'funding' },

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
 import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
-import { startFakeOkx, type FakeOkx, type OkxAccount, type OkxBill } from '../../../test/support/fake-okx.js';
+import { okxBillAnswer, startFakeOkx, type FakeOkx, type OkxAccount, type OkxBill } from '../../../test/support/fake-okx.js';
 import { liveExchangeSteps, netByAsset } from '../../../test/support/live-exchange.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 import { ccxtProvider } from './ccxt-provider.js';
@@ -14,9 +14,10 @@ const DAY = 86_400_000;
  * A history across both of OKX's books: deposits and a withdrawal in the funding account, a move
  * to the trading account and two trades there (OKX's `balChg` has the fee taken off already), and
  * `padding` one-USDT deposits two months back, ten to a millisecond so that pages of 100 end
- * inside a millisecond. Bill ids rise with time, as OKX's do.
+ * inside a millisecond, and `tradingPadding` one-USDT moves into the trading account before the
+ * rest. Bill ids rise with time, as OKX's do.
  */
-function history(padding: number) {
+function history(padding: number, tradingPadding = 0) {
   const now = Date.now();
   let id = 1_000_000;
   const bill = (ccy: string, balChg: string, type: string, daysAgo: number, extra: Partial<OkxBill> = {}): OkxBill => ({ billId: String((id += 7)), ccy, balChg, bal: '0', type, ts: now - daysAgo * DAY, ...extra });
@@ -24,6 +25,7 @@ function history(padding: number) {
   const fundingBills: OkxBill[] = Array.from({ length: padding }, (_, i) => ({ billId: String((id += 7)), ccy: 'USDT', balChg: '1', bal: '0', type: '1', ts: base + Math.floor(i / 10) }));
   fundingBills.push(bill('USDT', '1000', '1', 40), bill('BTC', '0.5', '1', 39), bill('USDT', '-600', '131', 38));
   const tradingBills: OkxBill[] = [
+    ...Array.from({ length: tradingPadding }, (_, i) => ({ billId: String((id += 7)), ccy: 'USDT', balChg: '1', bal: '0', type: '1', ts: base + 100_000 + i })),
     bill('USDT', '600', '1', 38),
     // Bought 0.01 BTC for 300 USDT, the fee (0.00001 BTC) taken off what came in.
     bill('BTC', '0.00999', '2', 30, { sz: '0.01', fee: '-0.00001', ordId: '700', instId: 'BTC-USDT' }),
@@ -42,7 +44,7 @@ function history(padding: number) {
     ],
     trading: [
       { ccy: 'BTC', eq: '0.00599', availEq: '0.00599' },
-      { ccy: 'USDT', eq: '423.876', availEq: '423.876' },
+      { ccy: 'USDT', eq: String(423.876 + tradingPadding), availEq: String(423.876 + tradingPadding) },
     ],
   };
 }
@@ -75,7 +77,7 @@ describe.each(engines())('OKX through ccxt on %s', (engine) => {
   });
 
   it('reads both books’ bills page by page and both books’ balances, and the history adds up to them', async () => {
-    const account = okx.addAccount({ ...history(230), addresses: { BTC: [{ chain: 'BTC-Bitcoin', addr: 'bc1qokxdeposit0000000000000000000000000000' }] } });
+    const account = okx.addAccount({ ...history(230, 150), addresses: { BTC: [{ chain: 'BTC-Bitcoin', addr: 'bc1qokxdeposit0000000000000000000000000000' }] } });
     const id = await connected('okx', fields(account));
     const before = okx.requests.length;
     const refreshed = await refresh(id, ['balances', 'transactions']);
@@ -85,11 +87,11 @@ describe.each(engines())('OKX through ccxt on %s', (engine) => {
     const balances = (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data;
     expect(balances.map((b: { asset: string; total: string }) => [b.asset, b.total])).toEqual([
       ['BTC', '0.45599'],
-      ['USDT', '1053.876'],
+      ['USDT', '1203.876'],
     ]);
     const transactions = await allTransactions(id);
-    expect(transactions).toHaveLength(230 + 4 + 5);
-    expect(netByAsset(transactions)).toEqual({ BTC: '0.45599', USDT: '1053.876' });
+    expect(transactions).toHaveLength(230 + 4 + 150 + 5);
+    expect(netByAsset(transactions)).toEqual({ BTC: '0.45599', USDT: '1203.876' });
     expect(transactions.filter((tx) => tx.type === 'deposit')).toHaveLength(232);
     expect(transactions.filter((tx) => tx.type === 'withdrawal')).toEqual([expect.objectContaining({ asset: 'BTC', amount: '-0.05' })]);
     // A trade leg's amount is what was traded; its fee is charged on top.
@@ -97,7 +99,7 @@ describe.each(engines())('OKX through ccxt on %s', (engine) => {
       expect.arrayContaining([expect.objectContaining({ asset: 'BTC', amount: '0.01', fee: '0.00001', fee_asset: 'BTC' }), expect.objectContaining({ asset: 'USDT', amount: '124', fee: '0.124', fee_asset: 'USDT' })]),
     );
     // The move between books: out of one, into the other.
-    expect(transactions.filter((tx) => tx.type === 'transfer').map((tx) => tx.amount).sort()).toEqual(['-600', '600']);
+    expect(transactions.filter((tx) => tx.type === 'transfer' && tx.amount.endsWith('600')).map((tx) => tx.amount).sort()).toEqual(['-600', '600']);
 
     // Funding bills by bill id (pagingType 2), 100 a page, each page before the oldest bill read:
     // 234 bills in three pages, none lost where a page ended inside a millisecond.
@@ -107,10 +109,12 @@ describe.each(engines())('OKX through ccxt on %s', (engine) => {
       ['2', '100', expect.stringMatching(/^\d+$/)],
       ['2', '100', expect.stringMatching(/^\d+$/)],
     ]);
+    // Trading bills likewise: 155 in two pages, the second before the first's oldest bill.
     const trading = billCalls(before, '/api/v5/account/bills-archive');
-    expect(trading).toHaveLength(1);
+    expect(trading.map((q) => q.get('after'))).toEqual([null, expect.stringMatching(/^\d+$/)]);
+    expect(account.tradingBills.filter((b) => BigInt(b.billId) < BigInt(trading[1]?.get('after') as string))).toHaveLength(55);
     // Every bill, not just the spot ones (ccxt's fetchLedger would ask for instType=SPOT).
-    expect(trading[0]?.has('instType')).toBe(false);
+    expect(trading.some((q) => q.has('instType'))).toBe(false);
 
     expect((await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data).toEqual([
       expect.objectContaining({ address: 'bc1qokxdeposit0000000000000000000000000000', asset: 'BTC', kind: 'deposit' }),
@@ -174,9 +178,22 @@ describe('OKX books walked across jobs', () => {
   }
   const refs = (read: { transactions: ProviderTransaction[] }[]) => read.flatMap((page) => page.transactions.map((tx) => tx.ref));
 
+  const everything = (account: OkxAccount) => [...account.tradingBills.map((b) => `ledger:${b.billId}`), ...account.fundingBills.map((b) => `ledger:funding:${b.billId}`)].sort();
+
+  it('resumes inside the first book from its checkpoint, then walks the next', async () => {
+    const account = okx.addAccount(history(30, 150));
+    const first = await walk(account, null, 1);
+    const checkpoint = JSON.parse(first.read.at(-1)?.checkpoint as string) as { books: Record<string, string>; at: string };
+    expect(checkpoint.at).toBe('trading');
+    const after = (JSON.parse(checkpoint.books.trading as string) as { backfill: { after: string } }).backfill.after;
+    const before = okx.requests.length;
+    const rest = await walk(account, first.read.at(-1)?.checkpoint as string);
+    expect(okx.requests.slice(before).find((r) => r.path === '/api/v5/account/bills-archive')?.query.get('after')).toBe(after);
+    expect([...refs(first.read), ...refs(rest.read)].sort()).toEqual(everything(account));
+  });
+
   it('resumes mid-book from a checkpoint holding the finished book’s cursor, and ends with one cursor per book', async () => {
     const account = okx.addAccount(history(230));
-    const everything = [...account.tradingBills.map((b) => `ledger:trading:${b.billId}`), ...account.fundingBills.map((b) => `ledger:funding:${b.billId}`)].sort();
     // The trading book (one page), its end, and the first funding page.
     const first = await walk(account, null, 3);
     const checkpoint = JSON.parse(first.read.at(-1)?.checkpoint as string) as { books: Record<string, string> };
@@ -189,17 +206,31 @@ describe('OKX books walked across jobs', () => {
     expect(okx.requests.slice(before).filter((r) => r.path === '/api/v5/account/bills-archive')).toEqual([]);
     const funding = okx.requests.slice(before).filter((r) => r.path === '/api/v5/asset/bills-history');
     expect(funding[0]?.query.get('after')).toBe(JSON.parse(checkpoint.books.funding as string).backfill.after);
-    expect([...refs(first.read), ...refs(rest.read)].sort()).toEqual(everything);
+    expect([...refs(first.read), ...refs(rest.read)].sort()).toEqual(everything(account));
     const cursor = JSON.parse(rest.returned as string) as { books: Record<string, string> };
     expect(Object.keys(cursor.books).sort()).toEqual(['funding', 'trading']);
     expect(JSON.parse(cursor.books.funding as string)).toEqual({ since: expect.any(Number) });
+  });
+
+  it('reads each book back only to its cursor’s time on a later walk', async () => {
+    const account = okx.addAccount(history(230));
+    const { returned } = await walk(account, null);
+    const fresh: OkxBill = { billId: '9000001', ccy: 'USDT', balChg: '5', bal: '0', type: '1', ts: Date.now() };
+    account.fundingBills.push(fresh);
+    const later = await walk(account, returned as string);
+    // A day before each book's newest bill: the funding withdrawal (10 days ago) and the new
+    // deposit; the trading account's last sale (20 days ago, two bills). Nothing older.
+    const day = (daysAgo: number) => (b: OkxBill) => Math.abs(b.ts - (Date.now() - daysAgo * DAY)) < 3_600_000;
+    expect(refs(later.read).sort()).toEqual(
+      [...account.tradingBills.filter(day(20)).map((b) => `ledger:${b.billId}`), ...account.fundingBills.filter((b) => day(10)(b) || b === fresh).map((b) => `ledger:funding:${b.billId}`)].sort(),
+    );
   });
 
   it('fails, rather than pass a ledger off as complete, when the exchange ignores the bill id it is given', async () => {
     const account = okx.addAccount(history(230));
     // The second page answers the first again: not below the bill id asked about.
     const first = okx.requests.length;
-    const stuck = account.fundingBills.slice(-100).map((b) => ({ ...b, ts: String(b.ts), fee: '0', ordId: '', instId: '', sz: b.balChg, subType: '', notes: '' }));
+    const stuck = account.fundingBills.slice(-100).map((b) => okxBillAnswer(b, 'funding'));
     okx.failNext((r) => r.path === '/api/v5/asset/bills-history' && r.query.has('after'), { status: 200, body: { code: '0', msg: '', data: stuck } });
     await expect(walk(account, null)).rejects.toThrow(/OKX call failed/);
     expect(okx.requests.slice(first).filter((r) => r.path === '/api/v5/asset/bills-history')).toHaveLength(2);
