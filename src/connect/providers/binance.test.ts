@@ -15,6 +15,11 @@ function trade(symbol: string, id: number, side: 'buy' | 'sell', qty: string, pr
   return { symbol, id, orderId: id * 10, price, qty, quoteQty, commission, commissionAsset, time: Date.now() - daysAgo * DAY, isBuyer: side === 'buy', isMaker: false };
 }
 
+/** A completed deposit of the fake account, `daysAgo`. */
+function deposit(id: string, coin: string, amount: string, daysAgo: number) {
+  return { id, amount, coin, network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000006', txId: `0x${id.padStart(64, '0')}`, insertTime: Date.now() - daysAgo * DAY };
+}
+
 /**
  * Binance in live mode, end to end: ccxt's binance class, unmodified, against a local fake Binance
  * that checks every SIGNED request (key header, HMAC-SHA256 signature, timestamp and recvWindow).
@@ -241,7 +246,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
         { asset: 'BNB', free: '0.06000000', locked: '0.00000000' },
         { asset: 'USDT', free: '80.00000000', locked: '0.00000000' },
       ],
-      deposits: [{ id: 'dep-convert', amount: '100.00000000', coin: 'USDT', network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000004', txId: `0x${'e'.repeat(64)}`, insertTime: Date.now() - 200 * DAY }],
+      deposits: [deposit('dep-convert', 'USDT', '100.00000000', 200)],
       conversions: [
         // Binance's own example order id, and the next: past 2^53, both read as one number.
         { quoteId: 'f3b91c525b2644c7bc1e1cd31b6e1aa6', orderId: Number('940708407462087195'), orderStatus: 'SUCCESS', fromAsset: 'USDT', fromAmount: '20', toAsset: 'BNB', toAmount: '0.06', createTime: Date.now() - 100 * DAY },
@@ -297,7 +302,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
         { asset: 'BNB', free: '2.10000000', locked: '0.00000000' },
         { asset: 'USDT', free: '900.00000000', locked: '0.00000000' },
       ],
-      deposits: [{ id: 'dep-many-converts', amount: '3000.00000000', coin: 'USDT', network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000005', txId: `0x${'f'.repeat(64)}`, insertTime: Date.now() - 6 * DAY }],
+      deposits: [deposit('dep-many-converts', 'USDT', '3000.00000000', 6)],
       conversions,
       // The order that defeats asking again up to the oldest conversion read.
       conversionsOldestFirst: true,
@@ -319,7 +324,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     const account = binance.addAccount({
       balances: [{ asset: 'BNB', free: '0.06000000', locked: '0.00000000' }],
       conversions: [{ quoteId: 'old-conversion', orderId: 1, orderStatus: 'SUCCESS', fromAsset: 'USDT', fromAmount: '20', toAsset: 'BNB', toAmount: '0.06', createTime: Date.now() - 400 * DAY }],
-      deposits: [{ id: 'dep-before', amount: '20.00000000', coin: 'USDT', network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000008', txId: `0x${'8'.repeat(64)}`, insertTime: Date.now() - 500 * DAY }],
+      deposits: [deposit('dep-before', 'USDT', '20.00000000', 500)],
     });
     const id = await connected('binance', fields(account));
     // The cursor a walk from before conversions were read left: a day before the newest deposit.
@@ -338,7 +343,6 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
   });
 
   it('reads the dust log from December 2020: each small balance converted to BNB as two legs, the service charge as the fee', async () => {
-    const deposit = (id: string, coin: string, amount: string, daysAgo: number) => ({ id, amount, coin, network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000006', txId: `0x${id.padStart(64, '0')}`, insertTime: Date.now() - daysAgo * DAY });
     const account = binance.addAccount({
       balances: [
         { asset: 'BNB', free: '0.00588000', locked: '0.00000000' },
@@ -388,7 +392,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
         { asset: 'BNB', free: '0.00490000', locked: '0.00000000' },
         { asset: 'USDT', free: '7.50000000', locked: '0.00000000' },
       ],
-      deposits: [{ id: 'dep-dust', amount: '10.00000000', coin: 'USDT', network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000007', txId: `0x${'7'.repeat(64)}`, insertTime: Date.now() - 40 * DAY }],
+      deposits: [deposit('dep-dust', 'USDT', '10.00000000', 40)],
       dust,
     });
     const id = await connected('binance', fields(account));

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
 import { krakenLedger, startFakeKraken, type FakeKraken, type KrakenAccount } from '../../../test/support/fake-kraken.js';
+import { refsOf, walkHistory } from '../../../test/support/provider-walk.js';
 import { ccxtProvider } from './ccxt-provider.js';
 import { EXCHANGES } from './exchanges.js';
-import type { ProviderTransaction } from './provider.js';
 
 /**
  * The `ledger-until` walk (Bitfinex, KuCoin: newest to oldest, each page ending at the oldest
@@ -27,21 +27,8 @@ describe('a ledger paged back by time (ccxt until), against the fake Kraken', ()
   const provider = () =>
     ccxtProvider({ ...kraken_row, history: { kind: 'ledger-until', pageSize: 50 } }, { load: () => import('ccxt'), overrides: pointExchangeAt('kraken', kraken.url) });
 
-  /** Walks from `cursor`, `pages` pages at most; returns the pages read and, if it got to the end, the cursor returned. */
-  async function walk(account: KrakenAccount, cursor: string | null, pages = Infinity) {
-    const read: { transactions: ProviderTransaction[]; checkpoint?: string }[] = [];
-    const history = provider().fetchTransactions({ apiKey: account.key, secret: account.secret }, { cursor });
-    for (;;) {
-      if (read.length >= pages) {
-        await history.return(null);
-        return { read, returned: undefined };
-      }
-      const next = await history.next();
-      if (next.done) return { read, returned: next.value };
-      read.push(next.value);
-    }
-  }
-  const refs = (read: { transactions: ProviderTransaction[] }[]) => read.flatMap((page) => page.transactions.map((tx) => tx.ref));
+  const walk = (account: KrakenAccount, cursor: string | null, pages = Infinity) => walkHistory(provider(), { apiKey: account.key, secret: account.secret }, cursor, pages);
+  const refs = refsOf;
   const ledgerCalls = (from: number) => kraken.requests.slice(from).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
 
   it('reads every page newest to oldest, each entry once, and returns the cursor after the newest', async () => {

@@ -3,10 +3,10 @@ import { engines } from '../../../test/support/database.js';
 import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
 import { okxBillAnswer, startFakeOkx, type FakeOkx, type OkxAccount, type OkxBill } from '../../../test/support/fake-okx.js';
 import { liveExchangeSteps, netByAsset } from '../../../test/support/live-exchange.js';
+import { refsOf, walkHistory } from '../../../test/support/provider-walk.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 import { ccxtProvider } from './ccxt-provider.js';
 import { EXCHANGES } from './exchanges.js';
-import type { ProviderTransaction } from './provider.js';
 
 const DAY = 86_400_000;
 
@@ -162,21 +162,9 @@ describe('OKX books walked across jobs', () => {
     await okx?.close();
   });
 
-  async function walk(account: OkxAccount, cursor: string | null, pages = Infinity) {
-    const provider = ccxtProvider(row as NonNullable<typeof row>, { load: () => import('ccxt'), overrides: pointExchangeAt('okx', okx.url) });
-    const read: { transactions: ProviderTransaction[]; checkpoint?: string }[] = [];
-    const history = provider.fetchTransactions({ apiKey: account.key, secret: account.secret, password: account.passphrase }, { cursor });
-    for (;;) {
-      if (read.length >= pages) {
-        await history.return(null);
-        return { read, returned: undefined };
-      }
-      const next = await history.next();
-      if (next.done) return { read, returned: next.value };
-      read.push(next.value);
-    }
-  }
-  const refs = (read: { transactions: ProviderTransaction[] }[]) => read.flatMap((page) => page.transactions.map((tx) => tx.ref));
+  const provider = () => ccxtProvider(row as NonNullable<typeof row>, { load: () => import('ccxt'), overrides: pointExchangeAt('okx', okx.url) });
+  const walk = (account: OkxAccount, cursor: string | null, pages = Infinity) => walkHistory(provider(), { apiKey: account.key, secret: account.secret, password: account.passphrase }, cursor, pages);
+  const refs = refsOf;
 
   const everything = (account: OkxAccount) => [...account.tradingBills.map((b) => `ledger:${b.billId}`), ...account.fundingBills.map((b) => `ledger:funding:${b.billId}`)].sort();
 

@@ -1,0 +1,28 @@
+import type { Provider, ProviderTransaction } from '../../src/connect/providers/provider.js';
+
+export interface WalkedPage {
+  transactions: ProviderTransaction[];
+  checkpoint?: string;
+}
+
+/**
+ * Walks a provider's history from `cursor` through the interface the refresh uses, `pages` pages
+ * at most (then stops it, as a refresh out of time does); returns the pages read and, if it got to
+ * the end, the cursor it returned.
+ */
+export async function walkHistory(provider: Provider, connection: Record<string, unknown>, cursor: string | null, pages = Infinity): Promise<{ read: WalkedPage[]; returned: string | null | undefined }> {
+  const read: WalkedPage[] = [];
+  const history = provider.fetchTransactions(connection, { cursor });
+  for (;;) {
+    if (read.length >= pages) {
+      await history.return(null);
+      return { read, returned: undefined };
+    }
+    const next = await history.next();
+    if (next.done) return { read, returned: next.value };
+    read.push(next.value);
+  }
+}
+
+/** The references of the transactions of the pages read, in order. */
+export const refsOf = (read: WalkedPage[]) => read.flatMap((page) => page.transactions.map((tx) => tx.ref));
