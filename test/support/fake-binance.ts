@@ -8,8 +8,8 @@ import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, typ
  * Convert history, the dust log and deposit addresses — checking every SIGNED request as Binance documents it:
  *
  * - `X-MBX-APIKEY` header names the key (unknown: HTTP 401, code -2015);
- * - `signature` (last query parameter) = hex(HMAC-SHA256(secret, the query string before it, plus
- *   the body)) (wrong: HTTP 400, code -1022);
+ * - `signature` (the last parameter of the query string, or of the body of a POST) =
+ *   hex(HMAC-SHA256(secret, the query string and body before it)) (wrong: HTTP 400, code -1022);
  * - `timestamp` (ms) within `recvWindow` (default 5000, at most 60000) of the server's clock, and
  *   not more than 1 s ahead of it (else HTTP 400, code -1021).
  *
@@ -82,6 +82,8 @@ export interface BinanceAccount {
   key: string;
   secret: string;
   balances: { asset: string; free: string; locked: string }[];
+  /** The Funding wallet (P2P, Pay, card purchases land there): `POST /sapi/v1/asset/get-funding-asset`. */
+  funding: { asset: string; free: string; locked: string; freeze: string; withdrawing: string }[];
   /** The key's API restrictions; read-only unless a test says otherwise. */
   restrictions: Record<string, boolean>;
   deposits: BinanceDeposit[];
@@ -285,12 +287,15 @@ export async function startFakeBinance(): Promise<FakeBinance> {
   function authenticate(request: FakeRequest): BinanceAccount | FakeResponse {
     const account = accounts.get(String(request.headers['x-mbx-apikey'] ?? ''));
     if (!account) return error(401, -2015, 'Invalid API-key, IP, or permissions for action.');
-    const match = /^(.*)&signature=([0-9a-f]{64})$/.exec(request.rawQuery);
+    // The signed text is the query string followed by the body ("totalParams"); the signature is
+    // its last parameter, in the query string (GET) or the body (POST).
+    const match = /^(.*)&signature=([0-9a-f]{64})$/.exec(request.rawQuery + request.body);
     if (!match) return error(400, -1102, "Mandatory parameter 'signature' was not sent, was empty/null, or malformed.");
-    const expected = Buffer.from(binanceSignature(account.secret, (match[1] as string) + request.body));
+    const expected = Buffer.from(binanceSignature(account.secret, match[1] as string));
     if (!timingSafeEqual(expected, Buffer.from(match[2] as string))) return error(400, -1022, 'Signature for this request is not valid.');
-    const timestamp = Number(request.query.get('timestamp'));
-    const recvWindow = Number(request.query.get('recvWindow') ?? '5000');
+    const params = new URLSearchParams(match[1]);
+    const timestamp = Number(params.get('timestamp'));
+    const recvWindow = Number(params.get('recvWindow') ?? '5000');
     const now = Date.now() + state.clockOffset;
     if (!Number.isSafeInteger(timestamp) || recvWindow > 60_000 || timestamp > now + 1000 || now - timestamp > recvWindow) {
       return error(400, -1021, 'Timestamp for this request is outside of the recvWindow.');
@@ -321,6 +326,9 @@ export async function startFakeBinance(): Promise<FakeBinance> {
           permissions: ['SPOT'],
           uid: 354937868,
         });
+      case '/sapi/v1/asset/get-funding-asset':
+        if (request.method !== 'POST') return error(405, -1000, 'Request method not supported.');
+        return ok(account.funding.map((f) => ({ ...f, ipoable: '0', btcValuation: '0' })));
       case '/sapi/v1/account/apiRestrictions':
         return ok({ ...account.restrictions, createTime: 1_698_645_219_000 });
       case '/sapi/v1/capital/deposit/hisrec': {
@@ -366,6 +374,7 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         key: randomBytes(32).toString('base64url').replace(/[-_]/g, 'x'),
         secret: randomBytes(32).toString('base64url').replace(/[-_]/g, 'y'),
         balances: [],
+        funding: [],
         restrictions: { ...READ_ONLY },
         deposits: [],
         withdrawals: [],

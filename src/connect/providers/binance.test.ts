@@ -45,12 +45,16 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     await binance?.close();
   });
 
-  it('connects a read-only key and refreshes exact balances, deposits and withdrawals', async () => {
+  it('connects a read-only key and refreshes exact balances (Spot and Funding wallets added), deposits and withdrawals', async () => {
     const account = binance.addAccount({
       balances: [
         { asset: 'BTC', free: '0.12345678', locked: '0.00100000' },
         { asset: 'USDT', free: '12345678901234.56789012', locked: '0.00000000' },
         { asset: 'ETH', free: '0.00000000', locked: '0.00000000' },
+      ],
+      funding: [
+        { asset: 'BTC', free: '0.50000000', locked: '0.00000000', freeze: '0.00000000', withdrawing: '0.00000000' },
+        { asset: 'USDC', free: '90.00000000', locked: '0.00000000', freeze: '10.00000000', withdrawing: '0.00000000' },
       ],
       deposits: [{ id: '769800519366885376', amount: '0.50000000', coin: 'BTC', network: 'BTC', status: 1, address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', txId: 'a'.repeat(64), insertTime: 1_767_603_600_000 }],
       withdrawals: [{ id: 'b6ae22b3aa844210a7041aee7589627c', amount: '0.25000000', transactionFee: '0.00020000', coin: 'BTC', network: 'BTC', status: 6, address: 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh', txId: 'b'.repeat(64), applyTime: '2026-01-10 11:12:02' }],
@@ -61,9 +65,14 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded' });
     const balances = (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data;
     expect(balances.map(({ asset, available, total }: Record<string, string>) => ({ asset, available, total }))).toEqual([
-      { asset: 'BTC', available: '0.12345678', total: '0.12445678' },
+      { asset: 'BTC', available: '0.62345678', total: '0.62445678' },
+      { asset: 'USDC', available: '90', total: '100' },
       { asset: 'USDT', available: '12345678901234.56789012', total: '12345678901234.56789012' },
     ]);
+    // The Funding wallet is a signed POST: its signature travels in the body.
+    const funding = binance.requests.filter((r) => r.path === '/sapi/v1/asset/get-funding-asset' && r.headers['x-mbx-apikey'] === account.key);
+    expect(funding.length).toBeGreaterThan(0);
+    expect(funding.every((r) => r.method === 'POST' && /&signature=[0-9a-f]{64}$/.test(r.body))).toBe(true);
     const transactions = await allTransactions(id);
     expect(transactions.map(({ type, asset, amount, fee, status, tx_hash }) => ({ type, asset, amount, fee, status, tx_hash }))).toEqual([
       { type: 'withdrawal', asset: 'BTC', amount: '-0.25', fee: '0.0002', status: 'completed', tx_hash: 'b'.repeat(64) },

@@ -25,13 +25,16 @@ interface Walk {
  */
 export async function* historyPages(exchange: Exchange, history: HistorySource | readonly Book[], walk: Walk): TransactionPages {
   if (!isBooks(history)) return yield* sourcePages(exchange, history, walk);
+  const walked = history.filter((book): book is Book & { history: HistorySource } => book.history !== undefined);
+  const [only] = walked;
+  if (walked.length === 1 && only) return yield* sourcePages(exchange, only.history, walk, only);
   // One cursor per book (`{"books": {name: cursor}}`). A checkpoint also names the book being
   // walked (`at`): the books before it are done (their cursors are where the next refresh reads
   // from) and a walk resumed there starts with it.
   const { cursors, at } = booksOf(walk.cursor);
   const checkpoint = (book: string, cursor: string | null) => JSON.stringify({ books: { ...cursors, [book]: cursor }, at: book });
-  const start = Math.max(0, history.findIndex((book) => book.name === at));
-  for (const [index, book] of history.entries()) {
+  const start = Math.max(0, walked.findIndex((book) => book.name === at));
+  for (const [index, book] of walked.entries()) {
     if (index < start) continue;
     const pages = sourcePages(exchange, book.history, { ...walk, cursor: cursors[book.name] ?? null }, book);
     for (;;) {
@@ -43,7 +46,7 @@ export async function* historyPages(exchange: Exchange, history: HistorySource |
       yield { transactions: next.value.transactions, ...(next.value.checkpoint === undefined ? {} : { checkpoint: checkpoint(book.name, next.value.checkpoint) }) };
     }
     // A book done is a place to resume from: a refresh out of time goes on with the next one.
-    const following = history[index + 1];
+    const following = walked[index + 1];
     if (following) yield { transactions: [], checkpoint: checkpoint(following.name, cursors[following.name] ?? null) };
   }
   return JSON.stringify({ books: cursors });

@@ -231,6 +231,8 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
     for (const asset of assets) {
       const network = networks?.[asset];
       if (networks && network === undefined) continue;
+      // ccxt cannot look up an asset it does not list (one only held, of a market since removed).
+      if (!(asset in (exchange.currencies ?? {}))) continue;
       try {
         addresses.push(...depositAddress(await exchange.fetchDepositAddress(asset, network === undefined ? {} : { network }), asset));
       } catch (error) {

@@ -64,7 +64,8 @@ export interface ListPaging<By extends 'offset' | 'id' | 'time'> {
  * One of several books an exchange keeps an account's assets in, each with its own balances and
  * ledger (OKX: the funding account, where deposits and withdrawals land, and the trading account).
  * The account's balances are the books' added together; its history is every book's ledger, an
- * internal move between books being two entries that net to nothing.
+ * internal move between books being two entries that net to nothing. Where only one book has a
+ * walk, its cursor is stored as it is, as for an exchange with one book.
  */
 export interface Book {
   /** Names the book in transaction references (`ledger:<name>:<id>`), descriptions and the cursor. */
@@ -76,7 +77,8 @@ export interface Book {
   plainRefs?: boolean;
   /** The ccxt fetchBalance parameters that read this book's balances. */
   balances: Record<string, unknown>;
-  history: HistorySource;
+  /** Its walk; none where the API tells only the book's balances (Binance's Funding wallet). */
+  history?: HistorySource;
   /**
    * The exchange's own entry types (`info.type`) as ours, with their words, where ccxt maps the
    * codes of another book (OKX's funding bills: ccxt reads type 1, a deposit, as a transfer, and 2,
@@ -187,14 +189,22 @@ export const EXCHANGES: readonly ExchangeRow[] = [
     // Each list pages by `offset`, 1,000 at most. Convert (GET /sapi/v1/convert/tradeFlow) answers
     // 30 days a call, 1,000 at most, with no paging of its own (weight 3,000 a call: 60 a minute).
     // The dust log (GET /sapi/v1/asset/dribblet) answers the last 100 conversions of a range of 90
-    // days at most, from December 2020 on.
-    history: {
-      kind: 'transfers',
-      window: { days: 90, earliest: Date.UTC(2017, 6, 1) },
-      paging: { param: 'offset', pageSize: 1000, by: 'offset' },
-      conversions: { days: 30, earliest: Date.UTC(2017, 6, 1), pageSize: 1000, dust: { method: 'sapiGetAssetDribblet', earliest: Date.UTC(2020, 11, 1), max: 100 } },
-      trades: { param: 'fromId', pageSize: 1000, by: 'id' },
-    },
+    // days at most, from December 2020 on. The Funding wallet (P2P, Pay and card purchases land
+    // there) adds its balances; its movements have no history we read.
+    history: [
+      {
+        name: 'spot',
+        balances: {},
+        history: {
+          kind: 'transfers',
+          window: { days: 90, earliest: Date.UTC(2017, 6, 1) },
+          paging: { param: 'offset', pageSize: 1000, by: 'offset' },
+          conversions: { days: 30, earliest: Date.UTC(2017, 6, 1), pageSize: 1000, dust: { method: 'sapiGetAssetDribblet', earliest: Date.UTC(2020, 11, 1), max: 100 } },
+          trades: { param: 'fromId', pageSize: 1000, by: 'id' },
+        },
+      },
+      { name: 'funding', balances: { type: 'funding' } },
+    ],
     // Spot markets only (we read the spot wallet; futures markets are other hosts and calls), and
     // neither the currency list nor the margin pairs: signed calls on every market load that
     // balances and transfers do not need.
