@@ -74,15 +74,16 @@ async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Wal
   const previous = position.since === undefined ? null : cursor;
   switch (source.kind) {
     case 'ledger-offset': {
-      // A whole-history walk (no `since`) goes newest to oldest; after each page it leaves a
-      // checkpoint: the oldest time read (as the inclusive `end` of the rest, which entries booked
-      // meanwhile cannot shift, unlike offsets) and the newest (for the cursor once done).
+      // A whole-history walk (no `since`) goes newest to oldest; where the exchange takes an end
+      // time (`source.end`), after each page it leaves a checkpoint: the oldest time read (as the
+      // inclusive end of the rest, which entries booked meanwhile cannot shift, unlike offsets)
+      // and the newest (for the cursor once done).
       const { since } = position;
-      const end = position.backfill?.end;
+      const end = source.end === undefined ? undefined : position.backfill?.end;
       let oldest: number | undefined;
       const seen = new Set<string>();
       for (let offset = 0; ; offset += source.pageSize) {
-        const page = await exchange.fetchLedger(undefined, since, source.pageSize, { [source.param]: offset, ...(end === undefined ? {} : { end }) });
+        const page = await exchange.fetchLedger(undefined, since, source.pageSize, { [source.param]: offset, ...(end === undefined || source.end === undefined ? {} : { [source.end]: end }) });
         const fresh = unseen(page, seen);
         const transactions = newest.saw(fresh.map((entry) => fromLedgerEntry(entry, name, book)));
         for (const tx of transactions) oldest = Math.min(oldest ?? tx.occurredAt, tx.occurredAt);
@@ -90,7 +91,7 @@ async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Wal
         // (walking on would loop forever). The last page needs no checkpoint: the walk ends with it.
         const last = page.length < source.pageSize || fresh.length === 0;
         const top = newest.value;
-        const resumable = !last && since === undefined && top !== undefined && oldest !== undefined;
+        const resumable = !last && since === undefined && source.end !== undefined && top !== undefined && oldest !== undefined;
         // `occurredAt` is whole seconds, rounded down: the next second as the inclusive end keeps
         // every entry of the oldest second (re-read ones are upserted again).
         yield { transactions, ...(resumable ? { checkpoint: JSON.stringify({ backfill: { end: (oldest as number) + 1, top } }) } : {}) };

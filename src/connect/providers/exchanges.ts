@@ -15,7 +15,9 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
 
 /**
  * How we walk an exchange's history.
- * - `ledger-offset`: the ledger, page by page with an offset parameter (the exchange's fixed page size).
+ * - `ledger-offset`: the ledger, page by page with an offset parameter (the exchange's fixed page
+ *   size); `end` names the exchange's end-time parameter (seconds, as ccxt passes it on), where it
+ *   has one, which makes the walk resumable from a checkpoint.
  * - `ledger-until`: the ledger, newest to oldest, `pageSize` entries a call, each page ending at
  *   the oldest time read (ccxt's unified `until`, which it maps to the exchange's end-time parameter).
  * - `ledger-before-id`: the ledger, newest to oldest, through the ccxt API method `method` (the
@@ -36,7 +38,7 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  *   market at a time (the exchange answers for one market a call), page by page.
  */
 export type HistorySource =
-  | { kind: 'ledger-offset'; param: string; pageSize: number }
+  | { kind: 'ledger-offset'; param: string; pageSize: number; end?: string }
   | { kind: 'ledger-until'; pageSize: number }
   | { kind: 'ledger-before-id'; method: string; param: string; pageSize: number; params?: Record<string, string> }
   | { kind: 'ledger-per-account'; param: string; pageSize: number }
@@ -172,7 +174,7 @@ export const EXCHANGES: readonly ExchangeRow[] = [
       'Kraken does not let us check a key\'s permissions, so please make sure it is read-only.',
       'Copy the API key and the private key.',
     ],
-    history: { kind: 'ledger-offset', param: 'ofs', pageSize: 50 },
+    history: { kind: 'ledger-offset', param: 'ofs', pageSize: 50, end: 'end' },
   },
   {
     id: 'binance',
@@ -220,6 +222,9 @@ export const EXCHANGES: readonly ExchangeRow[] = [
       'Bitstamp does not let us check a key\'s permissions, so please make sure it is read-only.',
       'Activate the key from the e-mail Bitstamp sends, then copy the API key and the secret.',
     ],
+    // `user_transactions`, 1,000 a page by `offset`. ccxt passes Bitstamp's ledger no time range
+    // (it filters `since` itself), so there is no end time to resume from: a walk cut short
+    // starts again from the newest page (1,000 entries a call, one call per 75 ms at its pace).
     history: { kind: 'ledger-offset', param: 'offset', pageSize: 1000 },
   },
   {
