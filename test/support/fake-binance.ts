@@ -287,16 +287,22 @@ export async function startFakeBinance(): Promise<FakeBinance> {
   function authenticate(request: FakeRequest): BinanceAccount | FakeResponse {
     const account = accounts.get(String(request.headers['x-mbx-apikey'] ?? ''));
     if (!account) return error(401, -2015, 'Invalid API-key, IP, or permissions for action.');
-    // The signed text is the query string followed by the body ("totalParams"); the signature is
-    // its last parameter, in the query string (GET) or the body (POST).
-    const match = /^(.*)&signature=([0-9a-f]{64})$/.exec(request.rawQuery + request.body);
-    if (!match) return error(400, -1102, "Mandatory parameter 'signature' was not sent, was empty/null, or malformed.");
-    const expected = Buffer.from(binanceSignature(account.secret, match[1] as string));
-    if (!timingSafeEqual(expected, Buffer.from(match[2] as string))) return error(400, -1022, 'Signature for this request is not valid.');
-    const params = new URLSearchParams(match[1]);
+    // The signed text is the query string followed directly by the body ("totalParams"), less the
+    // signature, which is the last parameter of either (the query string of a GET, the body of a
+    // POST, or the query string of a POST that also has a body).
+    const signed = /^(.*)&signature=([0-9a-f]{64})$/;
+    const inQuery = signed.exec(request.rawQuery);
+    const inBody = inQuery ? null : signed.exec(request.body);
+    if (!inQuery && !inBody) return error(400, -1102, "Mandatory parameter 'signature' was not sent, was empty/null, or malformed.");
+    const query = inQuery ? (inQuery[1] as string) : request.rawQuery;
+    const body = inBody ? (inBody[1] as string) : request.body;
+    const expected = Buffer.from(binanceSignature(account.secret, query + body));
+    if (!timingSafeEqual(expected, Buffer.from(((inQuery ?? inBody) as RegExpExecArray)[2] as string))) return error(400, -1022, 'Signature for this request is not valid.');
+    const params = new URLSearchParams([...new URLSearchParams(query), ...new URLSearchParams(body)]);
     const timestamp = Number(params.get('timestamp'));
     const recvWindow = Number(params.get('recvWindow') ?? '5000');
     const now = Date.now() + state.clockOffset;
+    if (!Number.isSafeInteger(recvWindow) || recvWindow <= 0) return error(400, -1131, 'recvWindow must be less than 60000');
     if (!Number.isSafeInteger(timestamp) || recvWindow > 60_000 || timestamp > now + 1000 || now - timestamp > recvWindow) {
       return error(400, -1021, 'Timestamp for this request is outside of the recvWindow.');
     }

@@ -26,8 +26,11 @@ interface Walk {
 export async function* historyPages(exchange: Exchange, history: HistorySource | readonly Book[], walk: Walk): TransactionPages {
   if (!isBooks(history)) return yield* sourcePages(exchange, history, walk);
   const walked = history.filter((book): book is Book & { history: HistorySource } => book.history !== undefined);
+  // One walking book: its cursor and references keep the one-book form (a row that gains a
+  // balances-only book reads on from its stored cursor). A cursor without books, met by several
+  // walking books, reads every book from the beginning: re-read entries are upserted.
   const [only] = walked;
-  if (walked.length === 1 && only) return yield* sourcePages(exchange, only.history, walk, only);
+  if (walked.length === 1 && only) return yield* sourcePages(exchange, only.history, walk, { ...only, plainRefs: true });
   // One cursor per book (`{"books": {name: cursor}}`). A checkpoint also names the book being
   // walked (`at`): the books before it are done (their cursors are where the next refresh reads
   // from) and a walk resumed there starts with it.
@@ -79,11 +82,12 @@ async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Wal
       // inclusive end of the rest, which entries booked meanwhile cannot shift, unlike offsets)
       // and the newest (for the cursor once done).
       const { since } = position;
-      const end = source.end === undefined ? undefined : position.backfill?.end;
+      const endParam = source.end;
+      const end = endParam === undefined ? undefined : position.backfill?.end;
       let oldest: number | undefined;
       const seen = new Set<string>();
       for (let offset = 0; ; offset += source.pageSize) {
-        const page = await exchange.fetchLedger(undefined, since, source.pageSize, { [source.param]: offset, ...(end === undefined || source.end === undefined ? {} : { [source.end]: end }) });
+        const page = await exchange.fetchLedger(undefined, since, source.pageSize, { [source.param]: offset, ...(end === undefined || endParam === undefined ? {} : { [endParam]: end }) });
         const fresh = unseen(page, seen);
         const transactions = newest.saw(fresh.map((entry) => fromLedgerEntry(entry, name, book)));
         for (const tx of transactions) oldest = Math.min(oldest ?? tx.occurredAt, tx.occurredAt);
@@ -91,7 +95,7 @@ async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Wal
         // (walking on would loop forever). The last page needs no checkpoint: the walk ends with it.
         const last = page.length < source.pageSize || fresh.length === 0;
         const top = newest.value;
-        const resumable = !last && since === undefined && source.end !== undefined && top !== undefined && oldest !== undefined;
+        const resumable = !last && since === undefined && endParam !== undefined && top !== undefined && oldest !== undefined;
         // `occurredAt` is whole seconds, rounded down: the next second as the inclusive end keeps
         // every entry of the oldest second (re-read ones are upserted again).
         yield { transactions, ...(resumable ? { checkpoint: JSON.stringify({ backfill: { end: (oldest as number) + 1, top } }) } : {}) };

@@ -209,7 +209,11 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
     fetchAddresses: (connection, options) =>
       read(connection, async (exchange, ccxt) => {
         const held = options.balances ?? (await allBalances(exchange));
-        const assets = held.map((b) => b.asset).slice(0, MAX_ADDRESS_ASSETS);
+        // Only assets ccxt lists can be looked up (one only held, of a market since removed, cannot).
+        const assets = held
+          .map((b) => b.asset)
+          .filter((asset) => asset in (exchange.currencies ?? {}))
+          .slice(0, MAX_ADDRESS_ASSETS);
         const source = row.depositAddresses ?? { kind: 'lookup' };
         return source.kind === 'wallet-list' ? listedAddresses(exchange, source.method, assets) : lookedUpAddresses(exchange, ccxt, assets, source.networks);
       }),
@@ -231,8 +235,6 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
     for (const asset of assets) {
       const network = networks?.[asset];
       if (networks && network === undefined) continue;
-      // ccxt cannot look up an asset it does not list (one only held, of a market since removed).
-      if (!(asset in (exchange.currencies ?? {}))) continue;
       try {
         addresses.push(...depositAddress(await exchange.fetchDepositAddress(asset, network === undefined ? {} : { network }), asset));
       } catch (error) {

@@ -28,7 +28,6 @@ describe('a ledger paged back by time (ccxt until), against the fake Kraken', ()
     ccxtProvider({ ...kraken_row, history: { kind: 'ledger-until', pageSize: 50 } }, { load: () => import('ccxt'), overrides: pointExchangeAt('kraken', kraken.url) });
 
   const walk = (account: KrakenAccount, cursor: string | null, pages = Infinity) => walkHistory(provider(), { apiKey: account.key, secret: account.secret }, cursor, pages);
-  const refs = refsOf;
   const ledgerCalls = (from: number) => kraken.requests.slice(from).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
 
   it('reads every page newest to oldest, each entry once, and returns the cursor after the newest', async () => {
@@ -36,7 +35,7 @@ describe('a ledger paged back by time (ccxt until), against the fake Kraken', ()
     const account = kraken.addAccount({ ledger });
     const before = kraken.requests.length;
     const { read, returned } = await walk(account, null);
-    expect(refs(read).sort()).toEqual(ledger.map((entry) => `ledger:${entry.id}`).sort());
+    expect(refsOf(read).sort()).toEqual(ledger.map((entry) => `ledger:${entry.id}`).sort());
     const calls = ledgerCalls(before);
     expect(calls[0]?.has('end')).toBe(false);
     // Each next page ends at the oldest entry read (ccxt: `end` = its second + 1, inclusive).
@@ -56,9 +55,9 @@ describe('a ledger paged back by time (ccxt until), against the fake Kraken', ()
     const checkpoint = first.read.at(-1)?.checkpoint;
     expect(JSON.parse(checkpoint as string)).toEqual({ backfill: { until: expect.any(Number), top: expect.any(Number) } });
     const rest = await walk(account, checkpoint as string);
-    expect(new Set([...refs(first.read), ...refs(rest.read)])).toEqual(new Set(ledger.map((entry) => `ledger:${entry.id}`)));
+    expect(new Set([...refsOf(first.read), ...refsOf(rest.read)])).toEqual(new Set(ledger.map((entry) => `ledger:${entry.id}`)));
     // The boundary is read again (inclusive), nothing more.
-    expect(refs(first.read).filter((ref) => refs(rest.read).includes(ref)).length).toBeLessThanOrEqual(2);
+    expect(refsOf(first.read).filter((ref) => refsOf(rest.read).includes(ref)).length).toBeLessThanOrEqual(2);
     const newest = Math.max(...ledger.map((entry) => Math.floor(entry.time)));
     expect(JSON.parse(rest.returned as string)).toEqual({ since: (newest - 86_400) * 1000 });
   });
@@ -79,7 +78,7 @@ describe('a ledger paged back by time (ccxt until), against the fake Kraken', ()
     // The three new entries and the last day's re-read (the overlap), nothing older.
     const since = (JSON.parse(returned as string) as { since: number }).since / 1000;
     expect(later.read.flatMap((page) => page.transactions).every((tx) => tx.occurredAt >= since)).toBe(true);
-    expect(refs(later.read)).toEqual(expect.arrayContaining(account.ledger.slice(-3).map((entry) => `ledger:${entry.id}`)));
+    expect(refsOf(later.read)).toEqual(expect.arrayContaining(account.ledger.slice(-3).map((entry) => `ledger:${entry.id}`)));
   });
 
   it('fails, rather than pass a ledger off as complete, when pages stop going back in time', async () => {

@@ -164,7 +164,6 @@ describe('OKX books walked across jobs', () => {
 
   const provider = () => ccxtProvider(row as NonNullable<typeof row>, { load: () => import('ccxt'), overrides: pointExchangeAt('okx', okx.url) });
   const walk = (account: OkxAccount, cursor: string | null, pages = Infinity) => walkHistory(provider(), { apiKey: account.key, secret: account.secret, password: account.passphrase }, cursor, pages);
-  const refs = refsOf;
 
   const everything = (account: OkxAccount) => [...account.tradingBills.map((b) => `ledger:${b.billId}`), ...account.fundingBills.map((b) => `ledger:funding:${b.billId}`)].sort();
 
@@ -177,7 +176,7 @@ describe('OKX books walked across jobs', () => {
     const before = okx.requests.length;
     const rest = await walk(account, first.read.at(-1)?.checkpoint as string);
     expect(okx.requests.slice(before).find((r) => r.path === '/api/v5/account/bills-archive')?.query.get('after')).toBe(after);
-    expect([...refs(first.read), ...refs(rest.read)].sort()).toEqual(everything(account));
+    expect([...refsOf(first.read), ...refsOf(rest.read)].sort()).toEqual(everything(account));
   });
 
   it('resumes mid-book from a checkpoint holding the finished book’s cursor, and ends with one cursor per book', async () => {
@@ -194,7 +193,7 @@ describe('OKX books walked across jobs', () => {
     expect(okx.requests.slice(before).filter((r) => r.path === '/api/v5/account/bills-archive')).toEqual([]);
     const funding = okx.requests.slice(before).filter((r) => r.path === '/api/v5/asset/bills-history');
     expect(funding[0]?.query.get('after')).toBe(JSON.parse(checkpoint.books.funding as string).backfill.after);
-    expect([...refs(first.read), ...refs(rest.read)].sort()).toEqual(everything(account));
+    expect([...refsOf(first.read), ...refsOf(rest.read)].sort()).toEqual(everything(account));
     const cursor = JSON.parse(rest.returned as string) as { books: Record<string, string> };
     expect(Object.keys(cursor.books).sort()).toEqual(['funding', 'trading']);
     expect(JSON.parse(cursor.books.funding as string)).toEqual({ since: expect.any(Number) });
@@ -209,7 +208,7 @@ describe('OKX books walked across jobs', () => {
     // A day before each book's newest bill: the funding withdrawal (10 days ago) and the new
     // deposit; the trading account's last sale (20 days ago, two bills). Nothing older.
     const day = (daysAgo: number) => (b: OkxBill) => Math.abs(b.ts - (Date.now() - daysAgo * DAY)) < 3_600_000;
-    expect(refs(later.read).sort()).toEqual(
+    expect(refsOf(later.read).sort()).toEqual(
       [...account.tradingBills.filter(day(20)).map((b) => `ledger:${b.billId}`), ...account.fundingBills.filter((b) => day(10)(b) || b === fresh).map((b) => `ledger:funding:${b.billId}`)].sort(),
     );
   });
