@@ -1,4 +1,17 @@
+import { ccxtProvider } from '../../src/connect/providers/ccxt-provider.js';
+import { EXCHANGES, type ExchangeRow } from '../../src/connect/providers/exchanges.js';
 import type { Provider, ProviderTransaction } from '../../src/connect/providers/provider.js';
+import { pointExchangeAt } from './exchange-overrides.js';
+
+/**
+ * The live provider of an exchange of the table, ccxt pointed at a local fake at `origin`; with
+ * `history`, walking that instead of the row's own (to prove a walk against another fake).
+ */
+export function providerAt(id: string, origin: string, history?: ExchangeRow['history']): Provider {
+  const row = EXCHANGES.find((r) => r.id === id);
+  if (!row) throw new Error(`no exchange ${id} in the table`);
+  return ccxtProvider(history ? { ...row, history } : row, { load: () => import('ccxt'), overrides: pointExchangeAt(id, origin) });
+}
 
 export interface WalkedPage {
   transactions: ProviderTransaction[];

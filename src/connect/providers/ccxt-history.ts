@@ -231,19 +231,14 @@ async function* transfersAndTrades(
   const inTrades = position.walk !== undefined && position.walk.transfersFrom === undefined;
   const convertsFrom = position.walk?.convertsFrom ?? (!converted ? conversions?.earliest : inTrades ? undefined : (position.since ?? conversions?.earliest));
   if (conversions && convertsFrom !== undefined) {
+    const convert = (r: TimeRange) => exchange.fetchConvertTradeHistory(undefined, r.from, conversions.pageSize, { until: r.until });
+    const dust = conversions.dust && { ...conversions.dust, read: dustLog(exchange, name, conversions.dust.method) };
     const span = conversions.days * 86_400_000;
     for (let from = Math.max(convertsFrom, conversions.earliest); from < exchange.milliseconds(); from += span) {
       const range = { from, until: Math.min(from + span, exchange.milliseconds()) };
-      const convert = async (r: TimeRange) => exchange.fetchConvertTradeHistory(undefined, r.from, conversions.pageSize, { until: r.until });
       for await (const page of byHalves(range, conversions.pageSize, convert, `${name}'s Convert history`)) yield { transactions: seen(page.flatMap((c) => fromConversion(c, name)), 'transfers') };
-      const dust = conversions.dust;
       if (dust && range.until >= dust.earliest) {
-        const log = async (r: TimeRange) => {
-          const answer = (await apiMethod(exchange, dust.method)({ startTime: r.from, endTime: r.until })) as { userAssetDribblets?: unknown };
-          if (!Array.isArray(answer?.userAssetDribblets)) throw new TypeError(`${name}'s dust log answer has no list`);
-          return answer.userAssetDribblets as DustConversion[];
-        };
-        for await (const page of byHalves({ from: Math.max(range.from, dust.earliest), until: range.until }, dust.max, log, `${name}'s dust log`)) {
+        for await (const page of byHalves({ from: Math.max(range.from, dust.earliest), until: range.until }, dust.max, dust.read, `${name}'s dust log`)) {
           yield { transactions: seen(page.flatMap((c) => fromDust(c, name)), 'transfers') };
         }
       }
@@ -310,6 +305,16 @@ async function* byHalves<T>(range: TimeRange, max: number, read: (range: TimeRan
   const middle = Math.floor((range.from + range.until) / 2);
   yield* byHalves({ from: range.from, until: middle }, max, read, what);
   yield* byHalves({ from: middle + 1, until: range.until }, max, read, what);
+}
+
+/** Reads one range of Binance's dust log through the ccxt API method `method`. */
+function dustLog(exchange: Exchange, name: string, method: string): (range: TimeRange) => Promise<DustConversion[]> {
+  const call = apiMethod(exchange, method);
+  return async (range) => {
+    const answer = (await call({ startTime: range.from, endTime: range.until })) as { userAssetDribblets?: unknown };
+    if (!Array.isArray(answer?.userAssetDribblets)) throw new TypeError(`${name}'s dust log answer has no list`);
+    return answer.userAssetDribblets as DustConversion[];
+  };
 }
 
 /**

@@ -114,19 +114,30 @@ export function fromTrade(trade: Trade, market: { id: string; base: string; quot
   if (!buy && trade.side !== 'sell') throw new TypeError(`the exchange's trade side is missing`);
   const fee = feeOf(trade.fee);
   const feeOnQuote = fee.feeAsset === market.quote;
-  const description = `${name} trade: ${buy ? 'bought' : 'sold'} ${quantity} ${market.base} for ${cost} ${market.quote}`;
-  const leg = (asset: string, amount: string, withFee: boolean, side: 'base' | 'quote'): ProviderTransaction => ({
-    ref: `trade:${market.id}:${id}:${side}`,
-    type: 'trade',
-    asset,
-    amount,
-    ...(withFee ? fee : NO_FEE),
-    occurredAt: seconds(trade.timestamp, 'trade time'),
-    status: 'completed',
-    txHash: null,
-    description,
-  });
-  return [leg(market.base, buy ? quantity : negate(quantity), !feeOnQuote, 'base'), leg(market.quote, buy ? negate(cost) : cost, feeOnQuote, 'quote')];
+  return tradeLegs(
+    `trade:${market.id}:${id}`,
+    [
+      { side: 'base', asset: market.base, amount: buy ? quantity : negate(quantity), fee: feeOnQuote ? NO_FEE : fee },
+      { side: 'quote', asset: market.quote, amount: buy ? negate(cost) : cost, fee: feeOnQuote ? fee : NO_FEE },
+    ],
+    { occurredAt: seconds(trade.timestamp, 'trade time'), status: 'completed', description: `${name} trade: ${buy ? 'bought' : 'sold'} ${quantity} ${market.base} for ${cost} ${market.quote}` },
+  );
+}
+
+/** One leg of an exchange of one asset for another: its side (in the reference), asset, signed amount and fee. */
+interface Leg {
+  side: string;
+  asset: string;
+  amount: string;
+  fee?: ReturnType<typeof feeOf>;
+}
+
+/**
+ * An exchange of one asset for another (a trade, a conversion) as its two `trade` transactions,
+ * each referenced `<ref>:<side>`, sharing time, status and description.
+ */
+function tradeLegs(ref: string, legs: [Leg, Leg], shared: Pick<ProviderTransaction, 'occurredAt' | 'status' | 'description'>): ProviderTransaction[] {
+  return legs.map((leg) => ({ ref: `${ref}:${leg.side}`, type: 'trade', asset: leg.asset, amount: leg.amount, ...(leg.fee ?? NO_FEE), ...shared, txHash: null }));
 }
 
 /**
@@ -146,24 +157,19 @@ const CONVERSION_STATUS: Record<string, ProviderTransaction['status']> = { SUCCE
  * two legs, like a trade: the asset given and the asset got. Its cost is in the price: no fee.
  */
 export function fromConversion(conversion: Conversion, name: string): ProviderTransaction[] {
-  const id = conversionId(conversion);
   const given = required(decimalOrNull(conversion.fromAmount), 'conversion amount');
   const got = required(decimalOrNull(conversion.toAmount), 'conversion amount');
   const from = required(conversion.fromCurrency, 'conversion currency');
   const to = required(conversion.toCurrency, 'conversion currency');
   const state = typeof conversion.info?.orderStatus === 'string' ? conversion.info.orderStatus : 'SUCCESS';
-  const leg = (asset: string, amount: string, side: 'from' | 'to'): ProviderTransaction => ({
-    ref: `convert:${id}:${side}`,
-    type: 'trade',
-    asset,
-    amount,
-    ...NO_FEE,
-    occurredAt: seconds(conversion.timestamp, 'conversion time'),
-    status: CONVERSION_STATUS[state] ?? 'pending',
-    txHash: null,
-    description: `${name} convert: ${given} ${from} to ${got} ${to}`,
-  });
-  return [leg(from, negate(given), 'from'), leg(to, got, 'to')];
+  return tradeLegs(
+    `convert:${conversionId(conversion)}`,
+    [
+      { side: 'from', asset: from, amount: negate(given) },
+      { side: 'to', asset: to, amount: got },
+    ],
+    { occurredAt: seconds(conversion.timestamp, 'conversion time'), status: CONVERSION_STATUS[state] ?? 'pending', description: `${name} convert: ${given} ${from} to ${got} ${to}` },
+  );
 }
 
 /** One small-balance conversion of Binance's dust log (`userAssetDribblets[]`), as Binance answers it. */
@@ -181,19 +187,13 @@ export function fromDust(conversion: DustConversion, name: string): ProviderTran
     const asset = required(typeof detail.fromAsset === 'string' && detail.fromAsset !== '' ? detail.fromAsset : undefined, 'dust asset');
     const given = required(decimalOrNull(detail.amount), 'dust amount');
     const got = required(decimalOrNull(detail.transferedAmount), 'dust amount');
-    const charge = decimalOrNull(detail.serviceChargeAmount);
-    const occurredAt = seconds(typeof detail.operateTime === 'number' ? detail.operateTime : undefined, 'dust time');
-    const leg = (legAsset: string, amount: string, side: 'from' | 'to', fee: { fee: string | null; feeAsset: string | null }): ProviderTransaction => ({
-      ref: `dust:${id}:${side}`,
-      type: 'trade',
-      asset: legAsset,
-      amount,
-      ...fee,
-      occurredAt,
-      status: 'completed',
-      txHash: null,
-      description: `${name} dust: ${given} ${asset} to ${got} BNB`,
-    });
-    return [leg(asset, negate(given), 'from', NO_FEE), leg('BNB', got, 'to', charge === null || charge === '0' ? NO_FEE : { fee: charge, feeAsset: 'BNB' })];
+    return tradeLegs(
+      `dust:${id}`,
+      [
+        { side: 'from', asset, amount: negate(given) },
+        { side: 'to', asset: 'BNB', amount: got, fee: feeOf({ cost: detail.serviceChargeAmount, currency: 'BNB' }) },
+      ],
+      { occurredAt: seconds(typeof detail.operateTime === 'number' ? detail.operateTime : undefined, 'dust time'), status: 'completed', description: `${name} dust: ${given} ${asset} to ${got} BNB` },
+    );
   });
 }

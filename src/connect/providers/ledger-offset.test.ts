@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
 import { krakenLedger, startFakeKraken, type FakeKraken, type KrakenAccount } from '../../../test/support/fake-kraken.js';
-import { refsOf, walkHistory } from '../../../test/support/provider-walk.js';
-import { ccxtProvider } from './ccxt-provider.js';
-import { EXCHANGES } from './exchanges.js';
+import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-walk.js';
 
 /**
  * The `ledger-offset` walk without an end-time parameter (Bitstamp's row: ccxt passes its ledger
@@ -12,8 +9,6 @@ import { EXCHANGES } from './exchanges.js';
  */
 describe('a ledger paged by offset with no end time to resume from', () => {
   let kraken: FakeKraken;
-  const row = EXCHANGES.find((r) => r.id === 'kraken');
-  if (!row) throw new Error('no kraken row');
 
   beforeAll(async () => {
     kraken = await startFakeKraken();
@@ -22,8 +17,7 @@ describe('a ledger paged by offset with no end time to resume from', () => {
     await kraken?.close();
   });
 
-  const provider = (end?: string) =>
-    ccxtProvider({ ...row, history: { kind: 'ledger-offset', param: 'ofs', pageSize: 50, ...(end === undefined ? {} : { end }) } }, { load: () => import('ccxt'), overrides: pointExchangeAt('kraken', kraken.url) });
+  const provider = (end?: string) => providerAt('kraken', kraken.url, { kind: 'ledger-offset', param: 'ofs', pageSize: 50, ...(end === undefined ? {} : { end }) });
   const walk = (account: KrakenAccount, cursor: string | null, end?: string) => walkHistory(provider(end), { apiKey: account.key, secret: account.secret }, cursor);
   const ledgerCalls = (from: number) => kraken.requests.slice(from).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
 

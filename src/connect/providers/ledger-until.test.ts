@@ -1,9 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
 import { krakenLedger, startFakeKraken, type FakeKraken, type KrakenAccount } from '../../../test/support/fake-kraken.js';
-import { refsOf, walkHistory } from '../../../test/support/provider-walk.js';
-import { ccxtProvider } from './ccxt-provider.js';
-import { EXCHANGES } from './exchanges.js';
+import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-walk.js';
 
 /**
  * The `ledger-until` walk (Bitfinex, KuCoin: newest to oldest, each page ending at the oldest
@@ -14,8 +11,6 @@ import { EXCHANGES } from './exchanges.js';
  */
 describe('a ledger paged back by time (ccxt until), against the fake Kraken', () => {
   let kraken: FakeKraken;
-  const kraken_row = EXCHANGES.find((row) => row.id === 'kraken');
-  if (!kraken_row) throw new Error('no kraken row');
 
   beforeAll(async () => {
     kraken = await startFakeKraken();
@@ -24,8 +19,7 @@ describe('a ledger paged back by time (ccxt until), against the fake Kraken', ()
     await kraken?.close();
   });
 
-  const provider = () =>
-    ccxtProvider({ ...kraken_row, history: { kind: 'ledger-until', pageSize: 50 } }, { load: () => import('ccxt'), overrides: pointExchangeAt('kraken', kraken.url) });
+  const provider = () => providerAt('kraken', kraken.url, { kind: 'ledger-until', pageSize: 50 });
 
   const walk = (account: KrakenAccount, cursor: string | null, pages = Infinity) => walkHistory(provider(), { apiKey: account.key, secret: account.secret }, cursor, pages);
   const ledgerCalls = (from: number) => kraken.requests.slice(from).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));

@@ -3,10 +3,8 @@ import { engines } from '../../../test/support/database.js';
 import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
 import { okxBillAnswer, startFakeOkx, type FakeOkx, type OkxAccount, type OkxBill } from '../../../test/support/fake-okx.js';
 import { liveExchangeSteps, netByAsset } from '../../../test/support/live-exchange.js';
-import { refsOf, walkHistory } from '../../../test/support/provider-walk.js';
+import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-walk.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
-import { ccxtProvider } from './ccxt-provider.js';
-import { EXCHANGES } from './exchanges.js';
 
 const DAY = 86_400_000;
 
@@ -152,8 +150,6 @@ describe.each(engines())('OKX through ccxt on %s', (engine) => {
 /** The walk over books, through the provider interface the refresh uses: checkpoints that resume. */
 describe('OKX books walked across jobs', () => {
   let okx: FakeOkx;
-  const row = EXCHANGES.find((r) => r.id === 'okx');
-  if (!row) throw new Error('no okx row');
 
   beforeAll(async () => {
     okx = await startFakeOkx();
@@ -162,7 +158,7 @@ describe('OKX books walked across jobs', () => {
     await okx?.close();
   });
 
-  const provider = () => ccxtProvider(row as NonNullable<typeof row>, { load: () => import('ccxt'), overrides: pointExchangeAt('okx', okx.url) });
+  const provider = () => providerAt('okx', okx.url);
   const walk = (account: OkxAccount, cursor: string | null, pages = Infinity) => walkHistory(provider(), { apiKey: account.key, secret: account.secret, password: account.passphrase }, cursor, pages);
 
   const everything = (account: OkxAccount) => [...account.tradingBills.map((b) => `ledger:${b.billId}`), ...account.fundingBills.map((b) => `ledger:funding:${b.billId}`)].sort();
