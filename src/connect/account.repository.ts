@@ -84,7 +84,11 @@ export async function balanceRows(db: Db, accountId: string): Promise<AccountBal
   return db.selectFrom('connect_account_balances').selectAll().where('account_id', '=', accountId).orderBy('asset').execute();
 }
 
-/** Inserts new transactions and updates the mutable fields (status, hash, fee) of known ones. */
+/**
+ * Inserts new transactions and updates known ones (same provider reference) to what the provider
+ * says now: status, hash and fee change as a transfer settles, and a reading corrected since (an
+ * exchange's entry read with the wrong sign or type) replaces the old one.
+ */
 export async function upsertTransactions(db: Db, rows: NewAccountTransactionRow[]): Promise<void> {
   // Batches keep each statement under the engines' bound-parameter limits.
   for (let i = 0; i < rows.length; i += 200) {
@@ -93,6 +97,8 @@ export async function upsertTransactions(db: Db, rows: NewAccountTransactionRow[
       .values(rows.slice(i, i + 200))
       .onConflict((oc) =>
         oc.columns(['account_id', 'provider_ref']).doUpdateSet((eb) => ({
+          type: eb.ref('excluded.type'),
+          asset: eb.ref('excluded.asset'),
           status: eb.ref('excluded.status'),
           tx_hash: eb.ref('excluded.tx_hash'),
           fee: eb.ref('excluded.fee'),

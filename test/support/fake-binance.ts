@@ -78,6 +78,14 @@ export interface BinanceDust {
   details: { transId: number; fromAsset: string; amount: string; transferedAmount: string; serviceChargeAmount: string }[];
 }
 
+export interface BinanceEarn {
+  flexible: { asset: string; totalAmount: string; productId: string }[];
+  locked: { positionId: number; asset: string; amount: string }[];
+  /** `type`: BONUS, REALTIME or REWARDS. */
+  flexibleRewards: { asset: string; rewards: string; projectId: string; type: 'BONUS' | 'REALTIME' | 'REWARDS'; time: number }[];
+  lockedRewards: { positionId: number; time: number; asset: string; lockPeriod: string; amount: string; type: string }[];
+}
+
 export interface BinanceAccount {
   key: string;
   secret: string;
@@ -94,6 +102,8 @@ export interface BinanceAccount {
   conversionsOldestFirst?: boolean;
   dust: BinanceDust[];
   depositAddresses: Record<string, string>;
+  /** Simple Earn: positions (flexible, locked) and their rewards. */
+  earn: BinanceEarn;
   /** Set by a test: every signed call of this key answers this status and body. */
   failWith?: FakeResponse;
 }
@@ -261,6 +271,29 @@ function paged<T>(query: URLSearchParams, newestFirst: T[]): T[] | FakeResponse 
   return newestFirst.slice(offset, offset + limit);
 }
 
+const THIRTY_DAYS_MS = 30 * 86_400_000;
+
+/**
+ * A Simple Earn list as documented: `current` from 1 (locked rewards: at most 1,000), `size` 10 by
+ * default and at most 100, answered `{rows, total}`; with `ranged`, rows of `startTime`..`endTime`
+ * (3 months at most; one alone, the 30 days after or before it; neither, the last 30 days).
+ */
+function earnPage<T extends object>(query: URLSearchParams, rows: readonly T[], ranged: boolean): FakeResponse {
+  const current = Number(query.get('current') ?? '1');
+  const size = Number(query.get('size') ?? '10');
+  if (!Number.isSafeInteger(current) || current < 1 || current > 1000 || !Number.isSafeInteger(size) || size < 1 || size > 100) return error(400, -1130, 'Data sent for parameter is not valid.');
+  let chosen = [...rows];
+  if (ranged) {
+    const start = query.has('startTime') ? Number(query.get('startTime')) : query.has('endTime') ? Number(query.get('endTime')) - THIRTY_DAYS_MS : Date.now() - THIRTY_DAYS_MS;
+    const end = query.has('endTime') ? Number(query.get('endTime')) : query.has('startTime') ? start + THIRTY_DAYS_MS : Date.now();
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start) return error(400, -1104, 'Not all sent parameters were read.');
+    if (end - start > NINETY_DAYS_MS) return error(400, -1127, 'More than 3 months between startTime and endTime.');
+    const at = (r: T) => (r as { time?: number }).time ?? 0;
+    chosen = chosen.filter((r) => at(r) >= start && at(r) <= end).sort((a, b) => at(b) - at(a));
+  }
+  return { status: 200, body: { rows: chosen.slice((current - 1) * size, current * size), total: chosen.length } };
+}
+
 /** Binance's `signature` for a query string (and body), computed from its documented definition. */
 export function binanceSignature(secret: string, payload: string): string {
   return createHmac('sha256', secret).update(payload).digest('hex');
@@ -335,6 +368,17 @@ export async function startFakeBinance(): Promise<FakeBinance> {
       case '/sapi/v1/asset/get-funding-asset':
         if (request.method !== 'POST') return error(405, -1000, 'Request method not supported.');
         return ok(account.funding.map((f) => ({ ...f, ipoable: '0', btcValuation: '0' })));
+      case '/sapi/v1/simple-earn/flexible/position':
+        return earnPage(request.query, account.earn.flexible, false);
+      case '/sapi/v1/simple-earn/locked/position':
+        return earnPage(request.query, account.earn.locked, false);
+      case '/sapi/v1/simple-earn/flexible/history/rewardsRecord': {
+        const type = request.query.get('type');
+        if (type === null || !['BONUS', 'REALTIME', 'REWARDS', 'ALL'].includes(type)) return error(400, -1102, "Mandatory parameter 'type' was not sent, was empty/null, or malformed.");
+        return earnPage(request.query, account.earn.flexibleRewards.filter((r) => type === 'ALL' || r.type === type), true);
+      }
+      case '/sapi/v1/simple-earn/locked/history/rewardsRecord':
+        return earnPage(request.query, account.earn.lockedRewards, true);
       case '/sapi/v1/account/apiRestrictions':
         return ok({ ...account.restrictions, createTime: 1_698_645_219_000 });
       case '/sapi/v1/capital/deposit/hisrec': {
@@ -388,6 +432,7 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         conversions: [],
         dust: [],
         depositAddresses: {},
+        earn: { flexible: [], locked: [], flexibleRewards: [], lockedRewards: [] },
         ...options,
       };
       accounts.set(account.key, account);

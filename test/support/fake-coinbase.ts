@@ -1,5 +1,4 @@
 import { createPublicKey, generateKeyPairSync, randomUUID, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
-import { request as httpsRequest } from 'node:https';
 import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, type FakeResponse } from './fake-exchange-server.js';
 import { pointExchangeAt } from './exchange-overrides.js';
 import { SELF_SIGNED_TLS } from './self-signed-tls.js';
@@ -273,32 +272,11 @@ export async function startFakeCoinbase(): Promise<FakeCoinbase> {
       return account;
     },
     overrides(): ExchangeOverrides {
-      return { ...pointExchangeAt('coinbase', server.url), fetchImplementation: trustingFetch };
+      return pointExchangeAt('coinbase', server.url);
     },
     trustOAuthIssuer(issuer: string, keys: JsonWebKey[]): void {
       oauth = { issuer, keys: new Map(keys.map((jwk) => [String((jwk as { kid?: string }).kid), createPublicKey({ key: jwk, format: 'jwk' })])) };
     },
-  });
-}
-
-/**
- * A fetch for ccxt (its `fetchImplementation` option) that trusts the fake's self-signed
- * certificate and nothing else, without touching the process's TLS settings.
- */
-async function trustingFetch(url: string, init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal }): Promise<Response> {
-  return new Promise((resolve, reject) => {
-    const req = httpsRequest(url, { method: init.method ?? 'GET', headers: init.headers ?? {}, ca: SELF_SIGNED_TLS.cert, ...(init.signal ? { signal: init.signal } : {}) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const headers = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') headers.set(name, value);
-        resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 500, headers }));
-      });
-      res.on('error', reject);
-    });
-    req.on('error', reject);
-    req.end(init.body);
   });
 }
 

@@ -214,6 +214,8 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       const mine = binance.requests.slice(before).filter((r) => r.headers['x-mbx-apikey'] === account.key);
       const windows = Math.ceil((Date.now() - Date.UTC(2017, 6, 1)) / (90 * DAY));
       expect(mine.filter((r) => r.path === '/sapi/v1/capital/deposit/hisrec')).toHaveLength(windows);
+      // Simple Earn's ranges likewise, each once across the jobs.
+      expect(mine.filter((r) => r.path === '/sapi/v1/simple-earn/locked/history/rewardsRecord')).toHaveLength(Math.ceil((Date.now() - Date.UTC(2023, 0, 1)) / (89 * DAY)));
       const markets = mine.filter((r) => r.path === '/api/v3/myTrades').map((r) => r.query.get('symbol'));
       expect(markets.sort()).toEqual([...new Set(markets)].sort());
       expect(markets).toContain('SOLBNB');
@@ -223,11 +225,13 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       expect(events).toHaveLength(1);
       // Done: the cursor keeps where to read from next, and nothing of the unfinished walk.
       const { transaction_cursor: cursor } = await slow.ctx.db.selectFrom('connect_accounts').select('transaction_cursor').where('id', '=', id).executeTakeFirstOrThrow();
-      expect(JSON.parse(cursor as string)).toEqual({ since: expect.any(Number), assets: ['BNB', 'SOL', 'USDT'], trades: { 'BNB/USDT': '7', 'SOL/BNB': '8', 'SOL/USDT': '9' }, converted: true });
+      const books = (JSON.parse(cursor as string) as { books: Record<string, string> }).books;
+      expect(JSON.parse(books.spot as string)).toEqual({ since: expect.any(Number), assets: ['BNB', 'SOL', 'USDT'], trades: { 'BNB/USDT': '7', 'SOL/BNB': '8', 'SOL/USDT': '9' }, converted: true });
+      expect(JSON.parse(books.earn as string)).toEqual({ since: expect.any(Number) });
     } finally {
       await slow.close();
     }
-  });
+  }, 120_000); // hundreds of jobs: ~10 s here, several times that on a loaded CI machine
 
   it('pages the deposits of a 90-day range 1,000 at a time', async () => {
     const deposits = Array.from({ length: 1200 }, (_, i) => ({
@@ -289,7 +293,8 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
 
     // The next refresh reads only the ranges from the cursor on: a day before the newest conversion.
     const { transaction_cursor: cursor } = await t.ctx.db.selectFrom('connect_accounts').select('transaction_cursor').where('id', '=', id).executeTakeFirstOrThrow();
-    const since = (JSON.parse(cursor as string) as { since: number }).since;
+    const spot = (JSON.parse(cursor as string) as { books: { spot: string } }).books.spot;
+    const since = (JSON.parse(spot) as { since: number }).since;
     expect(Math.abs(since - (Date.now() - 100 * DAY))).toBeLessThan(60_000);
     const later = binance.requests.length;
     await refresh(id, ['transactions']);
@@ -352,7 +357,70 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     const deposits = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/capital/deposit/hisrec' && r.headers['x-mbx-apikey'] === account.key);
     expect(Number(deposits[0]?.query.get('startTime'))).toBeGreaterThan(Date.now() - 11 * DAY);
     const { transaction_cursor: cursor } = await t.ctx.db.selectFrom('connect_accounts').select('transaction_cursor').where('id', '=', id).executeTakeFirstOrThrow();
-    expect(JSON.parse(cursor as string)).toMatchObject({ converted: true });
+    expect(JSON.parse((JSON.parse(cursor as string) as { books: { spot: string } }).books.spot)).toMatchObject({ converted: true });
+  });
+
+  it('adds Simple Earn positions to the balances, leaves out their LD mirrors, and reads the rewards range by range since 2023', async () => {
+    const realtime = Array.from({ length: 300 }, (_, i) => ({ asset: 'USDT', rewards: '0.00001', projectId: 'USDT001', type: 'REALTIME' as const, time: Date.now() - 150 * DAY + i * (DAY / 2) }));
+    const account = binance.addAccount({
+      // 600 USDT and 2.1 BNB came in; 500 USDT went to Flexible, 2 BNB to Locked. Flexible rewards
+      // grew the position; the locked reward was paid to Spot. The Spot account lists the
+      // Flexible position again as LDUSDT.
+      balances: [
+        { asset: 'USDT', free: '100.00000000', locked: '0.00000000' },
+        { asset: 'LDUSDT', free: '500.00320000', locked: '0.00000000' },
+        { asset: 'BNB', free: '0.11000000', locked: '0.00000000' },
+        // A token whose name starts like a mirror, with no Earn position behind it: it stays.
+        { asset: 'LDO', free: '3.00000000', locked: '0.00000000' },
+        // The mirror of a position in an asset with no spot market here (so not among ccxt's
+        // currencies): left out all the same.
+        { asset: 'LDDOT', free: '10.00000000', locked: '0.00000000' },
+      ],
+      deposits: [deposit('dep-earn-usdt', 'USDT', '600.00000000', 200), deposit('dep-earn-bnb', 'BNB', '2.10000000', 190), deposit('dep-earn-ldo', 'LDO', '3.00000000', 180), deposit('dep-earn-dot', 'DOT', '10.00000000', 170)],
+      earn: {
+        flexible: [
+          { asset: 'USDT', totalAmount: '500.0032', productId: 'USDT001' },
+          { asset: 'DOT', totalAmount: '10', productId: 'DOT001' },
+        ],
+        locked: [{ positionId: 123123, asset: 'BNB', amount: '2' }],
+        flexibleRewards: [...realtime, { asset: 'USDT', rewards: '0.0002', projectId: 'USDT001', type: 'BONUS', time: Date.now() - 120 * DAY }],
+        lockedRewards: [{ positionId: 123123, time: Date.now() - 30 * DAY, asset: 'BNB', lockPeriod: '30', amount: '0.01', type: 'Locked Rewards' }],
+      },
+    });
+    const id = await connected('binance', fields(account));
+    const before = binance.requests.length;
+    const refreshed = await refresh(id, ['balances', 'transactions']);
+    expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
+    const balances = (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data;
+    expect(balances.map(({ asset, available, total }: Record<string, string>) => ({ asset, available, total }))).toEqual([
+      { asset: 'BNB', available: '0.11', total: '2.11' },
+      { asset: 'DOT', available: '0', total: '10' },
+      { asset: 'LDO', available: '3', total: '3' },
+      { asset: 'USDT', available: '100', total: '600.0032' },
+    ]);
+    const transactions = await allTransactions(id);
+    expect(netByAsset(transactions)).toEqual({ BNB: '2.11', DOT: '10', LDO: '3', USDT: '600.0032' });
+    expect(transactions.filter((tx) => tx.type === 'transfer')).toHaveLength(302);
+
+    // Every list, range by range from January 2023, 89 days at most a call, 100 rows a page.
+    const mine = binance.requests.slice(before).filter((r) => r.headers['x-mbx-apikey'] === account.key);
+    const flexible = mine.filter((r) => r.path === '/sapi/v1/simple-earn/flexible/history/rewardsRecord').map((r) => r.query);
+    const ranges = Math.ceil((Date.now() - Date.UTC(2023, 0, 1)) / (89 * DAY));
+    expect(new Set(flexible.map((q) => q.get('type')))).toEqual(new Set(['ALL']));
+    expect(flexible.every((q) => Number(q.get('endTime')) - Number(q.get('startTime')) < 89 * DAY && q.get('size') === '100')).toBe(true);
+    expect(Math.min(...flexible.map((q) => Number(q.get('startTime'))))).toBe(Date.UTC(2023, 0, 1));
+    // 300 real-time rewards over 150 days: some range holds more than a page.
+    expect(flexible.filter((q) => q.get('current') !== '1').length).toBeGreaterThan(0);
+    expect(flexible.filter((q) => q.get('current') === '1')).toHaveLength(ranges);
+    expect(mine.filter((r) => r.path === '/sapi/v1/simple-earn/locked/history/rewardsRecord')).toHaveLength(ranges);
+
+    // The next refresh reads the rewards from a day before the newest one read.
+    const later = binance.requests.length;
+    await refresh(id, ['transactions']);
+    const next = binance.requests.slice(later).filter((r) => r.path === '/sapi/v1/simple-earn/locked/history/rewardsRecord' && r.headers['x-mbx-apikey'] === account.key);
+    expect(next).toHaveLength(1);
+    expect(Number(next[0]?.query.get('startTime'))).toBeGreaterThan(Date.now() - 2 * DAY);
+    expect(await allTransactions(id)).toHaveLength(transactions.length);
   });
 
   it('reads the dust log from December 2020: each small balance converted to BNB as two legs, the service charge as the fee', async () => {

@@ -14,3 +14,24 @@ export function apiMethod(exchange: Exchange, name: string): (params: object) =>
 export function walletsOf(exchange: Exchange) {
   return exchange.fetchAccounts({ paginate: true, paginationCalls: 100 });
 }
+
+/**
+ * The rows of a list the exchange answers page by page (`current` from 1, `size` a page; answer
+ * `{rows, total}`: Binance's Simple Earn), through the ccxt API method `method` with `params`; a
+ * short page is the last.
+ */
+export async function* rowPages(exchange: Exchange, method: string, params: object, size: number): AsyncGenerator<Record<string, unknown>[]> {
+  const call = apiMethod(exchange, method);
+  for (let current = 1; ; current++) {
+    const answer = (await call({ ...params, current, size })) as { rows?: unknown };
+    if (!Array.isArray(answer?.rows)) throw new TypeError(`${exchange.id}'s ${method} answer has no rows`);
+    yield answer.rows as Record<string, unknown>[];
+    if (answer.rows.length < size) return;
+  }
+}
+
+/** The exchange's asset id as ccxt's currency code (ccxt keeps an unknown id as it is). */
+export function currencyCode(exchange: Exchange, id: unknown): string {
+  const text = String(id);
+  return exchange.safeCurrencyCode(text) ?? text;
+}

@@ -1,6 +1,6 @@
 import type { Exchange, LedgerEntry, MarketInterface, Trade } from 'ccxt';
-import { apiMethod, walletsOf } from './ccxt-api.js';
-import { fromConversion, fromDust, fromLedgerEntry, fromTrade, fromTransfer, type DustConversion } from './ccxt-records.js';
+import { apiMethod, currencyCode, rowPages, walletsOf } from './ccxt-api.js';
+import { fromColumnEntry, fromConversion, fromDust, fromLedgerEntry, fromRecord, fromTrade, fromTransfer, type DustConversion } from './ccxt-records.js';
 import { isBooks, type Book, type HistorySource } from './exchanges.js';
 import type { ProviderTransaction, TransactionPages } from './provider.js';
 
@@ -26,15 +26,18 @@ interface Walk {
 export async function* historyPages(exchange: Exchange, history: HistorySource | readonly Book[], walk: Walk): TransactionPages {
   if (!isBooks(history)) return yield* sourcePages(exchange, history, walk);
   const walked = history.filter((book): book is Book & { history: HistorySource } => book.history !== undefined);
-  // One walking book: its cursor and references keep the one-book form (a row that gains a
-  // balances-only book reads on from its stored cursor). A cursor without books, met by several
-  // walking books, reads every book from the beginning: re-read entries are upserted.
+  // One walking book: its cursor, references and descriptions keep the one-book form (a row that
+  // gains a balances-only book reads on from its stored cursor; Bitfinex's one ledger is every
+  // wallet's, not its first wallet's). Only the book's own reading of its entries applies. A
+  // cursor without books, met by several walking books, is the cursor of the book that says
+  // `formerCursor`, the others reading from the beginning; without one, every book reads from
+  // the beginning (re-read entries are upserted).
   const [only] = walked;
-  if (walked.length === 1 && only) return yield* sourcePages(exchange, only.history, walk, { ...only, plainRefs: true });
+  if (walked.length === 1 && only) return yield* sourcePages(exchange, only.history, walk, only.types || only.feeIncluded ? { ...only, plainRefs: true } : undefined);
   // One cursor per book (`{"books": {name: cursor}}`). A checkpoint also names the book being
   // walked (`at`): the books before it are done (their cursors are where the next refresh reads
   // from) and a walk resumed there starts with it.
-  const { cursors, at } = booksOf(walk.cursor);
+  const { cursors, at } = bookCursors(walk.cursor, walked.find((book) => book.formerCursor)?.name);
   const checkpoint = (book: string, cursor: string | null) => JSON.stringify({ books: { ...cursors, [book]: cursor }, at: book });
   const start = Math.max(0, walked.findIndex((book) => book.name === at));
   for (const [index, book] of walked.entries()) {
@@ -55,12 +58,15 @@ export async function* historyPages(exchange: Exchange, history: HistorySource |
   return JSON.stringify({ books: cursors });
 }
 
-/** The books' cursors in a stored cursor (none: each book from the beginning), and the book a checkpoint was taken in. */
-function booksOf(cursor: string | null): { cursors: Record<string, string | null>; at?: string } {
+/**
+ * The books' cursors in a stored cursor (none: each book from the beginning), and the book a
+ * checkpoint was taken in. A cursor of the one-book form is `former`'s, where a book says so.
+ */
+function bookCursors(cursor: string | null, former?: string): { cursors: Record<string, string | null>; at?: string } {
   try {
     const parsed = JSON.parse(cursor ?? 'null') as { books?: unknown; at?: unknown } | null;
     const books = parsed?.books;
-    if (typeof books !== 'object' || books === null) return { cursors: {} };
+    if (typeof books !== 'object' || books === null) return { cursors: cursor !== null && parsed !== null && former !== undefined ? { [former]: cursor } : {} };
     const cursors = Object.fromEntries(Object.entries(books).filter((entry): entry is [string, string | null] => typeof entry[1] === 'string' || entry[1] === null));
     return { cursors, ...(typeof parsed?.at === 'string' ? { at: parsed.at } : {}) };
   } catch {
@@ -72,11 +78,12 @@ function booksOf(cursor: string | null): { cursors: Record<string, string | null
 async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Walk, book?: Book): TransactionPages {
   const { name, cursor } = walk;
   const position = positionOf(cursor);
-  const newest = new Newest(position.walk?.top ?? position.backfill?.top);
+  const newest = new Newest(position.walk?.top ?? position.backfill?.top ?? position.ranges?.top);
   // An unfinished walk's checkpoint is no cursor to keep once it is done.
   const previous = position.since === undefined ? null : cursor;
   switch (source.kind) {
     case 'ledger-offset': {
+      if (source.columns) return yield* columnPages(exchange, { ...source, columns: source.columns }, { name, position, newest, previous });
       // A whole-history walk (no `since`) goes newest to oldest; where the exchange takes an end
       // time (`source.end`), after each page it leaves a checkpoint: the oldest time read (as the
       // inclusive end of the rest, which entries booked meanwhile cannot shift, unlike offsets)
@@ -103,6 +110,7 @@ async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Wal
       }
     }
     case 'ledger-until': {
+      if (source.window) return yield* windowPages(exchange, { ...source, window: source.window }, { name, position, newest, book });
       // Newest to oldest, each page ending at the oldest time read so far (ccxt's `until`, ms,
       // inclusive: entries sharing that millisecond are asked again and de-duplicated). This is
       // ccxt's own backward pagination, walked here page by page with checkpoints, and without
@@ -112,22 +120,15 @@ async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Wal
       let until = position.backfill?.until;
       const seen = new Set<string>();
       for (;;) {
-        const page = await exchange.fetchLedger(undefined, since, source.pageSize, until === undefined ? {} : { until });
+        const page = await exchange.fetchLedger(undefined, since, source.pageSize, { ...source.params, ...(until === undefined ? {} : { until }) });
         const fresh = unseen(page, seen);
         const transactions = newest.saw(fresh.map((entry) => fromLedgerEntry(entry, name, book)));
-        const times = page.map((entry) => entry.timestamp).filter((time): time is number => typeof time === 'number');
-        const oldest = times.length === 0 ? undefined : Math.min(...times);
+        const oldest = oldestTime(page);
         // The last page: an empty one; one reaching back to `since`; or a short one holding only
         // entries read already (everything up to the boundary came, and nothing older is left).
         const short = page.length < source.pageSize;
         const last = oldest === undefined || (since !== undefined && oldest <= since) || (short && fresh.length === 0);
-        if (!last) {
-          // A full page of entries all read already: a page's worth share the boundary time, or
-          // the exchange ignored `until`. Stepping past that time would skip whatever else it
-          // holds there, so the walk fails rather than pass a partial ledger off as complete.
-          if (fresh.length === 0) throw new Error(`${name}'s ledger did not page back past ${new Date(oldest).toISOString()}`);
-          until = oldest;
-        }
+        if (!last) until = pagedBack(name, fresh.length, oldest);
         const top = newest.value;
         const resumable = !last && since === undefined && top !== undefined;
         yield { transactions, ...(resumable ? { checkpoint: JSON.stringify({ backfill: { until, top } }) } : {}) };
@@ -151,9 +152,9 @@ async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Wal
         const ids = page.map((entry) => (entry.id !== undefined && /^\d+$/.test(entry.id) ? BigInt(entry.id) : undefined));
         if (ids.includes(undefined)) throw new TypeError(`${name}'s ledger entry has no numeric id`);
         const oldestId = ids.length === 0 ? undefined : (ids as bigint[]).reduce((a, b) => (b < a ? b : a));
-        const oldestTime = Math.min(...page.map((entry) => entry.timestamp ?? Infinity));
+        const oldest = oldestTime(page);
         // A short page is the last; so is one reaching back to `since`.
-        const last = oldestId === undefined || page.length < source.pageSize || (since !== undefined && oldestTime <= since);
+        const last = oldestId === undefined || page.length < source.pageSize || (since !== undefined && oldest !== undefined && oldest <= since);
         if (!last) {
           // Ids only go down: a page not below the last asked-for id means the exchange ignored it.
           if (after !== undefined && oldestId >= BigInt(after)) throw new Error(`${name}'s ledger did not page back past entry ${after}`);
@@ -180,7 +181,135 @@ async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Wal
       return cursorAfter(previous, newest.value);
     case 'transfers':
       return yield* transfersAndTrades(exchange, source, { name, position, newest, held: walk.held });
+    case 'records':
+      return yield* recordPages(exchange, source, { name, position, newest });
   }
+}
+
+/**
+ * A ledger of rows with a column per currency (Bitstamp), newest first by offset, listed raw and
+ * read by us (fromColumnEntry). A short page, a page of nothing new (the exchange ignored the
+ * offset) or one reaching back past the cursor's time is the last.
+ */
+async function* columnPages(
+  exchange: Exchange,
+  source: Extract<HistorySource, { kind: 'ledger-offset' }> & { columns: NonNullable<Extract<HistorySource, { kind: 'ledger-offset' }>['columns']> },
+  { name, position, newest, previous }: { name: string; position: HistoryPosition; newest: Newest; previous: string | null },
+): TransactionPages {
+  const list = apiMethod(exchange, source.columns.method);
+  const { since } = position;
+  const seen = new Set<string>();
+  for (let offset = 0; ; offset += source.pageSize) {
+    const rows = (await list({ [source.param]: offset, limit: source.pageSize })) as unknown;
+    if (!Array.isArray(rows)) throw new TypeError(`${name}'s ledger answer is no list`);
+    const fresh = unseen(
+      (rows as Record<string, unknown>[]).map((row) => ({ id: String(row.id), row })),
+      seen,
+    );
+    const read = fresh.flatMap(({ row }) => fromColumnEntry(row, name, (column) => currencyCode(exchange, column), source.columns.types));
+    const transactions = newest.saw(read.filter((tx) => since === undefined || tx.occurredAt * 1000 >= since));
+    const last = rows.length < source.pageSize || fresh.length === 0 || (since !== undefined && read.some((tx) => tx.occurredAt * 1000 < since));
+    yield { transactions };
+    if (last) return cursorAfter(previous, newest.value);
+  }
+}
+
+/** The oldest time of a page of ledger entries (none for an empty page). */
+function oldestTime(page: LedgerEntry[]): number | undefined {
+  const times = page.map((entry) => entry.timestamp).filter((time): time is number => typeof time === 'number');
+  return times.length === 0 ? undefined : Math.min(...times);
+}
+
+/**
+ * Where a full page paged back by time leaves the walk: at its oldest time, inclusive. A full page
+ * of entries all read already means a page's worth share the boundary time, or the exchange
+ * ignored `until`; stepping past that time would skip whatever else it holds there, so the walk
+ * fails rather than pass a partial ledger off as complete.
+ */
+function pagedBack(name: string, fresh: number, oldest: number | undefined): number {
+  if (fresh === 0 || oldest === undefined) throw new Error(`${name}'s ledger did not page back past ${oldest === undefined ? 'its newest page' : new Date(oldest).toISOString()}`);
+  return oldest;
+}
+
+/** How many quiet windows in a row a walk by windows reads before it leaves a checkpoint all the same. */
+const QUIET_WINDOWS = 30;
+
+/**
+ * A ledger the exchange answers one window a call (`span` ms; KuCoin: a day) and keeps `horizon`
+ * ms of (a year): walked window by window from now back to the horizon, or to the cursor's time.
+ * An empty window is a quiet day, not the end; inside a window, a full page moves its end back to
+ * the oldest time read, as the walk by `until` does. Every window with entries leaves a
+ * checkpoint, and every 30th quiet one. The walk's
+ * start counts as the newest time it read: its cursor is the start less the overlap, whether or
+ * not anything was read, so a quiet account's next refresh reads a day or two, not the year again.
+ * A cursor without `windowed` predates the windows (that walk ended at the first quiet day): it is
+ * read afresh once.
+ */
+async function* windowPages(
+  exchange: Exchange,
+  source: Extract<HistorySource, { kind: 'ledger-until' }> & { window: { span: number; horizon: number } },
+  { name, position, newest, book }: { name: string; position: HistoryPosition; newest: Newest; book: Book | undefined },
+): TransactionPages {
+  const since = position.windowed ? position.since : undefined;
+  const start = exchange.milliseconds();
+  const floor = Math.max(since ?? 0, start - source.window.horizon);
+  if (!position.backfill) newest.value = Math.max(newest.value ?? 0, Math.floor(start / 1000));
+  let until = position.backfill?.until ?? start;
+  let quiet = 0;
+  const seen = new Set<string>();
+  for (;;) {
+    const from = Math.max(until - source.window.span, floor);
+    const page = await exchange.fetchLedger(undefined, from, source.pageSize, { ...source.params, until });
+    const fresh = unseen(page, seen);
+    const transactions = newest.saw(fresh.map((entry) => fromLedgerEntry(entry, name, book)));
+    if (page.length < source.pageSize) {
+      if (from <= floor) {
+        yield { transactions };
+        return JSON.stringify({ since: sinceAfter(newest.value as number), windowed: true });
+      }
+      // The window is read: the next ends where it began (that millisecond is asked again).
+      until = from;
+    } else until = pagedBack(name, fresh.length, oldestTime(page));
+    // Quiet windows are passed over without a page of their own (each stored page is a database
+    // transaction), but never more than QUIET_WINDOWS in a row: a walk cut short loses that many
+    // calls at most.
+    quiet = transactions.length === 0 ? quiet + 1 : 0;
+    if (quiet > 0 && quiet < QUIET_WINDOWS) continue;
+    quiet = 0;
+    yield { transactions, checkpoint: JSON.stringify({ ...(since === undefined ? {} : { since }), windowed: true, backfill: { until, top: newest.value } }) };
+  }
+}
+
+/**
+ * Lists of records (Binance's Simple Earn rewards), range by range from the cursor's time (or the
+ * beginning) to now, every list of a range page by page. Each range done leaves a checkpoint
+ * (`ranges`: where the ranges still to read start, and the newest time read).
+ */
+async function* recordPages(
+  exchange: Exchange,
+  source: Extract<HistorySource, { kind: 'records' }>,
+  { name, position, newest }: { name: string; position: HistoryPosition; newest: Newest },
+): TransactionPages {
+  const span = source.days * 86_400_000;
+  for (let from = Math.max(position.ranges?.from ?? position.since ?? source.earliest, source.earliest); from < exchange.milliseconds(); from += span) {
+    const range = { startTime: from, endTime: Math.min(from + span - 1, exchange.milliseconds()) };
+    for (const list of source.lists) {
+      for await (const rows of rowPages(exchange, list.method, { ...list.params, ...range }, source.pageSize)) {
+        yield { transactions: newest.saw(rows.map((row) => fromRecord(row, list, currencyCode(exchange, row[list.fields.asset]), name))) };
+      }
+    }
+    const ranges = { from: from + span, ...(newest.value === undefined ? {} : { top: newest.value }) };
+    yield { transactions: [], checkpoint: JSON.stringify({ ...(position.since === undefined ? {} : { since: position.since }), ranges }) };
+  }
+  return JSON.stringify({ since: nextSince(exchange, position, newest) });
+}
+
+/**
+ * The cursor's time after a walk of ranges up to now: a day before the newest time read or, with
+ * nothing read, the cursor's time or a day before now — not the beginning again.
+ */
+function nextSince(exchange: Exchange, position: HistoryPosition, newest: Newest): number {
+  return newest.value !== undefined ? sinceAfter(newest.value) : (position.since ?? sinceAfter(Math.floor(exchange.milliseconds() / 1000)));
 }
 
 type TransferPaging = NonNullable<Extract<HistorySource, { kind: 'transfers' }>['paging']>;
@@ -279,8 +408,7 @@ async function* transfersAndTrades(
   }
   // With no transfer at all, the next refresh still starts from now (less the overlap), not from
   // the beginning of the exchange again.
-  const since = newest.value !== undefined ? sinceAfter(newest.value) : (position.since ?? sinceAfter(Math.floor(exchange.milliseconds() / 1000)));
-  return JSON.stringify({ since, ...known() });
+  return JSON.stringify({ since: nextSince(exchange, position, newest), ...known() });
 }
 
 /** A time range, ms, both ends included. */
@@ -403,6 +531,10 @@ export interface HistoryPosition {
   assets?: string[];
   walk?: { transfersFrom?: number; convertsFrom?: number; checked: string[]; top?: number };
   converted?: boolean;
+  /** The cursor of a walk by windows (see windowPages). */
+  windowed?: boolean;
+  /** An unfinished walk of record ranges: the next range's start, the newest time read (see recordPages). */
+  ranges?: { from: number; top?: number };
 }
 
 const whole = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
@@ -426,7 +558,11 @@ export function positionOf(cursor: string | null): HistoryPosition {
   const position: HistoryPosition = {};
   if (whole(parsed.since)) position.since = parsed.since;
   const backfill = parsed.backfill as { end?: unknown; until?: unknown; after?: unknown; top?: unknown } | undefined;
-  if (position.since === undefined && whole(backfill?.top)) {
+  if (parsed.windowed === true) position.windowed = true;
+  const ranges = parsed.ranges as { from?: unknown; top?: unknown } | undefined;
+  if (whole(ranges?.from)) position.ranges = { from: ranges.from, ...(whole(ranges.top) ? { top: ranges.top } : {}) };
+  // A walk by windows resumes an incremental walk too: its checkpoint keeps the cursor's time.
+  if ((position.since === undefined || position.windowed) && whole(backfill?.top)) {
     if (whole(backfill.end)) position.backfill = { end: backfill.end, top: backfill.top };
     else if (whole(backfill.until)) position.backfill = { until: backfill.until, top: backfill.top };
     else if (typeof backfill.after === 'string' && /^\d+$/.test(backfill.after)) position.backfill = { after: backfill.after, top: backfill.top };

@@ -1,11 +1,11 @@
 import type { Exchange } from 'ccxt';
 import { connectFailure, refreshFailure, type Ccxt } from './ccxt-errors.js';
-import { apiMethod, walletsOf } from './ccxt-api.js';
+import { apiMethod, currencyCode, rowPages, walletsOf } from './ccxt-api.js';
 import { historyPages } from './ccxt-history.js';
 import { decimalOrNull } from './ccxt-records.js';
 import { addDecimals } from '../amounts.js';
 import type { OAuthServer, OAuthTokens } from '../oauth/oauth-client.js';
-import { isBooks, type CcxtCredential, type ExchangeRow } from './exchanges.js';
+import { isBooks, isHoldings, type Book, type CcxtCredential, type ExchangeRow } from './exchanges.js';
 import type { ConnectOutcome, CredentialField, Provider, ProviderAddress, ProviderBalance, TransactionPages } from './provider.js';
 
 /**
@@ -53,6 +53,23 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
     const Class = (ccxt as unknown as Record<string, new (config: object) => Exchange>)[row.id];
     if (!Class) throw new Error(`ccxt has no exchange ${row.id}`);
     const exchange = new Class({ ...credentials, enableRateLimit: true, timeout: 20_000, ...row.ccxtOptions, ...deps.overrides });
+    if (row.errorCodes) {
+      const exceptions = (exchange as unknown as { exceptions: { exact?: Record<string, unknown> } }).exceptions;
+      exceptions.exact = { ...exceptions.exact, ...Object.fromEntries(Object.entries(row.errorCodes).map(([code, name]) => [code, ccxt[name]])) };
+    }
+    const own = exchange.handleErrors.bind(exchange);
+    exchange.handleErrors = (...answer: Parameters<Exchange['handleErrors']>) => {
+      const [status, , , , , , json] = answer;
+      // An HTTP 429 is a rate limit whatever the body says: some of ccxt's readers turn any error
+      // body into a plain exchange error first (Bitstamp's), which would read as unknown.
+      if (status === 429) throw new ccxt.RateLimitExceeded(`${row.id} HTTP 429`);
+      // Where ccxt reads the exchange's code nowhere (Bitstamp's `response_code`), the answer's
+      // field is matched against the row's codes first; anything else goes on to ccxt's reading.
+      const field = row.errorCodeField;
+      const code: unknown = field !== undefined && typeof json === 'object' && json !== null ? (json as Record<string, unknown>)[field] : undefined;
+      if (typeof code === 'string' && row.errorCodes?.[code]) throw new ccxt[row.errorCodes[code]](`${row.id} ${code}`);
+      return own(...answer);
+    };
     // Amounts come out as the exchange's decimal text, never through a float.
     (exchange as unknown as { number: unknown }).number = String;
     // One pace for every account on this exchange: its limits count per IP address (Binance's
@@ -108,6 +125,8 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
       const exchange = await withMarkets(instance(ccxt, credentials));
       // Balances first: they prove the key works before anything is stored.
       await exchange.fetchBalance();
+      const refused = row.refuseAccount?.reason(await apiMethod(exchange, row.refuseAccount.method)({}));
+      if (refused !== undefined) return { ok: false, reason: 'invalid_input', field: 'apiKey', message: refused };
       if (row.keyPermissions && credentials.token === undefined) {
         const check = row.keyPermissions;
         const powers = check.read(await apiMethod(exchange, check.method)({}));
@@ -132,18 +151,38 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
    * every book where it keeps several (added together).
    */
   async function allBalances(exchange: Exchange): Promise<ProviderBalance[]> {
-    const books = isBooks(row.history) ? row.history.map((book) => book.balances) : [{}];
+    const books = isBooks(row.history) ? await presentBooks(exchange, row.history) : [{ balances: {} as Record<string, unknown>, mirrorPrefix: undefined }];
     const pages: ProviderBalance[][] = [];
-    for (const params of books) {
+    const mirrored: { prefix: string; pages: ProviderBalance[][] }[] = [];
+    const holdings = new Set<string>();
+    for (const { balances: params, mirrorPrefix } of books) {
+      if (isHoldings(params)) {
+        for (const list of params.holdings) {
+          for await (const rows of rowPages(exchange, list.method, {}, list.pageSize)) {
+            const held = rows.flatMap((r) => {
+              const total = decimalOrNull(r[list.fields.amount]);
+              return total === null || total === '0' ? [] : [{ asset: currencyCode(exchange, r[list.fields.asset]), total, available: '0' }];
+            });
+            for (const b of held) holdings.add(b.asset);
+            pages.push(held);
+          }
+        }
+        continue;
+      }
+      const own: ProviderBalance[][] = mirrorPrefix === undefined ? pages : [];
+      if (mirrorPrefix !== undefined) mirrored.push({ prefix: mirrorPrefix, pages: own });
       let answer = await exchange.fetchBalance(params);
-      pages.push(balancesOf(answer));
+      own.push(balancesOf(answer));
       const asked = new Set<string>();
       for (let next = row.balancePages?.next(answer.info); next !== undefined && !asked.has(next); next = row.balancePages?.next(answer.info)) {
         asked.add(next);
         answer = await exchange.fetchBalance({ ...params, [(row.balancePages as { param: string }).param]: next });
-        pages.push(balancesOf(answer));
+        own.push(balancesOf(answer));
       }
     }
+    // A book's mirror of another's holding (Binance's LDUSDT for USDT held in Simple Earn) is left
+    // out: the holding itself is counted.
+    for (const { prefix, pages: own } of mirrored) pages.push(...own.map((page) => page.filter((b) => !(b.asset.startsWith(prefix) && holdings.has(b.asset.slice(prefix.length))))));
     return pages.length === 1 ? (pages[0] as ProviderBalance[]) : sumByAsset(pages.flat());
   }
 
@@ -189,7 +228,8 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
         exchange = instance(ccxt, credentialsOf(connection));
         const ready = await withMarkets(exchange);
         const held = async () => (options.balances ?? (await allBalances(ready))).map((b) => b.asset);
-        const pages = historyPages(ready, row.history, { name: row.name, cursor: options.cursor, held });
+        const history = isBooks(row.history) ? await presentBooks(ready, row.history) : row.history;
+        const pages = historyPages(ready, history, { name: row.name, cursor: options.cursor, held });
         try {
           for (;;) {
             const next = await pages.next();
@@ -206,17 +246,19 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
       }
     },
 
-    fetchAddresses: (connection, options) =>
-      read(connection, async (exchange, ccxt) => {
+    fetchAddresses: async (connection, options) => {
+      const source = row.depositAddresses ?? { kind: 'lookup' };
+      if (source.kind === 'none') return [];
+      return read(connection, async (exchange, ccxt) => {
         const held = options.balances ?? (await allBalances(exchange));
         // Only assets ccxt lists can be looked up (one only held, of a market since removed, cannot).
         const assets = held
           .map((b) => b.asset)
           .filter((asset) => asset in (exchange.currencies ?? {}))
           .slice(0, MAX_ADDRESS_ASSETS);
-        const source = row.depositAddresses ?? { kind: 'lookup' };
-        return source.kind === 'wallet-list' ? listedAddresses(exchange, source.method, assets) : lookedUpAddresses(exchange, ccxt, assets, source.networks);
-      }),
+        return source.kind === 'wallet-list' ? listedAddresses(exchange, source.method, assets) : lookedUpAddresses(exchange, ccxt, assets, source);
+      });
+    },
   };
 
   /** A deposit address as ccxt parsed it, for one asset (none where the exchange listed none: OKX, for an asset never deposited). */
@@ -227,16 +269,18 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
   }
 
   /**
-   * One lookup per asset (ccxt's fetchDepositAddress), skipping assets that have none; with
-   * `networks`, only the assets listed, each on its network.
+   * One lookup per asset (ccxt's fetchDepositAddress, or fetchDepositAddressesByNetwork for
+   * `everyNetwork`), skipping assets that have none; with `networks`, only the assets listed,
+   * each on its network.
    */
-  async function lookedUpAddresses(exchange: Exchange, ccxt: Ccxt, assets: string[], networks?: Readonly<Record<string, string>>): Promise<ProviderAddress[]> {
+  async function lookedUpAddresses(exchange: Exchange, ccxt: Ccxt, assets: string[], { networks, everyNetwork }: { networks?: Readonly<Record<string, string>>; everyNetwork?: boolean }): Promise<ProviderAddress[]> {
     const addresses: ProviderAddress[] = [];
     for (const asset of assets) {
       const network = networks?.[asset];
       if (networks && network === undefined) continue;
       try {
-        addresses.push(...depositAddress(await exchange.fetchDepositAddress(asset, network === undefined ? {} : { network }), asset));
+        const found = everyNetwork ? Object.values(await exchange.fetchDepositAddressesByNetwork(asset)) : [await exchange.fetchDepositAddress(asset, network === undefined ? {} : { network })];
+        for (const one of found) addresses.push(...depositAddress(one, asset));
       } catch (error) {
         // An asset without a deposit method (fiat, delisted) has no address. A key without the
         // exchange's deposit permission (Kraken's "Deposit Funds"; a Gemini role that may not
@@ -269,6 +313,20 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
 function missingRole(exchange: Exchange): boolean {
   const answer: unknown = exchange.last_json_response;
   return typeof answer === 'object' && answer !== null && (answer as { reason?: unknown }).reason === 'MissingRole';
+}
+
+/** The books this account has: each book the row lists, unless its `onlyWhen` call says otherwise. */
+async function presentBooks(exchange: Exchange, books: readonly Book[]): Promise<Book[]> {
+  const present: Book[] = [];
+  for (const book of books) {
+    const only = book.onlyWhen;
+    if (only) {
+      const answer = (await apiMethod(exchange, only.method)({})) as Record<string, unknown> | undefined;
+      if (answer?.[only.field] !== true) continue;
+    }
+    present.push(book);
+  }
+  return present;
 }
 
 /** Pasted keys carry stray spaces and line breaks; a PEM key keeps its inner line breaks. */

@@ -1,6 +1,6 @@
 import type { Conversion, LedgerEntry, Trade, Transaction } from 'ccxt';
 import { addDecimals, canonicalDecimal } from '../amounts.js';
-import type { Book } from './exchanges.js';
+import type { Book, EntryTypes, RecordList } from './exchanges.js';
 import type { ProviderTransaction } from './provider.js';
 
 /**
@@ -23,6 +23,14 @@ function required<T>(value: T | undefined | null, what: string): T {
 
 function negate(amount: string): string {
   return amount === '0' ? amount : amount.startsWith('-') ? amount.slice(1) : `-${amount}`;
+}
+
+/** A decimal without its sign. */
+const unsigned = (amount: string) => amount.replace(/^-/, '');
+
+/** How a trade reads: what was bought or sold, and for what. */
+function tradeDescription(name: string, buy: boolean, quantity: string, base: string, cost: string, quote: string): string {
+  return `${name} trade: ${buy ? 'bought' : 'sold'} ${quantity} ${base} for ${cost} ${quote}`;
 }
 
 function feeOf(fee: { cost?: unknown; currency?: string | undefined } | undefined): { fee: string | null; feeAsset: string | null } {
@@ -64,7 +72,7 @@ export function fromLedgerEntry(entry: LedgerEntry, name: string, book?: Book): 
   // ccxt gives a direction, with the amount unsigned (Kraken) or already signed (OKX's balChg):
   // the direction decides the sign.
   const amount = required(decimalOrNull(entry.amount), 'ledger amount');
-  const size = amount.replace(/^-/, '');
+  const size = unsigned(amount);
   const rawType = typeof entry.info?.type === 'string' ? entry.info.type : entry.type;
   const known = book?.types && rawType !== undefined ? book.types[rawType] : undefined;
   const fee = feeOf(entry.fee);
@@ -74,7 +82,7 @@ export function fromLedgerEntry(entry: LedgerEntry, name: string, book?: Book): 
   if (book?.feeIncluded && fee.fee !== null && fee.feeAsset === entry.currency) signed = addDecimals(signed, fee.fee);
   return {
     ref: `ledger:${book && !book.plainRefs ? `${book.name}:` : ''}${required(entry.id, 'ledger id')}`,
-    type: known?.type ?? (book?.types ? 'transfer' : ledgerType(entry, signed)),
+    type: known?.type ?? (book?.types && book.unlistedTypes !== 'ccxt' ? 'transfer' : ledgerType(entry, signed)),
     asset: required(entry.currency, 'ledger currency'),
     amount: signed,
     ...fee,
@@ -120,7 +128,7 @@ export function fromTrade(trade: Trade, market: { id: string; base: string; quot
       { side: 'base', asset: market.base, amount: buy ? quantity : negate(quantity), fee: feeOnQuote ? NO_FEE : fee },
       { side: 'quote', asset: market.quote, amount: buy ? negate(cost) : cost, fee: feeOnQuote ? fee : NO_FEE },
     ],
-    { occurredAt: seconds(trade.timestamp, 'trade time'), status: 'completed', description: `${name} trade: ${buy ? 'bought' : 'sold'} ${quantity} ${market.base} for ${cost} ${market.quote}` },
+    { occurredAt: seconds(trade.timestamp, 'trade time'), status: 'completed', description: tradeDescription(name, buy, quantity, market.base, cost, market.quote) },
   );
 }
 
@@ -138,6 +146,67 @@ interface Leg {
  */
 function tradeLegs(ref: string, legs: [Leg, Leg], shared: Pick<ProviderTransaction, 'occurredAt' | 'status' | 'description'>): ProviderTransaction[] {
   return legs.map((leg) => ({ ref: `${ref}:${leg.side}`, type: 'trade', asset: leg.asset, amount: leg.amount, ...(leg.fee ?? NO_FEE), ...shared, txHash: null }));
+}
+
+/** The fields of a column-per-currency row that are not a currency's column (pairs and order ids have a `_`). */
+const NOT_COLUMNS = new Set(['id', 'datetime', 'type', 'fee', 'status', 'price']);
+
+/**
+ * A ledger row with a column per currency (Bitstamp's `user_transactions`), read exactly as the
+ * exchange wrote it: ccxt reads such a trade as one entry of its base currency (with no currency
+ * at all in ccxt 4.5), finds no currency for an amount under one unit and reads deposits as
+ * outflows.
+ * - A trade is the pair (a `base_quote` rate key) whose two columns both moved: two legs
+ *   (`ledger:<id>:base`, `:quote`), the quote as the exchange booked it (rounded to the market's
+ *   decimals, not price × amount), with the fee, which the exchange charges in the quote currency.
+ *   Zero rate keys of other pairs, which every row carries, are no trade.
+ * - Any other row is its moved column (`ledger:<id>`, the fee in that currency), or one transfer
+ *   per moved column where several moved (`ledger:<id>:<column>`); a row that moved nothing is
+ *   no transaction.
+ * `code` turns a column's name into a currency code; `types` reads the row's type.
+ */
+export function fromColumnEntry(row: Record<string, unknown>, name: string, code: (column: string) => string, types: EntryTypes): ProviderTransaction[] {
+  const id = String(required(row.id as string | number | undefined, 'ledger id'));
+  const datetime = String(required(row.datetime as string | undefined, 'ledger time'));
+  // `2024-01-02 03:04:05.123456`: UTC, microseconds.
+  const at = Date.parse(`${datetime.replace(' ', 'T').slice(0, 23)}Z`);
+  if (Number.isNaN(at)) throw new TypeError(`the exchange's ledger time ${datetime} is not a time`);
+  const columns = new Map(
+    Object.entries(row)
+      .filter(([key, value]) => !key.includes('_') && !NOT_COLUMNS.has(key) && (typeof value === 'number' || (typeof value === 'string' && /^[+-]?\d*\.?\d+(e[+-]?\d+)?$/i.test(value))))
+      .map(([key, value]) => [key, decimalOrNull(value) as string]),
+  );
+  const moved = [...columns].filter(([, amount]) => amount !== '0');
+  const kind = types[String(row.type)] ?? { type: 'transfer' as const, label: `type ${String(row.type)}` };
+  const shared = { occurredAt: Math.floor(at / 1000), status: 'completed' as const };
+  if (kind.type === 'trade') {
+    const pairs = Object.keys(row)
+      .map((key) => key.split('_'))
+      .filter((parts): parts is [string, string] => parts.length === 2 && moved.some(([c]) => c === parts[0]) && moved.some(([c]) => c === parts[1]));
+    if (pairs.length !== 1 || moved.length !== 2) throw new TypeError(`the exchange's trade ${id} is not one pair of moved currencies`);
+    const [base, quote] = pairs[0] as [string, string];
+    const bought = columns.get(base) as string;
+    const paid = columns.get(quote) as string;
+    return tradeLegs(
+      `ledger:${id}`,
+      [
+        { side: 'base', asset: code(base), amount: bought },
+        { side: 'quote', asset: code(quote), amount: paid, fee: feeOf({ cost: row.fee, currency: code(quote) }) },
+      ],
+      { ...shared, description: tradeDescription(name, !bought.startsWith('-'), unsigned(bought), code(base), unsigned(paid), code(quote)) },
+    );
+  }
+  return moved.map(([column, amount]) => ({
+    ref: moved.length === 1 ? `ledger:${id}` : `ledger:${id}:${column}`,
+    // Deposits and withdrawals go by the sign: the type code says which, the amount how much.
+    type: kind.type === 'deposit' || kind.type === 'withdrawal' ? (amount.startsWith('-') ? 'withdrawal' : 'deposit') : moved.length === 1 ? kind.type : 'transfer',
+    asset: code(column),
+    amount,
+    ...(moved.length === 1 ? feeOf({ cost: row.fee, currency: code(column) }) : NO_FEE),
+    ...shared,
+    txHash: null,
+    description: `${name} ledger: ${kind.label}`,
+  }));
 }
 
 /**
@@ -196,4 +265,20 @@ export function fromDust(conversion: DustConversion, name: string): ProviderTran
       { occurredAt: seconds(typeof detail.operateTime === 'number' ? detail.operateTime : undefined, 'dust time'), status: 'completed', description: `${name} dust: ${given} ${asset} to ${got} BNB` },
     );
   });
+}
+
+/** A record of one of the exchange's record lists (a reward) as a transfer into the account. */
+export function fromRecord(row: Record<string, unknown>, list: RecordList, asset: string, name: string): ProviderTransaction {
+  const time = Number(row[list.fields.time]);
+  return {
+    ref: `${list.ref}:${list.fields.id.map((field) => String(required(row[field], `${list.label} ${field}`))).join(':')}`,
+    type: 'transfer',
+    asset,
+    amount: required(decimalOrNull(row[list.fields.amount]), `${list.label} amount`),
+    ...NO_FEE,
+    occurredAt: seconds(Number.isFinite(time) ? time : undefined, `${list.label} time`),
+    status: 'completed',
+    txHash: null,
+    description: `${name} ${list.label}`,
+  };
 }

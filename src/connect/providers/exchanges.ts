@@ -17,9 +17,16 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  * How we walk an exchange's history.
  * - `ledger-offset`: the ledger, page by page with an offset parameter (the exchange's fixed page
  *   size); `end` names the exchange's end-time parameter (seconds, as ccxt passes it on), where it
- *   has one, which makes the walk resumable from a checkpoint.
- * - `ledger-until`: the ledger, newest to oldest, `pageSize` entries a call, each page ending at
- *   the oldest time read (ccxt's unified `until`, which it maps to the exchange's end-time parameter).
+ *   has one, which makes the walk resumable from a checkpoint. With `columns`, each entry is one
+ *   row with an amount column per currency (Bitstamp's `user_transactions`), listed raw through
+ *   the ccxt API method `method` (ccxt's own reading parses every row first, and throws on a
+ *   currency its markets no longer list) and read by us: `types` says what each row type is (a
+ *   trade's two moved columns are its two legs; unlisted types are transfers; see fromColumnEntry).
+ * - `ledger-until`: the ledger, newest to oldest, `pageSize` entries a call with `params`, each page
+ *   ending at the oldest time read (ccxt's unified `until`, which it maps to the exchange's end-time
+ *   parameter). With `window`, the exchange answers at most `span` ms before `until` a call and
+ *   keeps `horizon` ms of history (KuCoin: one day a call, one year): the walk goes window by
+ *   window from now back to the horizon, a quiet window being no end.
  * - `ledger-before-id`: the ledger, newest to oldest, through the ccxt API method `method` (the
  *   exchange's own call, its answer's `data` parsed by ccxt as ledger entries), `pageSize` entries
  *   a call with `params`, each page the entries before the oldest id read (`param`, exclusive): the
@@ -36,10 +43,13 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  *   conversions too (Binance's dust log, through the ccxt API method `method`, from its own
  *   `earliest`, at most `max` a call). With `trades`, then the trades, one
  *   market at a time (the exchange answers for one market a call), page by page.
+ * - `records`: lists of records, each row one asset's movement (Binance's Simple Earn rewards),
+ *   through ccxt API methods, range by range (`days` a call) from `earliest`, each range page by
+ *   page (`current` from 1, `pageSize` a page): see RecordList.
  */
 export type HistorySource =
-  | { kind: 'ledger-offset'; param: string; pageSize: number; end?: string }
-  | { kind: 'ledger-until'; pageSize: number }
+  | { kind: 'ledger-offset'; param: string; pageSize: number; end?: string; columns?: { method: string; types: EntryTypes } }
+  | { kind: 'ledger-until'; pageSize: number; params?: Record<string, unknown>; window?: { span: number; horizon: number } }
   | { kind: 'ledger-before-id'; method: string; param: string; pageSize: number; params?: Record<string, string> }
   | { kind: 'ledger-per-account'; param: string; pageSize: number }
   | {
@@ -48,7 +58,37 @@ export type HistorySource =
       paging?: ListPaging<'offset' | 'time'>;
       conversions?: { days: number; earliest: number; pageSize: number; dust?: { method: string; earliest: number; max: number } };
       trades?: ListPaging<'id' | 'time'>;
-    };
+    }
+  | { kind: 'records'; days: number; earliest: number; pageSize: number; lists: readonly RecordList[] };
+
+/** An exchange's own entry types (its codes) as ours, with their words. */
+export type EntryTypes = Readonly<Record<string, { type: ProviderTransaction['type']; label: string }>>;
+
+/**
+ * One list of records the exchange answers for a bounded time range (`startTime`/`endTime`, ms)
+ * page by page (`current`, `size`; answer `{rows, total}`), through the ccxt API method `method`
+ * with `params`; each row one movement into the account (a reward), read off its `asset`,
+ * `amount` and `time` (ms) fields. Its reference is `ref` and the row's `id` fields (the lists
+ * have no id of their own); it is a transfer described as `label`.
+ */
+export interface RecordList {
+  method: string;
+  params?: Record<string, string>;
+  ref: string;
+  label: string;
+  fields: { asset: string; amount: string; time: string; id: readonly string[] };
+}
+
+/**
+ * Holdings the exchange lists page by page (`current`, `size`; answer `{rows, total}`) through the
+ * ccxt API method `method`, where ccxt has no balance call for a book (Binance's Simple Earn
+ * positions): each row's `asset` and `amount` fields. Held, not available.
+ */
+export interface HoldingsList {
+  method: string;
+  pageSize: number;
+  fields: { asset: string; amount: string };
+}
 
 /**
  * How a list pages forward: `pageSize` items a call at most, the next page asked for with `param`
@@ -67,7 +107,8 @@ export interface ListPaging<By extends 'offset' | 'id' | 'time'> {
  * ledger (OKX: the funding account, where deposits and withdrawals land, and the trading account).
  * The account's balances are the books' added together; its history is every book's ledger, an
  * internal move between books being two entries that net to nothing. Where only one book has a
- * walk, its cursor is stored as it is, as for an exchange with one book.
+ * walk, its cursor, references and descriptions are an exchange's with one book (Bitfinex: one
+ * ledger for every wallet).
  */
 export interface Book {
   /** Names the book in transaction references (`ledger:<name>:<id>`), descriptions and the cursor. */
@@ -77,19 +118,45 @@ export interface Book {
    * trading account): refreshes after the change upsert those rows instead of adding copies.
    */
   plainRefs?: boolean;
-  /** The ccxt fetchBalance parameters that read this book's balances. */
-  balances: Record<string, unknown>;
+  /** The ccxt fetchBalance parameters that read this book's balances, or the lists of its holdings. */
+  balances: Record<string, unknown> | { holdings: readonly HoldingsList[] };
+  /**
+   * Its balances list another book's holdings again as assets named `mirrorPrefix` + the asset
+   * (Binance's Spot account: LDBTC for BTC in Simple Earn Flexible). Such an asset is left out
+   * where the rest of its name is a currency the exchange lists and the whole name is not (LDO,
+   * a token, stays).
+   */
+  mirrorPrefix?: string;
   /** Its walk; none where the API tells only the book's balances (Binance's Funding wallet). */
   history?: HistorySource;
   /**
-   * The exchange's own entry types (`info.type`) as ours, with their words, where ccxt maps the
-   * codes of another book (OKX's funding bills: ccxt reads type 1, a deposit, as a transfer, and 2,
-   * a withdrawal, as a trade). Types not listed are transfers.
+   * The exchange's own entry types (`info.type`, else the code ccxt passed on) as ours, with their
+   * words, where ccxt maps the codes of another book (OKX's funding bills: ccxt reads type 1, a
+   * deposit, as a transfer, and 2, a withdrawal, as a trade) or does not know them (KuCoin's
+   * DEPOSIT and WITHDRAW). Types not listed are transfers, or with `unlistedTypes: 'ccxt'` as ccxt
+   * reads them.
    */
-  types?: Readonly<Record<string, { type: ProviderTransaction['type']; label: string }>>;
+  types?: EntryTypes;
+  unlistedTypes?: 'transfer' | 'ccxt';
+  /**
+   * A cursor stored when this book was the only one walked (one without `books`) is this book's:
+   * it goes on from there, the other books from the beginning (Binance's spot walk, when Simple
+   * Earn's rewards became a second walk). Without it such a cursor starts every book afresh (OKX,
+   * whose old trading rows had to be read again).
+   */
+  formerCursor?: boolean;
+  /**
+   * The book is there only where the ccxt API method `method` answers `true` in `field` (KuCoin's
+   * Trade HF account, on an account moved to high-frequency trading): elsewhere neither its
+   * balances nor its walk are read (KuCoin refuses the HF ledger to other accounts, 126001).
+   */
+  onlyWhen?: { method: string; field: string };
   /** Its entries' amounts have the fee taken off already (OKX's `balChg`: the balance change). */
   feeIncluded?: boolean;
 }
+
+/** Whether a book's balances are lists of holdings rather than ccxt fetchBalance parameters. */
+export const isHoldings = (balances: Book['balances']): balances is { holdings: readonly HoldingsList[] } => Array.isArray((balances as { holdings?: unknown }).holdings);
 
 /** Whether an exchange's history is kept in several books. */
 export const isBooks = (history: HistorySource | readonly Book[]): history is readonly Book[] => Array.isArray(history);
@@ -108,6 +175,12 @@ export interface ExchangeRow {
   credentials: readonly CcxtCredential[];
   /** Short steps to create a read-only key, shown above the form. */
   steps: readonly string[];
+  /**
+   * An account we cannot read correctly, told at connection by the ccxt API method `method`:
+   * `reason` reads its answer and says why in plain words, or nothing (KuCoin's unified trading
+   * accounts, read through other calls whose answers we have not modelled).
+   */
+  refuseAccount?: { method: string; reason: (answer: unknown) => string | undefined };
   /** How a key that can trade or withdraw is told apart; absent where the exchange's API cannot tell us. */
   keyPermissions?: KeyPermissionCheck;
   /** How its history is read: one walk, or one per book where it keeps several (see Book). */
@@ -116,11 +189,14 @@ export interface ExchangeRow {
    * How deposit addresses are read. `lookup` (the default): ccxt's fetchDepositAddress for each
    * asset held; with `networks`, the network ccxt must be told for each asset (ccxt's network
    * code), where the exchange lists addresses per network (Gemini), assets not listed having none
-   * we can read. `wallet-list`: the addresses each held asset's wallet already has, listed with
-   * the ccxt API method `method` (called with the wallet's `account_id`), where ccxt's lookup
-   * would create an address — a write a read-only key must not make.
+   * we can read; with `everyNetwork`, ccxt's fetchDepositAddressesByNetwork, every network's
+   * address of each asset in one call (KuCoin, whose single lookup fails for an asset without
+   * one). `wallet-list`: the addresses each held asset's wallet already has, listed with the ccxt
+   * API method `method` (called with the wallet's `account_id`), where ccxt's lookup
+   * would create an address — a write a read-only key must not make. `none`: the exchange has no
+   * read that tells them reliably (Bitfinex).
    */
-  depositAddresses?: { kind: 'lookup'; networks?: Readonly<Record<string, string>> } | { kind: 'wallet-list'; method: string };
+  depositAddresses?: { kind: 'lookup'; networks?: Readonly<Record<string, string>>; everyNetwork?: boolean } | { kind: 'wallet-list'; method: string } | { kind: 'none' };
   /** Changes to a credential's form field (wording, kind of input) for this exchange. */
   fields?: Partial<Record<CcxtCredential, Partial<Omit<CredentialField, 'name'>>>>;
   /** Its OAuth 2 server, when account holders can sign in there instead of creating a key. */
@@ -130,9 +206,23 @@ export interface ExchangeRow {
    * page's cursor read from ccxt's `info` (the exchange's own answer; undefined on the last page).
    */
   balancePages?: { param: string; next: (info: Record<string, unknown>) => string | undefined };
+  /**
+   * The exchange's error codes ccxt leaves unclassified (a plain ExchangeError, which reads as an
+   * unknown failure), as the ccxt error class they are: KuCoin's rate limits (429000, 200002),
+   * Bitfinex's (ERR_RATE_LIMIT), Bitstamp's (400.002).
+   */
+  errorCodes?: Readonly<Record<string, 'RateLimitExceeded'>>;
+  /**
+   * The field of the exchange's JSON answer that holds its code, where ccxt does not read it at
+   * all (Bitstamp's `response_code`: ccxt matches only the `reason` text): matched against
+   * `errorCodes` before ccxt reads the answer.
+   */
+  errorCodeField?: string;
   /** ccxt constructor options of our own for this exchange (what it loads, how). */
   ccxtOptions?: Record<string, unknown>;
 }
+
+const DAY_MS = 86_400_000;
 
 export const EXCHANGES: readonly ExchangeRow[] = [
   {
@@ -192,11 +282,16 @@ export const EXCHANGES: readonly ExchangeRow[] = [
     // 30 days a call, 1,000 at most, with no paging of its own (weight 3,000 a call: 60 a minute).
     // The dust log (GET /sapi/v1/asset/dribblet) answers the last 100 conversions of a range of 90
     // days at most, from December 2020 on. The Funding wallet (P2P, Pay and card purchases land
-    // there) adds its balances; its movements have no history we read.
+    // there) adds its balances; its movements have no history we read. Simple Earn positions
+    // (flexible and locked; 100 a page, weight 150) add theirs, and their rewards are the Earn
+    // book's history (2 lists, 89-day ranges: Binance allows 3 months; from 2023, when Simple
+    // Earn opened). Moves into and out of Earn are between books: the totals do not need them.
     history: [
       {
         name: 'spot',
         balances: {},
+        mirrorPrefix: 'LD',
+        formerCursor: true,
         history: {
           kind: 'transfers',
           window: { days: 90, earliest: Date.UTC(2017, 6, 1) },
@@ -206,6 +301,38 @@ export const EXCHANGES: readonly ExchangeRow[] = [
         },
       },
       { name: 'funding', balances: { type: 'funding' } },
+      {
+        name: 'earn',
+        balances: {
+          holdings: [
+            { method: 'sapiGetSimpleEarnFlexiblePosition', pageSize: 100, fields: { asset: 'asset', amount: 'totalAmount' } },
+            { method: 'sapiGetSimpleEarnLockedPosition', pageSize: 100, fields: { asset: 'asset', amount: 'amount' } },
+          ],
+        },
+        history: {
+          kind: 'records',
+          days: 89,
+          earliest: Date.UTC(2023, 0, 1),
+          pageSize: 100,
+          lists: [
+            // Every type at once (`ALL`: bonus tiered, real-time and historical rewards), each row
+            // naming its own.
+            {
+              method: 'sapiGetSimpleEarnFlexibleHistoryRewardsRecord',
+              params: { type: 'ALL' },
+              ref: 'earn:flexible',
+              label: 'Simple Earn Flexible reward',
+              fields: { asset: 'asset', amount: 'rewards', time: 'time', id: ['type', 'projectId', 'asset', 'time'] },
+            },
+            {
+              method: 'sapiGetSimpleEarnLockedHistoryRewardsRecord',
+              ref: 'earn:locked',
+              label: 'Simple Earn Locked reward',
+              fields: { asset: 'asset', amount: 'amount', time: 'time', id: ['positionId', 'asset', 'type', 'time'] },
+            },
+          ],
+        },
+      },
     ],
     // Spot markets only (we read the spot wallet; futures markets are other hosts and calls), and
     // neither the currency list nor the margin pairs: signed calls on every market load that
@@ -222,10 +349,31 @@ export const EXCHANGES: readonly ExchangeRow[] = [
       'Bitstamp does not let us check a key\'s permissions, so please make sure it is read-only.',
       'Activate the key from the e-mail Bitstamp sends, then copy the API key and the secret.',
     ],
-    // `user_transactions`, 1,000 a page by `offset`. ccxt passes Bitstamp's ledger no time range
-    // (it filters `since` itself), so there is no end time to resume from: a walk cut short
-    // starts again from the newest page (1,000 entries a call, one call per 75 ms at its pace).
-    history: { kind: 'ledger-offset', param: 'offset', pageSize: 1000 },
+    // `user_transactions`, newest first, 1,000 a page by `offset` (Bitstamp serves offsets up to
+    // 200,000). Its end time (`until_timestamp`) may be at most 30 days in the past, so a whole
+    // history has no end time to resume from: a walk cut short starts again from the newest page
+    // (1,000 entries a call, one call per 75 ms at its pace). Each entry is a row with an amount
+    // column per currency, read by `columns` (ccxt reads a trade as one leg, in 4.5 with no
+    // currency, a deposit as an outflow, and finds no currency for an amount under one unit).
+    // Row types as Bitstamp documents them; the others (staking, settlements…) are transfers.
+    history: {
+      kind: 'ledger-offset',
+      param: 'offset',
+      pageSize: 1000,
+      columns: {
+        method: 'privatePostUserTransactions',
+        types: {
+          '0': { type: 'deposit', label: 'deposit' },
+          '1': { type: 'withdrawal', label: 'withdrawal' },
+          '2': { type: 'trade', label: 'market trade' },
+          '14': { type: 'transfer', label: 'sub account transfer' },
+        },
+      },
+    },
+    // Its rate limit is response code 400.002, which ccxt does not read (it matches only the
+    // `reason` text): a plain exchange error until named here.
+    errorCodes: { '400.002': 'RateLimitExceeded' },
+    errorCodeField: 'response_code',
   },
   {
     id: 'gemini',
@@ -294,8 +442,21 @@ export const EXCHANGES: readonly ExchangeRow[] = [
       'Copy the API key and the API key secret.',
     ],
     keyPermissions: bitfinexKeyPermissions,
-    // Ledgers answer up to 2,500 entries a call.
-    history: { kind: 'ledger-until', pageSize: 2500 },
+    // Three wallets, each with its balances (ccxt reads one wallet type a call, the exchange
+    // wallet unless told), and one ledger for all of them (`auth/r/ledgers/hist`, 2,500 entries a
+    // call, newest first, `end` read as inclusive): walked once, with the first wallet. A move between
+    // wallets is an entry in each.
+    history: [
+      { name: 'exchange', balances: {}, history: { kind: 'ledger-until', pageSize: 2500 } },
+      { name: 'margin', balances: { type: 'margin' } },
+      { name: 'funding', balances: { type: 'funding' } },
+    ],
+    // ccxt's lookup is `auth/w/deposit/address`, a write endpoint that generates an address where
+    // none exists; the read listing (`auth/r/deposit/address/all`) answers a memo in place of the
+    // address for some currencies, with nothing to tell the two apart.
+    depositAddresses: { kind: 'none' },
+    // Its documented rate limit, `{"error": "ERR_RATE_LIMIT"}`, is no code ccxt has a class for.
+    errorCodes: { ERR_RATE_LIMIT: 'RateLimitExceeded' },
   },
   {
     id: 'kucoin',
@@ -307,7 +468,56 @@ export const EXCHANGES: readonly ExchangeRow[] = [
       'Copy the API key, the secret and the passphrase you chose.',
     ],
     keyPermissions: kucoinKeyPermissions,
-    // Ledgers answer up to 200 entries a call on unified (UTA) accounts, 500 on classic ones.
-    history: { kind: 'ledger-until', pageSize: 200 },
+    // KuCoin keeps a classic account's assets in its Main account (deposits, withdrawals) and its
+    // Trade account, or, once moved to high-frequency trading, its Trade HF account. The account
+    // ledger (GET /api/v1/accounts/ledgers) lists Main and Trade entries, 500 a call, one day a
+    // call, for one year; the HF ledger (GET /api/v1/hf/accounts/ledgers) lists Trade HF entries,
+    // 200 a call before `lastId`, three days back only. Both give `amount` with the fee in it (the
+    // balance change). ccxt reads whichever one the account is on (it asks at market load): the
+    // books name each (`hf`) so that both are read. Margin accounts are not read.
+    history: [
+      {
+        name: 'main',
+        plainRefs: true,
+        balances: { type: 'main' },
+        // A day a call (the window a hair short of 24 hours, KuCoin's limit), a year kept (the
+        // horizon a day short, so a walk of minutes never asks past it).
+        history: { kind: 'ledger-until', pageSize: 500, params: { hf: false }, window: { span: DAY_MS - 1, horizon: 364 * DAY_MS } },
+        feeIncluded: true,
+        formerCursor: true,
+        // ccxt knows the older names (Deposit, Withdrawal, Trade_Exchange), not all the codes the
+        // ledger answers now.
+        types: { DEPOSIT: { type: 'deposit', label: 'deposit' }, WITHDRAW: { type: 'withdrawal', label: 'withdrawal' }, Exchange: { type: 'trade', label: 'trade' } },
+        unlistedTypes: 'ccxt',
+      },
+      { name: 'trade', balances: { type: 'spot', hf: false } },
+      {
+        name: 'hf',
+        onlyWhen: { method: 'privateGetHfAccountsOpened', field: 'data' },
+        balances: { type: 'spot', hf: true },
+        history: { kind: 'ledger-before-id', method: 'privateGetHfAccountsLedgers', param: 'lastId', pageSize: 200 },
+        feeIncluded: true,
+      },
+    ],
+    // A held asset's addresses on every network it has one on (GET /api/v2/deposit-addresses): the
+    // single lookup (v1) fails for an asset never deposited instead of answering none.
+    depositAddresses: { kind: 'lookup', everyNetwork: true },
+    // Its rate limits answer codes ccxt has no class for: HTTP 429 with 429000 (a resource pool's
+    // quota used up) and 200002 (one endpoint's limit).
+    errorCodes: { '429000': 'RateLimitExceeded', '200002': 'RateLimitExceeded' },
+    // A unified trading account (UTA) keeps its assets elsewhere; ccxt would read it through other
+    // calls, where our books would count one account twice. It is refused at connection, and
+    // ccxt is told the account is classic (`uta: false`), so that a later change of mode fails
+    // the refresh instead of reading it wrongly.
+    refuseAccount: {
+      method: 'utaPrivateGetAccountMode',
+      reason: (answer) =>
+        (answer as { data?: { selfAccountMode?: unknown } } | undefined)?.data?.selfAccountMode === 'UNIFIED'
+          ? 'This KuCoin account uses the Unified Trading Account, which we cannot read yet. Connect a classic KuCoin account, or another exchange.'
+          : undefined,
+    },
+    // Spot markets only (contract markets are another host's calls on every market load), and no
+    // tickers: ccxt reads fees off them, which balances and ledgers do not need.
+    ccxtOptions: { options: { uta: false, fetchMarkets: { types: ['spot'], fetchTickersFees: false } } },
   },
 ];

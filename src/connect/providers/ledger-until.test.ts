@@ -4,10 +4,11 @@ import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-
 
 /**
  * The `ledger-until` walk (Bitfinex, KuCoin: newest to oldest, each page ending at the oldest
- * time read, through ccxt's unified `until`), proven against the one fake whose ccxt class maps
- * `until` too: Kraken's (`until` → `end`, seconds). No fake Bitfinex or KuCoin exists (see
- * docs/exchanges.md); this checks the walk itself — every page, each entry once, checkpoints that
- * resume, the cursor — with ccxt unmodified, through the provider interface the refresh uses.
+ * time read, through ccxt's unified `until`), proven against another fake whose ccxt class maps
+ * `until` too: Kraken's (`until` → `end`, seconds). Bitfinex's own fake walks it in
+ * bitfinex.test.ts; no fake KuCoin exists (see docs/exchanges.md). This checks the walk itself —
+ * every page, each entry once, checkpoints that resume, the cursor, the failure — with ccxt
+ * unmodified, through the provider interface the refresh uses.
  */
 describe('a ledger paged back by time (ccxt until), against the fake Kraken', () => {
   let kraken: FakeKraken;

@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { engines } from '../../../test/support/database.js';
+import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
+import { bitfinexLedger, startFakeBitfinex, type BitfinexAccount, type FakeBitfinex } from '../../../test/support/fake-bitfinex.js';
+import { liveExchangeSteps, netByAsset } from '../../../test/support/live-exchange.js';
+import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-walk.js';
+import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
+import { EXCHANGE_RATE_LIMIT_SECONDS, EXCHANGE_UNAVAILABLE_SECONDS } from './ccxt-errors.js';
+
+/** The mts of the entry at `index` of the ledger newest first (a page of 2,500 ends at 2,499). */
+const mtsAt = (account: BitfinexAccount, index: number) => [...account.ledger].sort((a, b) => b.mts - a.mts || b.id - a.id)[index]?.mts as number;
+
+/**
+ * Bitfinex in live mode: ccxt's bitfinex class (API v2), unmodified, against a local fake Bitfinex
+ * that checks every authenticated request's key, nonce and HMAC-SHA384 signature. Balances are
+ * every wallet's (exchange, margin, funding); the history is the ledger of all of them, walked
+ * newest first by end time, 2,500 a page.
+ */
+describe.each(engines())('Bitfinex through ccxt on %s', (engine) => {
+  let t: TestApp;
+  let client: TestClient;
+  let bitfinex: FakeBitfinex;
+  const { consented, connected, refresh, allTransactions, call } = liveExchangeSteps(
+    () => t,
+    () => client,
+  );
+  const fields = (account: BitfinexAccount) => ({ apiKey: account.key, secret: account.secret });
+
+  beforeAll(async () => {
+    bitfinex = await startFakeBitfinex();
+    t = await startTestApp(engine, { seams: { exchangeOverrides: { bitfinex: pointExchangeAt('bitfinex', bitfinex.url) } } });
+    client = await t.newClient();
+  });
+  afterAll(async () => {
+    await t?.close();
+    // A read-only key may make no write call (`auth/w/…`), in any flow of this file.
+    expect(bitfinex.requests.filter((r) => r.path.startsWith('/v2/auth/w/')).map((r) => r.path)).toEqual([]);
+    await bitfinex?.close();
+  });
+
+  it('adds up every wallet’s balances, walks the ledger page by page across a shared millisecond, and the history adds up to them', async () => {
+    // 2,613 entries, seven to a millisecond in the padding: the first page of 2,500 ends inside one.
+    const account = bitfinex.addAccount({ ledger: bitfinexLedger({ padding: 2600 }) });
+    const boundary = mtsAt(account, 2499);
+    expect(mtsAt(account, 2500)).toBe(boundary);
+    const id = await connected('bitfinex', fields(account));
+    const before = bitfinex.requests.length;
+    const refreshed = await refresh(id, ['balances', 'transactions']);
+    expect(refreshed.balance_refresh).toMatchObject({ status: 'succeeded', error: null });
+    expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
+
+    // The exchange wallet (BTC, USD, UST), the margin wallet (BTC) and the funding wallet (USD),
+    // added by asset; Bitfinex's UST is Tether (USDT).
+    const balances = (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data;
+    expect(balances.map((b: { asset: string; total: string }) => [b.asset, b.total])).toEqual([
+      ['BTC', '0.3496'],
+      ['USD', '13021.23456789'],
+      ['USDT', '250.5'],
+    ]);
+    const transactions = await allTransactions(id);
+    expect(transactions).toHaveLength(2613);
+    expect(netByAsset(transactions)).toEqual({ BTC: '0.3496', USD: '13021.23456789', USDT: '250.5' });
+
+    // Newest first, 2,500 a call, each next page ending at the oldest millisecond read (inclusive):
+    // the entries of the boundary millisecond left off the first page come with the second.
+    expect(bitfinex.ledgerCalls(before)).toEqual([{ limit: 2500 }, { limit: 2500, end: boundary }, { limit: 2500, end: mtsAt(account, 2612) }]);
+
+    const byType = (type: string) => transactions.filter((tx) => tx.type === type);
+    expect(byType('deposit').map((tx) => [tx.asset, tx.amount]).sort()).toEqual([
+      ['BTC', '0.5'],
+      ['USD', '10000'],
+      ['USDT', '250.5'],
+    ]);
+    expect(byType('withdrawal').map((tx) => [tx.asset, tx.amount])).toEqual([['BTC', '-0.05']]);
+    expect(byType('trade').map((tx) => [tx.asset, tx.amount]).sort()).toEqual([
+      ['BTC', '-0.1'],
+      ['USD', '3000'],
+    ]);
+    // Bitfinex books fees as entries of their own: the trading fee and the withdrawal fee.
+    expect(byType('fee').map((tx) => [tx.asset, tx.amount]).sort()).toEqual([
+      ['BTC', '-0.0004'],
+      ['USD', '-6'],
+    ]);
+    // One ledger for every wallet: no entry is described as the first wallet's.
+    const described = transactions.find((tx) => tx.amount === '1.23456789') as unknown as { description: string };
+    expect(described.description).toMatch(/^Bitfinex ledger: payout \(\d+\)$/);
+    // Moves between wallets: out of one, into the other, nothing on balance.
+    const moves = byType('transfer').filter((tx) => tx.amount !== '0.01' && tx.amount !== '1.23456789');
+    expect(moves.map((tx) => [tx.asset, tx.amount]).sort()).toEqual([
+      ['BTC', '-0.1'],
+      ['BTC', '0.1'],
+      ['USD', '-2000'],
+      ['USD', '2000'],
+    ]);
+  });
+
+  it('lists no deposit addresses, and asks for none: ccxt’s lookup is a write endpoint', async () => {
+    const account = bitfinex.addAccount({ ledger: bitfinexLedger() });
+    const id = await connected('bitfinex', fields(account));
+    const before = bitfinex.requests.length;
+    const refreshed = await refresh(id, ['balances']);
+    expect(refreshed).toMatchObject({ status: 'active', balance_refresh: { status: 'succeeded' } });
+    expect((await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data).toEqual([]);
+    expect(bitfinex.requests.slice(before).map((r) => r.path)).toEqual(['/v2/auth/r/wallets', '/v2/auth/r/wallets', '/v2/auth/r/wallets']);
+  });
+
+  it('reads back only to the cursor’s time on the next refresh', async () => {
+    const account = bitfinex.addAccount({ ledger: bitfinexLedger() });
+    const id = await connected('bitfinex', fields(account));
+    await refresh(id, ['transactions']);
+    const newest = Math.max(...account.ledger.map((e) => e.mts));
+    account.ledger.push({ id: 9000, currency: 'BTC', wallet: 'exchange', mts: Date.now(), amount: '0.25', description: 'Deposit (BITCOIN) #5005 on wallet exchange' });
+    const before = bitfinex.requests.length;
+    expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
+    // From a day before the newest entry read (whole seconds): the last day's and the new entry,
+    // then one call ending at the oldest of those, which brings nothing new.
+    const since = (Math.floor(newest / 1000) - 86_400) * 1000;
+    expect(bitfinex.ledgerCalls(before)).toEqual([
+      { start: since, limit: 2500 },
+      { start: since, limit: 2500, end: newest },
+    ]);
+    const transactions = await allTransactions(id);
+    expect(transactions).toHaveLength(14);
+    expect(new Set(transactions.map((tx) => tx.id)).size).toBe(14);
+  });
+
+  it('refuses a key that can trade or withdraw, and explains a wrong secret', async () => {
+    const { path, agent } = await consented();
+    for (const [writes, what] of [
+      [['orders'], 'This key can trade.'],
+      [['withdraw'], 'This key can withdraw or transfer funds.'],
+    ] as const) {
+      const refused = await agent.post(`${path}/providers/bitfinex`, fields(bitfinex.addAccount({ writes: [...writes] })));
+      expect(refused.statusCode).toBe(422);
+      expect(refused.body).toContain(what);
+    }
+    const reader = bitfinex.addAccount();
+    const wrong = await agent.post(`${path}/providers/bitfinex`, { ...fields(reader), secret: `${reader.secret}0` });
+    expect(wrong.statusCode).toBe(422);
+    expect(wrong.body).toContain('Bitfinex did not accept');
+  });
+
+  it.each([
+    ['the rate limit', (on: boolean) => bitfinex.setRateLimited(on), 'provider_rate_limited', EXCHANGE_RATE_LIMIT_SECONDS],
+    ['maintenance', (on: boolean) => bitfinex.setStatus(on ? 'maintenance' : 'operative'), 'provider_unavailable', EXCHANGE_UNAVAILABLE_SECONDS],
+  ])('records %s as a failed refresh with the time to come back', async (_what, set, code, seconds) => {
+    const account = bitfinex.addAccount({ ledger: bitfinexLedger() });
+    const id = await connected('bitfinex', fields(account));
+    set(true);
+    try {
+      const before = Math.floor(t.clock.now() / 1000);
+      const refreshed = await refresh(id, ['balances', 'transactions']);
+      for (const state of [refreshed.balance_refresh, refreshed.transaction_refresh]) {
+        expect(state).toMatchObject({ status: 'failed', error: { code } });
+        expect(state.next_refresh_available_at).toBeGreaterThanOrEqual(before + seconds);
+      }
+      expect(refreshed.status).toBe('active');
+    } finally {
+      set(false);
+    }
+  });
+
+  it('marks the account requires_reauth when Bitfinex stops accepting the key', async () => {
+    const account = bitfinex.addAccount({ ledger: bitfinexLedger() });
+    const id = await connected('bitfinex', fields(account));
+    bitfinex.revoke(account);
+    const refreshed = await refresh(id, ['balances', 'transactions']);
+    expect(refreshed.status).toBe('requires_reauth');
+    expect(refreshed.balance_refresh).toMatchObject({ status: 'failed', error: { code: 'reauthentication_required' } });
+  });
+});
+
+/** The ledger walk through the provider interface the refresh uses: checkpoints that resume. */
+describe('the Bitfinex ledger walked across jobs', () => {
+  let bitfinex: FakeBitfinex;
+
+  beforeAll(async () => {
+    bitfinex = await startFakeBitfinex();
+  });
+  afterAll(async () => {
+    await bitfinex?.close();
+  });
+
+  const walk = (account: BitfinexAccount, cursor: string | null, pages = Infinity) => walkHistory(providerAt('bitfinex', bitfinex.url), { apiKey: account.key, secret: account.secret }, cursor, pages);
+
+  it('resumes from a page’s checkpoint at the millisecond it reached, and reads every entry', async () => {
+    const account = bitfinex.addAccount({ ledger: bitfinexLedger({ padding: 2600 }) });
+    const first = await walk(account, null, 1);
+    const checkpoint = first.read.at(-1)?.checkpoint as string;
+    expect(JSON.parse(checkpoint)).toEqual({ backfill: { until: mtsAt(account, 2499), top: expect.any(Number) } });
+    const before = bitfinex.requests.length;
+    const rest = await walk(account, checkpoint);
+    expect(bitfinex.ledgerCalls(before)[0]).toEqual({ limit: 2500, end: mtsAt(account, 2499) });
+    expect(new Set([...refsOf(first.read), ...refsOf(rest.read)])).toEqual(new Set(account.ledger.map((e) => `ledger:${e.id}`)));
+    const newest = Math.max(...account.ledger.map((e) => Math.floor(e.mts / 1000)));
+    expect(JSON.parse(rest.returned as string)).toEqual({ since: (newest - 86_400) * 1000 });
+  });
+});
