@@ -81,8 +81,12 @@ export async function completeWith(
   return attempt.accounts.map((a) => a.id);
 }
 
-/** Runs the real worker until no job is due, so a test can look at what background work did. */
-export async function runDueJobs(ctx: AppContext, timeoutMs = 15_000): Promise<void> {
+/**
+ * Runs the real worker until no job is due, so a test can look at what background work did. The
+ * wait is long because it costs nothing when the work settles sooner: a chain of hundreds of short
+ * jobs (a history walk with no time budget) takes ~10 s here and twice that on a loaded CI machine.
+ */
+export async function runDueJobs(ctx: AppContext, timeoutMs = 60_000): Promise<void> {
   const worker = new Worker(ctx, service.jobCatalog(), { pollIntervalMs: 10, log: pino({ level: 'silent' }) });
   worker.start();
   try {
