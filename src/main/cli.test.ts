@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, databaseEnv, runOwnproof, startNodeProcess, startServe } from '../../test/support/cli-process.js';
+import { BIN, databaseEnv, runOwnproof, runOwnproofHere, startNodeProcess, startServe } from '../../test/support/cli-process.js';
 import { createTestDatabase, engines, type TestDatabase } from '../../test/support/database.js';
 
 describe.each(engines())('ownproof CLI on %s', (engine) => {
@@ -15,6 +15,7 @@ describe.each(engines())('ownproof CLI on %s', (engine) => {
   });
   afterAll(() => database.destroy());
 
+  // Through the binary once per engine; the other checks of the command tree run it in this process.
   it('client create --json prints exactly one JSON object with working keys stored only as hashes', async () => {
     const run = await runOwnproof(['client', 'create', '--name', 'Acme Lending', '--json'], env);
     expect(run.code).toBe(0);
@@ -33,24 +34,24 @@ describe.each(engines())('ownproof CLI on %s', (engine) => {
   });
 
   it('client create without --json explains that keys are shown once', async () => {
-    const run = await runOwnproof(['client', 'create', '--name', 'Human'], env);
+    const run = await runOwnproofHere(['client', 'create', '--name', 'Human'], env);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/test key: sk_test_/);
     expect(run.stdout).toMatch(/shown only now/);
   });
 
   it('client create refuses a missing or empty --name', async () => {
-    const missing = await runOwnproof(['client', 'create'], env);
+    const missing = await runOwnproofHere(['client', 'create'], env);
     expect(missing.code).not.toBe(0);
     expect(missing.stderr).toMatch(/--name/);
-    const empty = await runOwnproof(['client', 'create', '--name', ' '], env);
+    const empty = await runOwnproofHere(['client', 'create', '--name', ' '], env);
     expect(empty.code).toBe(1);
     expect(empty.stderr.trim()).toBe('ownproof: --name must be 1 to 200 characters');
   });
 
   it('key roll issues a new key and gives the old one the grace period asked for', async () => {
-    const created = JSON.parse((await runOwnproof(['client', 'create', '--name', 'Roller', '--json'], env)).stdout);
-    const run = await runOwnproof(['key', 'roll', '--client', created.client_id, '--mode', 'live', '--grace', '3600', '--json'], env);
+    const created = JSON.parse((await runOwnproofHere(['client', 'create', '--name', 'Roller', '--json'], env)).stdout);
+    const run = await runOwnproofHere(['key', 'roll', '--client', created.client_id, '--mode', 'live', '--grace', '3600', '--json'], env);
     expect(run.code, run.stderr).toBe(0);
     const rolled = JSON.parse(run.stdout);
     expect(rolled.key).toMatch(/^sk_live_/);
@@ -66,7 +67,7 @@ describe.each(engines())('ownproof CLI on %s', (engine) => {
     [['key', 'roll', '--client', 'cli_nope', '--mode', 'prod'], /mode/],
     [['key', 'roll', '--client', 'cli_nope', '--mode', 'test', '--grace', 'soon'], /grace/],
   ])('key roll %j fails with a clear message', async (args, message) => {
-    const run = await runOwnproof(args, env);
+    const run = await runOwnproofHere(args, env);
     expect(run.code).not.toBe(0);
     expect(run.stderr.trim()).toMatch(message);
     expect(run.stderr).not.toMatch(/\n\s+at /);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JSONWebKeySet } from 'jose';
-import { runOwnproof } from '../../test/support/cli-process.js';
+import { runOwnproof, runOwnproofHere } from '../../test/support/cli-process.js';
 import { startTestApp, type TestApp } from '../../test/support/test-app.js';
 import { proveWith, sandboxSigner, startChallenge, testnetWallet } from '../../test/support/verify.js';
 import type { Scope } from '../platform/scope.js';
@@ -86,6 +86,7 @@ describe('claim receipts', () => {
   it('verifies with `ownproof verify-claim` in a fresh process without database or network, and exits 1 on a changed byte', async () => {
     // An unreachable database URL: the command must not need one.
     const env = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+    // The binary for a valid and a changed receipt (its exit codes); the other cases in this process.
     const valid = await runOwnproof(['verify-claim', path.join(dir, 'address.jws'), '--jwks', path.join(dir, 'jwks.json')], env);
     expect(valid.code, valid.stderr).toBe(0);
     expect(valid.stdout).toMatch(/^VALID: http:\/\/127\.0\.0\.1:8080 states that account holder ah_\w+ controls the testnet address tb1p/);
@@ -93,12 +94,12 @@ describe('claim receipts', () => {
     const invalid = await runOwnproof(['verify-claim', '-', '--jwks', path.join(dir, 'jwks.json'), '--json'], env, tampered);
     expect(invalid.code).toBe(1);
     expect(JSON.parse(invalid.stdout)).toMatchObject({ valid: false, reason: expect.any(String) });
-    const batch = await runOwnproof(['verify-claim', '--batch', '--jwks', path.join(dir, 'jwks.json')], env, `${addressReceipt}\n${walletReceipt}\n${tampered}\n`);
+    const batch = await runOwnproofHere(['verify-claim', '--batch', '--jwks', path.join(dir, 'jwks.json')], env, `${addressReceipt}\n${walletReceipt}\n${tampered}\n`);
     expect(batch.code).toBe(0);
     expect(batch.stdout.trim().split('\n').map((line) => JSON.parse(line).valid)).toEqual([true, true, false]);
-    const noKeys = await runOwnproof(['verify-claim', path.join(dir, 'address.jws'), '--jwks', path.join(dir, 'missing.json')], env);
+    const noKeys = await runOwnproofHere(['verify-claim', path.join(dir, 'address.jws'), '--jwks', path.join(dir, 'missing.json')], env);
     expect(noKeys.code).toBe(2);
-    const noFile = await runOwnproof(['verify-claim', '--batch', path.join(dir, 'missing.txt'), '--jwks', path.join(dir, 'jwks.json')], env);
+    const noFile = await runOwnproofHere(['verify-claim', '--batch', path.join(dir, 'missing.txt'), '--jwks', path.join(dir, 'jwks.json')], env);
     expect(noFile.code).toBe(2);
     expect(noFile.stderr).toContain('cannot read');
   });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { exportJWK, generateKeyPair } from 'jose';
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runOwnproof } from '../../test/support/cli-process.js';
+import { runOwnproof, runOwnproofHere } from '../../test/support/cli-process.js';
 import { engines } from '../../test/support/database.js';
 import { pdfAttachments, pdfInfo, pdfPages } from '../../test/support/pdf.js';
 import { makeStatementWorld, octoberHistory, at, type StatementWorld } from '../../test/support/statements.js';
@@ -181,6 +181,7 @@ describe.each(engines())('checking statement documents on %s', (engine) => {
     const env = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
     const jwks = path.join(dir, 'jwks.json');
     writeFileSync(path.join(dir, 'statement.pdf'), monthly);
+    // The binary for a valid and a changed file (its exit codes); the unreadable cases in this process.
     const valid = await runOwnproof(['verify-statement', path.join(dir, 'statement.pdf'), '--jwks', jwks], env);
     expect(valid.code, valid.stderr).toBe(0);
     expect(valid.stdout).toContain(`VALID: an unaltered statement issued by ${PUBLIC_BASE_URL}`);
@@ -193,10 +194,10 @@ describe.each(engines())('checking statement documents on %s', (engine) => {
     const invalid = await runOwnproof(['verify-statement', path.join(dir, 'changed.pdf'), '--jwks', jwks, '--json'], env);
     expect(invalid.code).toBe(1);
     expect(JSON.parse(invalid.stdout)).toMatchObject({ valid: false, reason: 'the file was changed after it was issued: its content no longer matches its signature' });
-    const missing = await runOwnproof(['verify-statement', path.join(dir, 'missing.pdf'), '--jwks', jwks], env);
+    const missing = await runOwnproofHere(['verify-statement', path.join(dir, 'missing.pdf'), '--jwks', jwks], env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('cannot read');
-    const noKeys = await runOwnproof(['verify-statement', path.join(dir, 'statement.pdf'), '--jwks', path.join(dir, 'missing.json')], env);
+    const noKeys = await runOwnproofHere(['verify-statement', path.join(dir, 'statement.pdf'), '--jwks', path.join(dir, 'missing.json')], env);
     expect(noKeys.code).toBe(2);
   });
 });

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import type { DatabaseConfig } from '../../src/platform/config/config.js';
 import { TEST_MASTER_KEY } from './master-key.js';
 
@@ -35,6 +36,20 @@ export function runOwnproof(args: string[], env: Record<string, string> = {}, st
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(stdin ?? '');
   });
+}
+
+/**
+ * `ownproof …args` in this process: the command tree the binary runs, without a process's start-up
+ * (~3 s each through tsx, most of a CLI test's time). For what a command says and does; what only a
+ * separate process shows (its start-up, signals, exit codes of the binary, no database) stays with
+ * runOwnproof. Logs are silent unless `env` sets LOG_LEVEL.
+ */
+export async function runOwnproofHere(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<ProcessResult> {
+  const [{ runCli }, { captureStream }] = await Promise.all([import('../../src/main/cli.js'), import('./test-app.js')]);
+  const stdout = captureStream();
+  const stderr = captureStream();
+  const code = await runCli(args, { env: { LOG_LEVEL: 'silent', ...env }, stdin: Readable.from([Buffer.from(stdin ?? '')]), stdout: stdout.stream, stderr: stderr.stream });
+  return { code, stdout: stdout.lines.join(''), stderr: stderr.lines.join('') };
 }
 
 export interface LongRunningProcess {

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseEnv, runOwnproof } from '../../../test/support/cli-process.js';
+import { databaseEnv, runOwnproof, runOwnproofHere as ownproof } from '../../../test/support/cli-process.js';
 import { completeWith, createSessionFor } from '../../../test/support/connect.js';
 import { createTestDatabase, engines, type TestDatabase } from '../../../test/support/database.js';
 import { snapshotDatabase } from '../../../test/support/db-snapshot.js';
@@ -11,7 +11,6 @@ import { captureStream, startTestApp, TEST_MASTER_KEY_BYTES, type TestApp } from
 import { proveWith, testnetWallet } from '../../../test/support/verify.js';
 import { connectionPurpose } from '../../connect/account.service.js';
 import { toSession } from '../../connect/session.service.js';
-import { runCli } from '../../main/cli.js';
 import { service } from '../../main/modules.js';
 import { activeSigningKey } from '../../verify/signing-key.service.js';
 import { unixSeconds } from '../clock.js';
@@ -34,14 +33,6 @@ const keysEnv = (keys: MasterKeySettings): Record<string, string> => ({
   ...(keys.MASTER_KEY_PREVIOUS ? { MASTER_KEY_PREVIOUS: keys.MASTER_KEY_PREVIOUS.toString('base64') } : {}),
 });
 const env = (database: TestDatabase, keys: MasterKeySettings) => ({ ...databaseEnv(database.config), ...keysEnv(keys) });
-
-/** `ownproof …` in this process (the real command tree), for the checks that need no separate process. */
-async function ownproof(args: string[], environment: Record<string, string>) {
-  const stdout = captureStream();
-  const stderr = captureStream();
-  const code = await runCli(args, { env: { LOG_LEVEL: 'silent', ...environment }, stdout: stdout.stream, stderr: stderr.stream });
-  return { code, stdout: stdout.lines.join(''), stderr: stderr.lines.join('') };
-}
 
 /** What one tenant sealed, of every kind: where to read it back. */
 interface Sealed {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { databaseEnv, runOwnproof, startNodeProcess } from '../../../test/support/cli-process.js';
+import { databaseEnv, runOwnproofHere, startNodeProcess } from '../../../test/support/cli-process.js';
 import { TestClock } from '../../../test/support/clock.js';
 import { until } from '../../../test/support/eventually.js';
 import { createTestDatabase, engines, type TestDatabase } from '../../../test/support/database.js';
@@ -106,14 +106,14 @@ describe.each(engines())('job queue on %s', (engine) => {
     await until(() => job(id), (row) => row?.status === 'dead');
     await worker.stop();
     const env = databaseEnv(database.config);
-    const listed = await runOwnproof(['jobs', 'list', '--status', 'dead', '--type', 'test.flaky', '--json'], env);
+    const listed = await runOwnproofHere(['jobs', 'list', '--status', 'dead', '--type', 'test.flaky', '--json'], env);
     expect(listed.code, listed.stderr).toBe(0);
     const rows = listed.stdout.trim().split('\n').map((line) => JSON.parse(line));
     expect(rows.find((r) => r.id === id)).toMatchObject({ status: 'dead', attempts: 3, max_attempts: 3, last_error: expect.stringContaining('attempt 3 failed') });
-    const retried = await runOwnproof(['jobs', 'retry', id as string], env);
+    const retried = await runOwnproofHere(['jobs', 'retry', id as string], env);
     expect(retried).toMatchObject({ code: 0, stdout: `Job ${id} is queued again.\n` });
     expect(await job(id)).toMatchObject({ status: 'pending', attempts: 0 });
-    const again = await runOwnproof(['jobs', 'retry', id as string], env);
+    const again = await runOwnproofHere(['jobs', 'retry', id as string], env);
     expect(again.code).toBe(1);
     expect(again.stderr).toBe(`ownproof: no dead job with id ${id}\n`);
     // Leave nothing runnable behind for the next tests.
