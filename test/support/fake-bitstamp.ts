@@ -52,6 +52,8 @@ export interface BitstampAccount {
   balances: Record<string, { total: string; available: string }>;
   /** Any order: answered newest first, as Bitstamp does. */
   transactions: BitstampEntry[];
+  /** Set to answer as if `since_id` were not sent (a broken answer: the walk must not loop on it). */
+  ignoresSinceId?: boolean;
   /** Currency id (lowercase) → its deposit address (and XRP's destination tag). */
   addresses: Record<string, { address: string; destination_tag?: number }>;
 }
@@ -194,7 +196,7 @@ export async function startFakeBitstamp(): Promise<FakeBitstamp> {
     const seconds = (entry: BitstampEntry) => Date.parse(`${entry.datetime.replace(' ', 'T')}Z`) / 1000;
     const matching = account.transactions
       .filter((e) => (bounds.since_timestamp === undefined || seconds(e) >= bounds.since_timestamp) && (bounds.until_timestamp === undefined || seconds(e) <= bounds.until_timestamp))
-      .filter((e) => sinceId === undefined || e.id >= Number(sinceId))
+      .filter((e) => sinceId === undefined || account.ignoresSinceId === true || e.id >= Number(sinceId))
       .sort((a, b) => (sort === 'desc' ? 1 : -1) * (seconds(b) - seconds(a) || b.id - a.id));
     return { status: 200, body: matching.slice(Number(offset), Number(offset) + Number(limit)) };
   }

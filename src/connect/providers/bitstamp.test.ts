@@ -22,6 +22,9 @@ import { EXCHANGE_RATE_LIMIT_SECONDS, EXCHANGE_UNAVAILABLE_SECONDS } from './ccx
 
 const DAY = 86_400_000;
 
+/** The parameters of the `user_transactions` calls the fake took since its `from`th request. */
+const ledgerCalls = (bitstamp: FakeBitstamp, from: number) => bitstamp.requests.slice(from).filter((r) => r.path === '/api/v2/user_transactions/').map((r) => new URLSearchParams(r.body));
+
 /**
  * A Bitstamp history as `user_transactions` answers it, ids rising with time: a USD deposit, a
  * BTC deposit under one unit, BTC bought with USD (Bitstamp books the USD rounded to cents:
@@ -80,7 +83,6 @@ describe.each(engines())('Bitstamp through ccxt on %s', (engine) => {
     () => client,
   );
   const fields = (account: BitstampAccount) => ({ apiKey: account.key, secret: account.secret });
-  const ledgerCalls = (from: number) => bitstamp.requests.slice(from).filter((r) => r.path === '/api/v2/user_transactions/').map((r) => new URLSearchParams(r.body));
 
   beforeAll(async () => {
     bitstamp = await startFakeBitstamp();
@@ -134,10 +136,10 @@ describe.each(engines())('Bitstamp through ccxt on %s', (engine) => {
     expect(transactions.filter((tx) => tx.type === 'withdrawal')).toEqual([expect.objectContaining({ asset: 'BTC', amount: '-0.05', fee: '0.0001', fee_asset: 'BTC' })]);
     expect(transactions.filter((tx) => tx.type === 'transfer')).toEqual([expect.objectContaining({ asset: 'XRP', amount: '25' })]);
 
-    // Newest first, 1,000 a page by offset: 1,109 entries in two pages.
-    expect(ledgerCalls(before).map((p) => [p.get('offset'), p.get('limit')])).toEqual([
-      ['0', '1000'],
-      ['1000', '1000'],
+    // Oldest first, 1,000 a page, the second from the thousandth entry's id: 1,108 entries in two pages.
+    expect(ledgerCalls(bitstamp, before).map((p) => [p.get('since_id'), p.get('sort'), p.get('limit'), p.get('offset')])).toEqual([
+      [null, 'asc', '1000', null],
+      [String(account.transactions[999]?.id), 'asc', '1000', null],
     ]);
   });
 
@@ -145,46 +147,45 @@ describe.each(engines())('Bitstamp through ccxt on %s', (engine) => {
     const account = bitstamp.addAccount({ transactions: [bitstampTransfer(300_500_001, Date.now(), 'usd', '10000.00')], balances: { usd: { total: '10000.00', available: '10000.00' } } });
     const id = await connected('bitstamp', fields(account));
     await refresh(id, ['transactions']);
-    // What a refresh stored before the rows were read by column: the same reference, as an outflow.
+    // What a refresh stored before the rows were read by column: the same reference, as an outflow,
+    // and the cursor of that walk by offset (a time), which the walk by id reads from the start.
     await t.ctx.db.updateTable('connect_account_transactions').set({ type: 'withdrawal', amount: '-10000' }).where('account_id', '=', id).where('provider_ref', '=', 'ledger:300500001').execute();
+    await t.ctx.db.updateTable('connect_accounts').set({ transaction_cursor: JSON.stringify({ since: Date.now() - DAY }) }).where('id', '=', id).execute();
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
     expect((await allTransactions(id)).map((tx) => [tx.type, tx.asset, tx.amount])).toEqual([['deposit', 'USD', '10000']]);
   });
 
-  it('reads only the newest page on the next refresh, and a trade read again is the same two rows', async () => {
+  it('reads on from the newest id read on the next refresh, whether Bitstamp answers that row again or not', async () => {
     const account = bitstamp.addAccount(history(0));
     const id = await connected('bitstamp', fields(account));
     await refresh(id, ['transactions']);
+    const newestRead = account.transactions.at(-1)?.id;
     account.transactions.push(bitstampTrade(400_000_001, Date.now(), ['btc', 'usd'], '-0.00100000', '96.12', 96123.45, '0.24'));
     const before = bitstamp.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
-    // The cursor is a day before the newest entry the first refresh read: the first page reaches
-    // past it, so the walk ends there.
-    expect(ledgerCalls(before).map((p) => p.get('offset'))).toEqual(['0']);
+    // One call from the newest id read: the fake answers that row again (our reading of
+    // `since_id`), which is left out; the new trade is its two legs.
+    expect(ledgerCalls(bitstamp, before).map((p) => p.get('since_id'))).toEqual([String(newestRead)]);
     const transactions = await allTransactions(id);
     expect(transactions).toHaveLength(11 + 2);
     expect(new Set(transactions.map((tx) => tx.id)).size).toBe(transactions.length);
     expect(netByAsset(transactions)).toEqual({ ...added(0), BTC: '0.42424569', USD: '10374.71' });
   });
 
-  it('records a page failing mid-walk as a failed refresh, and the next refresh reads the whole history again from the newest page', async () => {
+  it('records a page failing mid-walk as a failed refresh, and the next refresh goes on from the last page stored', async () => {
     const account = bitstamp.addAccount(history(1200));
     const id = await connected('bitstamp', fields(account));
-    bitstamp.failNext((r) => r.path === '/api/v2/user_transactions/' && new URLSearchParams(r.body).get('offset') === '1000', BITSTAMP_MAINTENANCE);
+    bitstamp.failNext((r) => r.path === '/api/v2/user_transactions/' && new URLSearchParams(r.body).has('since_id'), BITSTAMP_MAINTENANCE);
     const failed = await refresh(id, ['transactions']);
     expect(failed.transaction_refresh).toMatchObject({ status: 'failed', error: { code: 'provider_unavailable' } });
-    // The first page is stored (Bitstamp's records: 1,000 entries, three of them trades of two
-    // legs); the refresh is not complete.
-    expect(await allTransactions(id)).toHaveLength(1003);
+    // The first page is stored (the oldest 1,000 entries, deposits all); the refresh is not complete.
+    expect(await allTransactions(id)).toHaveLength(1000);
 
     t.clock.advance(EXCHANGE_UNAVAILABLE_SECONDS);
     const before = bitstamp.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
-    // No end time to resume from: Bitstamp takes one only for the last 30 days.
-    expect(ledgerCalls(before).map((p) => [p.get('offset'), p.has('until_timestamp')])).toEqual([
-      ['0', false],
-      ['1000', false],
-    ]);
+    // From the id of the last entry stored: the first page is not read again.
+    expect(ledgerCalls(bitstamp, before).map((p) => p.get('since_id'))).toEqual([String(account.transactions[999]?.id)]);
     const transactions = await allTransactions(id);
     expect(transactions).toHaveLength(11 + 1200);
     expect(netByAsset(transactions)).toEqual(added(1200));
@@ -267,9 +268,10 @@ describe('Bitstamp user_transactions read by columns', () => {
 
   const walk = (account: BitstampAccount, history?: Parameters<typeof providerAt>[2]) => walkHistory(providerAt('bitstamp', bitstamp.url, history), { apiKey: account.key, secret: account.secret }, null);
 
-  it('leaves no checkpoint, and keeps the references ccxt’s reading gave a deposit, a trade’s legs beside them', async () => {
+  it('keeps the references ccxt’s reading gave a deposit, a trade’s legs beside them', async () => {
     const { transactions } = history(0);
-    // Deposits only: the entries ccxt's reading (the row before `columns`) could store at all.
+    // Deposits only: the entries ccxt's reading (the row before its rows were read by column)
+    // could store at all. That walk went by offset, newest first.
     const deposits = bitstamp.addAccount({ transactions: transactions.filter((e) => e.type === '0' && e.usd !== 0) });
     const ccxtReading = await walk(deposits, { kind: 'ledger-offset', param: 'offset', pageSize: 1000 });
     const ours = await walk(deposits);
@@ -281,11 +283,40 @@ describe('Bitstamp user_transactions read by columns', () => {
     // A trade (which ccxt's reading could never store) is its two legs.
     const everything = bitstamp.addAccount({ transactions });
     const { read } = await walk(everything);
-    expect(read.every((page) => page.checkpoint === undefined)).toBe(true);
     const trade = transactions.find((e) => e.type === '2') as { id: number };
     expect(refsOf(read).filter((ref) => ref.startsWith(`ledger:${trade.id}`))).toEqual([`ledger:${trade.id}:base`, `ledger:${trade.id}:quote`]);
     // ccxt's reading cannot walk it at all: its trade entries and sub-unit amounts have no currency.
     await expect(walk(everything, { kind: 'ledger-offset', param: 'offset', pageSize: 1000 })).rejects.toThrow(/Bitstamp call failed/);
+  });
+
+  it('leaves the newest id read as each full page’s checkpoint; a walk from it reads on from there, each entry once', async () => {
+    const { transactions } = history(2100);
+    const account = bitstamp.addAccount({ transactions });
+    const connection = { apiKey: account.key, secret: account.secret };
+    const provider = providerAt('bitstamp', bitstamp.url);
+    // Stopped after two pages, as a refresh out of time stops. The second page answers the row it
+    // was asked from again (our reading of `since_id`): 999 new ones.
+    const first = await walkHistory(provider, connection, null, 2);
+    expect(first.read.map((page) => page.checkpoint)).toEqual([JSON.stringify({ fromId: String(transactions[999]?.id) }), JSON.stringify({ fromId: String(transactions[1998]?.id) })]);
+    const rest = await walkHistory(provider, connection, first.read[1]?.checkpoint as string);
+    // The last page needs no checkpoint: its newest id is the cursor the walk returns.
+    expect(rest.read.map((page) => page.checkpoint)).toEqual([undefined]);
+    expect(rest.returned).toBe(JSON.stringify({ fromId: String(transactions.at(-1)?.id) }));
+    const refs = [...refsOf(first.read), ...refsOf(rest.read)];
+    expect(new Set(refs).size).toBe(refs.length);
+    expect(refs).toHaveLength(2 + 2100 + 3 * 2 + 3);
+    // An empty account keeps the cursor it had.
+    const empty = bitstamp.addAccount({ transactions: [] });
+    expect((await walkHistory(provider, { apiKey: empty.key, secret: empty.secret }, null)).returned).toBeNull();
+  });
+
+  it('fails rather than loop when a full page holds nothing past the id it asked from', async () => {
+    const account = bitstamp.addAccount({ transactions: history(1000).transactions, ignoresSinceId: true });
+    const before = bitstamp.requests.length;
+    // What failed is not shown (the exchange's words may echo what we sent): the class, and the
+    // walk stopped at the second call.
+    await expect(walk(account)).rejects.toThrow('Bitstamp call failed: Error');
+    expect(ledgerCalls(bitstamp, before).map((p) => p.get('since_id'))).toEqual([null, String(account.transactions[999]?.id)]);
   });
 });
 

@@ -83,7 +83,6 @@ async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Wal
   const previous = position.since === undefined ? null : cursor;
   switch (source.kind) {
     case 'ledger-offset': {
-      if (source.columns) return yield* columnPages(exchange, { ...source, columns: source.columns }, { name, position, newest, previous });
       // A whole-history walk (no `since`) goes newest to oldest; where the exchange takes an end
       // time (`source.end`), after each page it leaves a checkpoint: the oldest time read (as the
       // inclusive end of the rest, which entries booked meanwhile cannot shift, unlike offsets)
@@ -109,6 +108,8 @@ async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Wal
         if (last) return cursorAfter(previous, newest.value);
       }
     }
+    case 'rows-by-id':
+      return yield* rowsById(exchange, source, { name, cursor, position });
     case 'ledger-until': {
       if (source.window) return yield* windowPages(exchange, { ...source, window: source.window }, { name, position, newest, book });
       // Newest to oldest, each page ending at the oldest time read so far (ccxt's `until`, ms,
@@ -187,30 +188,32 @@ async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Wal
 }
 
 /**
- * A ledger of rows with a column per currency (Bitstamp), newest first by offset, listed raw and
- * read by us (fromColumnEntry). A short page, a page of nothing new (the exchange ignored the
- * offset) or one reaching back past the cursor's time is the last.
+ * A ledger of rows with an amount column per currency (Bitstamp), oldest to newest, listed raw and
+ * read by us (fromColumnEntry). Each call asks from the newest id read, which the exchange may
+ * answer with or without that row: rows up to it are left out either way. Every page leaves that
+ * id as its checkpoint and, once a short page ends the walk, as the cursor. Ids only go up: a full
+ * page with nothing past the id asked from means the exchange ignored it, and the walk fails
+ * rather than read the same page for ever.
  */
-async function* columnPages(
-  exchange: Exchange,
-  source: Extract<HistorySource, { kind: 'ledger-offset' }> & { columns: NonNullable<Extract<HistorySource, { kind: 'ledger-offset' }>['columns']> },
-  { name, position, newest, previous }: { name: string; position: HistoryPosition; newest: Newest; previous: string | null },
-): TransactionPages {
-  const list = apiMethod(exchange, source.columns.method);
-  const { since } = position;
-  const seen = new Set<string>();
-  for (let offset = 0; ; offset += source.pageSize) {
-    const rows = (await list({ [source.param]: offset, limit: source.pageSize })) as unknown;
+async function* rowsById(exchange: Exchange, source: Extract<HistorySource, { kind: 'rows-by-id' }>, { name, cursor, position }: { name: string; cursor: string | null; position: HistoryPosition }): TransactionPages {
+  const list = apiMethod(exchange, source.method);
+  const idOf = (row: Record<string, unknown>): bigint => {
+    if (!/^\d+$/.test(String(row.id))) throw new TypeError(`${name}'s ledger row has no numeric id`);
+    return BigInt(String(row.id));
+  };
+  let from = position.fromId === undefined ? undefined : BigInt(position.fromId);
+  for (;;) {
+    const rows = (await list({ ...source.params, limit: source.pageSize, ...(from === undefined ? {} : { [source.param]: from.toString() }) })) as unknown;
     if (!Array.isArray(rows)) throw new TypeError(`${name}'s ledger answer is no list`);
-    const fresh = unseen(
-      (rows as Record<string, unknown>[]).map((row) => ({ id: String(row.id), row })),
-      seen,
-    );
-    const read = fresh.flatMap(({ row }) => fromColumnEntry(row, name, (column) => currencyCode(exchange, column), source.columns.types));
-    const transactions = newest.saw(read.filter((tx) => since === undefined || tx.occurredAt * 1000 >= since));
-    const last = rows.length < source.pageSize || fresh.length === 0 || (since !== undefined && read.some((tx) => tx.occurredAt * 1000 < since));
-    yield { transactions };
-    if (last) return cursorAfter(previous, newest.value);
+    const fresh = (rows as Record<string, unknown>[]).filter((row) => from === undefined || idOf(row) > from);
+    const last = rows.length < source.pageSize;
+    if (!last && fresh.length === 0) throw new Error(`${name}'s ledger did not page on past entry ${from}`);
+    for (const row of fresh) from = from === undefined || idOf(row) > from ? idOf(row) : from;
+    const transactions = fresh.flatMap((row) => fromColumnEntry(row, name, (column) => currencyCode(exchange, column), source.types));
+    // Nothing read, ever (an empty account): the stored cursor stays as it was.
+    const reached = from === undefined ? cursor : JSON.stringify({ fromId: from.toString() });
+    yield { transactions, ...(last || reached === null ? {} : { checkpoint: reached }) };
+    if (last) return reached;
   }
 }
 
@@ -535,6 +538,8 @@ export interface HistoryPosition {
   windowed?: boolean;
   /** An unfinished walk of record ranges: the next range's start, the newest time read (see recordPages). */
   ranges?: { from: number; top?: number };
+  /** A walk forward by id (see rowsById): the newest id read. */
+  fromId?: string;
 }
 
 const whole = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
@@ -557,6 +562,7 @@ export function positionOf(cursor: string | null): HistoryPosition {
   if (typeof parsed !== 'object' || parsed === null) return {};
   const position: HistoryPosition = {};
   if (whole(parsed.since)) position.since = parsed.since;
+  if (typeof parsed.fromId === 'string' && /^\d+$/.test(parsed.fromId)) position.fromId = parsed.fromId;
   const backfill = parsed.backfill as { end?: unknown; until?: unknown; after?: unknown; top?: unknown } | undefined;
   if (parsed.windowed === true) position.windowed = true;
   const ranges = parsed.ranges as { from?: unknown; top?: unknown } | undefined;

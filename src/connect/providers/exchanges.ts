@@ -17,11 +17,14 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  * How we walk an exchange's history.
  * - `ledger-offset`: the ledger, page by page with an offset parameter (the exchange's fixed page
  *   size); `end` names the exchange's end-time parameter (seconds, as ccxt passes it on), where it
- *   has one, which makes the walk resumable from a checkpoint. With `columns`, each entry is one
- *   row with an amount column per currency (Bitstamp's `user_transactions`), listed raw through
- *   the ccxt API method `method` (ccxt's own reading parses every row first, and throws on a
- *   currency its markets no longer list) and read by us: `types` says what each row type is (a
- *   trade's two moved columns are its two legs; unlisted types are transfers; see fromColumnEntry).
+ *   has one, which makes the walk resumable from a checkpoint.
+ * - `rows-by-id`: a ledger of rows with an amount column per currency (Bitstamp's
+ *   `user_transactions`), oldest to newest, listed raw through the ccxt API method `method` with
+ *   `params` (ccxt's own reading parses every row first, and throws on a currency its markets no
+ *   longer list) and read by us: `types` says what each row type is (a trade's two moved columns
+ *   are its two legs; unlisted types are transfers; see fromColumnEntry). `pageSize` rows a call,
+ *   each call from the newest id read (`param`): every page is a checkpoint, and the last one's id
+ *   the cursor the next refresh reads on from.
  * - `ledger-until`: the ledger, newest to oldest, `pageSize` entries a call with `params`, each page
  *   ending at the oldest time read (ccxt's unified `until`, which it maps to the exchange's end-time
  *   parameter). With `window`, the exchange answers at most `span` ms before `until` a call and
@@ -48,7 +51,8 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  *   page (`current` from 1, `pageSize` a page): see RecordList.
  */
 export type HistorySource =
-  | { kind: 'ledger-offset'; param: string; pageSize: number; end?: string; columns?: { method: string; types: EntryTypes } }
+  | { kind: 'ledger-offset'; param: string; pageSize: number; end?: string }
+  | { kind: 'rows-by-id'; method: string; param: string; pageSize: number; params?: Record<string, string>; types: EntryTypes }
   | { kind: 'ledger-until'; pageSize: number; params?: Record<string, unknown>; window?: { span: number; horizon: number } }
   | { kind: 'ledger-before-id'; method: string; param: string; pageSize: number; params?: Record<string, string> }
   | { kind: 'ledger-per-account'; param: string; pageSize: number }
@@ -349,25 +353,24 @@ export const EXCHANGES: readonly ExchangeRow[] = [
       'Bitstamp does not let us check a key\'s permissions, so please make sure it is read-only.',
       'Activate the key from the e-mail Bitstamp sends, then copy the API key and the secret.',
     ],
-    // `user_transactions`, newest first, 1,000 a page by `offset` (Bitstamp serves offsets up to
-    // 200,000). Its end time (`until_timestamp`) may be at most 30 days in the past, so a whole
-    // history has no end time to resume from: a walk cut short starts again from the newest page
-    // (1,000 entries a call, one call per 75 ms at its pace). Each entry is a row with an amount
-    // column per currency, read by `columns` (ccxt reads a trade as one leg, in 4.5 with no
-    // currency, a deposit as an outflow, and finds no currency for an amount under one unit).
-    // Row types as Bitstamp documents them; the others (staking, settlements…) are transfers.
+    // `user_transactions`, oldest first, 1,000 a page, each page from the newest id read
+    // (`since_id`, as Bitstamp says to page a long history: its offsets stop at 200,000 and its
+    // time bounds at 30 days back), so every page is a checkpoint and a refresh reads only what is
+    // newer than the last id read. Each entry is a row with an amount column per currency, read by
+    // us (ccxt reads a trade as one leg, in 4.5 with no currency, a deposit as an outflow, and
+    // finds no currency for an amount under one unit). Row types as Bitstamp documents them; the
+    // others (staking, settlements…) are transfers.
     history: {
-      kind: 'ledger-offset',
-      param: 'offset',
+      kind: 'rows-by-id',
+      method: 'privatePostUserTransactions',
+      param: 'since_id',
       pageSize: 1000,
-      columns: {
-        method: 'privatePostUserTransactions',
-        types: {
-          '0': { type: 'deposit', label: 'deposit' },
-          '1': { type: 'withdrawal', label: 'withdrawal' },
-          '2': { type: 'trade', label: 'market trade' },
-          '14': { type: 'transfer', label: 'sub account transfer' },
-        },
+      params: { sort: 'asc' },
+      types: {
+        '0': { type: 'deposit', label: 'deposit' },
+        '1': { type: 'withdrawal', label: 'withdrawal' },
+        '2': { type: 'trade', label: 'market trade' },
+        '14': { type: 'transfer', label: 'sub account transfer' },
       },
     },
     // Its rate limit is response code 400.002, which ccxt does not read (it matches only the

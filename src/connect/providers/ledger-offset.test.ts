@@ -3,9 +3,10 @@ import { krakenLedger, startFakeKraken, type FakeKraken, type KrakenAccount } fr
 import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-walk.js';
 
 /**
- * The `ledger-offset` walk without an end-time parameter (Bitstamp's row: ccxt passes its ledger
- * no time range), against the fake Kraken, whose ccxt class pages the same way: no checkpoints,
- * and a cursor holding another walk's checkpoint sends no end time the exchange does not take.
+ * The `ledger-offset` walk without an end-time parameter (an exchange whose ledger ccxt pages by
+ * offset with no time range; Bitstamp's row was one before it walked by id), against the fake
+ * Kraken, whose ccxt class pages the same way: no checkpoints, and a cursor holding another walk's
+ * checkpoint sends no end time the exchange does not take.
  */
 describe('a ledger paged by offset with no end time to resume from', () => {
   let kraken: FakeKraken;
