@@ -53,6 +53,8 @@ export interface BitfinexAccount {
   writes: BitfinexScope[];
   /** Any order; answered newest first. Each wallet's balance is its entries added up. */
   ledger: BitfinexLedgerEntry[];
+  /** Set to read `end` as exclusive (the other reading of Bitfinex's silence): the walk must not depend on which. */
+  endExclusive?: boolean;
 }
 
 export interface FakeBitfinex extends FakeExchangeServer {
@@ -174,7 +176,7 @@ export async function startFakeBitfinex(): Promise<FakeBitfinex> {
     if (start === null || end === null) return refused(10020, 'time_interval: invalid');
     const oldest = Date.now() - SIX_YEARS_MS;
     const page = withBalances(account)
-      .filter((e) => e.mts >= oldest && (start === undefined || e.mts >= start) && (end === undefined || e.mts <= end))
+      .filter((e) => e.mts >= oldest && (start === undefined || e.mts >= start) && (end === undefined || e.mts < end || (e.mts === end && account.endExclusive !== true)))
       .sort((a, b) => b.mts - a.mts || b.id - a.id)
       .slice(0, limit);
     return ok(page.map((e) => [e.id, e.currency, e.wallet, e.mts, null, Number(e.amount), Number(e.balance), null, e.description]));

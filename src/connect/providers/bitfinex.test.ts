@@ -61,9 +61,10 @@ describe.each(engines())('Bitfinex through ccxt on %s', (engine) => {
     expect(transactions).toHaveLength(2613);
     expect(netByAsset(transactions)).toEqual({ BTC: '0.3496', USD: '13021.23456789', USDT: '250.5' });
 
-    // Newest first, 2,500 a call, each next page ending at the oldest millisecond read (inclusive):
-    // the entries of the boundary millisecond left off the first page come with the second.
-    expect(bitfinex.ledgerCalls(before)).toEqual([{ limit: 2500 }, { limit: 2500, end: boundary }, { limit: 2500, end: mtsAt(account, 2612) }]);
+    // Newest first, 2,500 a call, each next page ending one millisecond past the oldest read (so
+    // that millisecond is asked again, however Bitfinex reads `end`): the entries of the boundary
+    // millisecond left off the first page come with the second.
+    expect(bitfinex.ledgerCalls(before)).toEqual([{ limit: 2500 }, { limit: 2500, end: boundary + 1 }, { limit: 2500, end: mtsAt(account, 2612) + 1 }]);
 
     const byType = (type: string) => transactions.filter((tx) => tx.type === type);
     expect(byType('deposit').map((tx) => [tx.asset, tx.amount]).sort()).toEqual([
@@ -113,11 +114,11 @@ describe.each(engines())('Bitfinex through ccxt on %s', (engine) => {
     const before = bitfinex.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
     // From a day before the newest entry read (whole seconds): the last day's and the new entry,
-    // then one call ending at the oldest of those, which brings nothing new.
+    // then one call ending just past the oldest of those, which brings nothing new.
     const since = (Math.floor(newest / 1000) - 86_400) * 1000;
     expect(bitfinex.ledgerCalls(before)).toEqual([
       { start: since, limit: 2500 },
-      { start: since, limit: 2500, end: newest },
+      { start: since, limit: 2500, end: newest + 1 },
     ]);
     const transactions = await allTransactions(id);
     expect(transactions).toHaveLength(14);
@@ -187,12 +188,20 @@ describe('the Bitfinex ledger walked across jobs', () => {
     const account = bitfinex.addAccount({ ledger: bitfinexLedger({ padding: 2600 }) });
     const first = await walk(account, null, 1);
     const checkpoint = first.read.at(-1)?.checkpoint as string;
-    expect(JSON.parse(checkpoint)).toEqual({ backfill: { until: mtsAt(account, 2499), top: expect.any(Number) } });
+    expect(JSON.parse(checkpoint)).toEqual({ backfill: { until: mtsAt(account, 2499) + 1, top: expect.any(Number) } });
     const before = bitfinex.requests.length;
     const rest = await walk(account, checkpoint);
-    expect(bitfinex.ledgerCalls(before)[0]).toEqual({ limit: 2500, end: mtsAt(account, 2499) });
+    expect(bitfinex.ledgerCalls(before)[0]).toEqual({ limit: 2500, end: mtsAt(account, 2499) + 1 });
     expect(new Set([...refsOf(first.read), ...refsOf(rest.read)])).toEqual(new Set(account.ledger.map((e) => `ledger:${e.id}`)));
     const newest = Math.max(...account.ledger.map((e) => Math.floor(e.mts / 1000)));
     expect(JSON.parse(rest.returned as string)).toEqual({ since: (newest - 86_400) * 1000 });
+  });
+
+  it('reads every entry of the millisecond a page boundary splits, were Bitfinex’s `end` exclusive', async () => {
+    const account = bitfinex.addAccount({ ledger: bitfinexLedger({ padding: 2600 }), endExclusive: true });
+    const { read } = await walk(account, null);
+    const refs = refsOf(read);
+    expect(new Set(refs)).toEqual(new Set(account.ledger.map((e) => `ledger:${e.id}`)));
+    expect(new Set(refs).size).toBe(refs.length);
   });
 });

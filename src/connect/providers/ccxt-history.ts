@@ -112,8 +112,8 @@ async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Wal
       return yield* rowsById(exchange, source, { name, cursor, position });
     case 'ledger-until': {
       if (source.window) return yield* windowPages(exchange, { ...source, window: source.window }, { name, position, newest, book });
-      // Newest to oldest, each page ending at the oldest time read so far (ccxt's `until`, ms,
-      // inclusive: entries sharing that millisecond are asked again and de-duplicated). This is
+      // Newest to oldest, each page ending at the oldest time read so far (ccxt's `until`, ms; see
+      // pagedBack: entries sharing that millisecond are asked again and de-duplicated). This is
       // ccxt's own backward pagination, walked here page by page with checkpoints, and without
       // its silent stop after ten calls (`paginationCalls`), which would pass a partial history
       // off as complete.
@@ -224,14 +224,18 @@ function oldestTime(page: LedgerEntry[]): number | undefined {
 }
 
 /**
- * Where a full page paged back by time leaves the walk: at its oldest time, inclusive. A full page
- * of entries all read already means a page's worth share the boundary time, or the exchange
- * ignored `until`; stepping past that time would skip whatever else it holds there, so the walk
- * fails rather than pass a partial ledger off as complete.
+ * Where a full page paged back by time leaves the walk: the end time of the next call, one
+ * millisecond past the page's oldest time. That millisecond is asked again whether the exchange
+ * reads its end time as inclusive or exclusive (Bitfinex and KuCoin do not say): entries of it the
+ * page cut off come next, those read already are left out, and everything newer was on the page
+ * (the exchange answers newest first). A full page of entries all read already means a page's
+ * worth share the boundary time, or the exchange ignored `until`; stepping past that time would
+ * skip whatever else it holds there, so the walk fails rather than pass a partial ledger off as
+ * complete.
  */
 function pagedBack(name: string, fresh: number, oldest: number | undefined): number {
   if (fresh === 0 || oldest === undefined) throw new Error(`${name}'s ledger did not page back past ${oldest === undefined ? 'its newest page' : new Date(oldest).toISOString()}`);
-  return oldest;
+  return oldest + 1;
 }
 
 /** How many quiet windows in a row a walk by windows reads before it leaves a checkpoint all the same. */
@@ -516,7 +520,7 @@ function cursorAfter(previous: string | null, newestSeconds: number | undefined)
  * Where a stored cursor says to read:
  * - `since` (ms): from then on, after a complete walk;
  * - `backfill`: the rest of an unfinished ledger walk, newest to oldest: entries up to `end`
- *   (seconds, inclusive: offset-paged ledgers), up to `until` (ms, inclusive: ledgers paged back
+ *   (seconds, inclusive: offset-paged ledgers), up to `until` (ms, the next call's end time: ledgers paged back
  *   by time) or before the entry `after` (ledgers paged back by id); `top` the newest time it read;
  * - `trades` (per market symbol, the id or time of the last trade read) and `assets` (every asset the
  *   account is known to have had): for exchanges whose trades are read market by market;
