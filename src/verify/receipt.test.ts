@@ -83,7 +83,7 @@ describe('claim receipts', () => {
     expect(await verifyReceipt(addressReceipt, { keys: [] })).toMatchObject({ valid: false, reason: expect.stringContaining('unknown kid') });
   });
 
-  it('verifies with `ownproof verify-claim` in a fresh process without database or network, and exits 1 on a changed byte', async () => {
+  it('verifies with `ownproof verify-claim`: a fresh process needs no database or network and exits 1 on a changed byte; batches; exit 2 without keys or file', async () => {
     // An unreachable database URL: the command must not need one.
     const env = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
     // The binary for a valid and a changed receipt (its exit codes); the other cases in this process.

@@ -178,7 +178,7 @@ describe.each(engines())('checking statement documents on %s', (engine) => {
   });
 
   // The command reads no database: one engine's statement is enough (two processes, ~10 s a run).
-  it.runIf(engine === engines()[0])('checks with `ownproof verify-statement` in a fresh process without database or network; exit 1 when altered, 2 when unreadable', async () => {
+  it.runIf(engine === engines()[0])('checks with `ownproof verify-statement`: a fresh process needs no database or network and exits 1 when altered; exit 2 when unreadable', async () => {
     const env = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
     const jwks = path.join(dir, 'jwks.json');
     writeFileSync(path.join(dir, 'statement.pdf'), monthly);

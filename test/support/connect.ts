@@ -83,10 +83,11 @@ export async function completeWith(
 
 /**
  * Runs the real worker until no job is due, so a test can look at what background work did. The
- * wait is long because it costs nothing when the work settles sooner: a chain of hundreds of short
- * jobs (a history walk with no time budget) takes ~10 s here and twice that on a loaded CI machine.
+ * wait ends before the suite's 30 s test timeout, so a test that overruns it fails here, with the
+ * worker stopped; a test whose work takes longer (a walk of hundreds of jobs) passes a longer wait
+ * and sets a longer timeout of its own.
  */
-export async function runDueJobs(ctx: AppContext, timeoutMs = 60_000): Promise<void> {
+export async function runDueJobs(ctx: AppContext, timeoutMs = 25_000): Promise<void> {
   const worker = new Worker(ctx, service.jobCatalog(), { pollIntervalMs: 10, log: pino({ level: 'silent' }) });
   worker.start();
   try {

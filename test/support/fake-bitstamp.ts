@@ -52,8 +52,10 @@ export interface BitstampAccount {
   balances: Record<string, { total: string; available: string }>;
   /** Any order: answered newest first, as Bitstamp does. */
   transactions: BitstampEntry[];
-  /** Set to answer as if `since_id` were not sent (a broken answer: the walk must not loop on it). */
-  ignoresSinceId?: boolean;
+  /** How `since_id` is read: that id and newer (our reading, the default), newer only, or not at all (a broken answer). */
+  sinceId?: 'inclusive' | 'exclusive' | 'ignored';
+  /** Set to answer newest first whatever `sort` says (a broken answer: the walk must not take it for the oldest rows). */
+  ignoresSort?: boolean;
   /** Currency id (lowercase) → its deposit address (and XRP's destination tag). */
   addresses: Record<string, { address: string; destination_tag?: number }>;
 }
@@ -196,8 +198,8 @@ export async function startFakeBitstamp(): Promise<FakeBitstamp> {
     const seconds = (entry: BitstampEntry) => Date.parse(`${entry.datetime.replace(' ', 'T')}Z`) / 1000;
     const matching = account.transactions
       .filter((e) => (bounds.since_timestamp === undefined || seconds(e) >= bounds.since_timestamp) && (bounds.until_timestamp === undefined || seconds(e) <= bounds.until_timestamp))
-      .filter((e) => sinceId === undefined || account.ignoresSinceId === true || e.id >= Number(sinceId))
-      .sort((a, b) => (sort === 'desc' ? 1 : -1) * (seconds(b) - seconds(a) || b.id - a.id));
+      .filter((e) => sinceId === undefined || account.sinceId === 'ignored' || e.id > Number(sinceId) || (e.id === Number(sinceId) && account.sinceId !== 'exclusive'))
+      .sort((a, b) => (sort === 'desc' || account.ignoresSort === true ? 1 : -1) * (seconds(b) - seconds(a) || b.id - a.id));
     return { status: 200, body: matching.slice(Number(offset), Number(offset) + Number(limit)) };
   }
 

@@ -60,18 +60,19 @@ export function liveExchangeSteps(t: () => TestApp, client: () => TestClient) {
   }
 
   /**
-   * Asks for a refresh, runs the job, and returns the account as the API shows it then. A refresh
-   * job that threw (it waits for its retry, so the queue looks idle) fails the test with its error:
-   * a provider's refusal is an answer the job records, never a throw.
+   * Asks for a refresh, runs the job (waiting up to `waitMs`, see runDueJobs), and returns the
+   * account as the API shows it then. A refresh job that threw (it waits for its retry, so the
+   * queue looks idle) fails the test with its error: a provider's refusal is an answer the job
+   * records, never a throw.
    */
-  async function refresh(id: string, features: string[]) {
+  async function refresh(id: string, features: string[], waitMs?: number) {
     expect((await call('POST', `/v1/connect/accounts/${id}/refresh`, { features })).statusCode).toBe(200);
-    await runDueJobs(t().ctx);
+    await runDueJobs(t().ctx, waitMs);
     const thrown = await t()
       .ctx.db.selectFrom('jobs')
       .select(['status', 'attempts', 'last_error'])
       .where('type', '=', 'connect.refresh_account')
-      .where('payload', 'like', `%${id}%`)
+      .where('payload', 'like', `%"account_id":"${id}"%`)
       .where('status', '!=', 'succeeded')
       .where('last_error', 'is not', null)
       .execute();

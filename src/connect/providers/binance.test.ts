@@ -207,7 +207,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       });
       const id = await steps.connected('binance', fields(account));
       const before = binance.requests.length;
-      const refreshed = await steps.refresh(id, ['transactions']);
+      const refreshed = await steps.refresh(id, ['transactions'], 100_000);
       expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
       expect(netByAsset(await steps.allTransactions(id))).toEqual({ BNB: '0', SOL: '0', USDT: '798.8008' });
 
@@ -219,7 +219,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       const markets = mine.filter((r) => r.path === '/api/v3/myTrades').map((r) => r.query.get('symbol'));
       expect(markets.sort()).toEqual([...new Set(markets)].sort());
       expect(markets).toContain('SOLBNB');
-      const runs = await slow.ctx.db.selectFrom('jobs').select(['id']).where('type', '=', 'connect.refresh_account').where('payload', 'like', `%${id}%`).execute();
+      const runs = await slow.ctx.db.selectFrom('jobs').select(['id']).where('type', '=', 'connect.refresh_account').where('payload', 'like', `%"account_id":"${id}"%`).execute();
       expect(runs.length).toBeGreaterThan(windows);
       const events = (await steps.call('GET', '/v1/events?limit=100')).json().data.filter((e: { type: string; data: { object: { id: string } } }) => e.type === 'account.refreshed' && e.data.object.id === id);
       expect(events).toHaveLength(1);

@@ -61,10 +61,11 @@ describe.each(engines())('Bitfinex through ccxt on %s', (engine) => {
     expect(transactions).toHaveLength(2613);
     expect(netByAsset(transactions)).toEqual({ BTC: '0.3496', USD: '13021.23456789', USDT: '250.5' });
 
-    // Newest first, 2,500 a call, each next page ending one millisecond past the oldest read (so
+    // Newest first, 2,500 a call. The second page ends one millisecond past the oldest read (so
     // that millisecond is asked again, however Bitfinex reads `end`): the entries of the boundary
-    // millisecond left off the first page come with the second.
-    expect(bitfinex.ledgerCalls(before)).toEqual([{ limit: 2500 }, { limit: 2500, end: boundary + 1 }, { limit: 2500, end: mtsAt(account, 2612) + 1 }]);
+    // millisecond left off the first page come with it. It also holds entries at the very end it
+    // asked for (the fake reads `end` as inclusive), so the third ends at its oldest millisecond.
+    expect(bitfinex.ledgerCalls(before)).toEqual([{ limit: 2500 }, { limit: 2500, end: boundary + 1 }, { limit: 2500, end: mtsAt(account, 2612) }]);
 
     const byType = (type: string) => transactions.filter((tx) => tx.type === type);
     expect(byType('deposit').map((tx) => [tx.asset, tx.amount]).sort()).toEqual([
@@ -195,6 +196,17 @@ describe('the Bitfinex ledger walked across jobs', () => {
     expect(new Set([...refsOf(first.read), ...refsOf(rest.read)])).toEqual(new Set(account.ledger.map((e) => `ledger:${e.id}`)));
     const newest = Math.max(...account.ledger.map((e) => Math.floor(e.mts / 1000)));
     expect(JSON.parse(rest.returned as string)).toEqual({ since: (newest - 86_400) * 1000 });
+  });
+
+  it('pages back past a millisecond shared by more than half a page, where `end` is inclusive (the millisecond above it answered again)', async () => {
+    // 1,300 entries a millisecond: the second page, asked to end one past the first page's oldest
+    // millisecond, is that millisecond above (1,300 read already), 1,187 read already and 13 new.
+    // Ending the third one past its oldest again would ask the same page for ever.
+    const account = bitfinex.addAccount({ ledger: bitfinexLedger({ padding: 2600, perMillisecond: 1300 }) });
+    const { read } = await walk(account, null);
+    const refs = refsOf(read);
+    expect(new Set(refs)).toEqual(new Set(account.ledger.map((e) => `ledger:${e.id}`)));
+    expect(new Set(refs).size).toBe(refs.length);
   });
 
   it('reads every entry of the millisecond a page boundary splits, were Bitfinex’s `end` exclusive', async () => {

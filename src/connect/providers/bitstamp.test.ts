@@ -289,15 +289,16 @@ describe('Bitstamp user_transactions read by columns', () => {
     await expect(walk(everything, { kind: 'ledger-offset', param: 'offset', pageSize: 1000 })).rejects.toThrow(/Bitstamp call failed/);
   });
 
-  it('leaves the newest id read as each full page’s checkpoint; a walk from it reads on from there, each entry once', async () => {
+  it.each(['inclusive', 'exclusive'] as const)('leaves the newest id read as each full page’s checkpoint; a walk from it reads on from there, each entry once (`since_id` %s)', async (reading) => {
     const { transactions } = history(2100);
-    const account = bitstamp.addAccount({ transactions });
+    const account = bitstamp.addAccount({ transactions, sinceId: reading });
     const connection = { apiKey: account.key, secret: account.secret };
     const provider = providerAt('bitstamp', bitstamp.url);
-    // Stopped after two pages, as a refresh out of time stops. The second page answers the row it
-    // was asked from again (our reading of `since_id`): 999 new ones.
+    // Stopped after two pages, as a refresh out of time stops. Read as inclusive, `since_id`
+    // answers the row asked from again (left out): 999 new ones on the second page.
     const first = await walkHistory(provider, connection, null, 2);
-    expect(first.read.map((page) => page.checkpoint)).toEqual([JSON.stringify({ fromId: String(transactions[999]?.id) }), JSON.stringify({ fromId: String(transactions[1998]?.id) })]);
+    const secondEnd = reading === 'inclusive' ? 1998 : 1999;
+    expect(first.read.map((page) => page.checkpoint)).toEqual([JSON.stringify({ fromId: String(transactions[999]?.id) }), JSON.stringify({ fromId: String(transactions[secondEnd]?.id) })]);
     const rest = await walkHistory(provider, connection, first.read[1]?.checkpoint as string);
     // The last page needs no checkpoint: its newest id is the cursor the walk returns.
     expect(rest.read.map((page) => page.checkpoint)).toEqual([undefined]);
@@ -305,18 +306,37 @@ describe('Bitstamp user_transactions read by columns', () => {
     const refs = [...refsOf(first.read), ...refsOf(rest.read)];
     expect(new Set(refs).size).toBe(refs.length);
     expect(refs).toHaveLength(2 + 2100 + 3 * 2 + 3);
-    // An empty account keeps the cursor it had.
-    const empty = bitstamp.addAccount({ transactions: [] });
-    expect((await walkHistory(provider, { apiKey: empty.key, secret: empty.secret }, null)).returned).toBeNull();
+    // Nothing new: the cursor stays where it was.
+    expect((await walkHistory(provider, connection, rest.returned as string)).returned).toBe(rest.returned);
   });
 
-  it('fails rather than loop when a full page holds nothing past the id it asked from', async () => {
-    const account = bitstamp.addAccount({ transactions: history(1000).transactions, ignoresSinceId: true });
+  it('keeps the cursor it had when an account has nothing to read', async () => {
+    const empty = bitstamp.addAccount({ transactions: [] });
+    const connection = { apiKey: empty.key, secret: empty.secret };
+    const provider = providerAt('bitstamp', bitstamp.url);
+    expect((await walkHistory(provider, connection, null)).returned).toBeNull();
+    // A cursor of the former walk by offset (a time) is read from the start, and kept while there is nothing.
+    const former = JSON.stringify({ since: Date.now() - DAY });
+    expect((await walkHistory(provider, connection, former)).returned).toBe(former);
+  });
+
+  it.each([
+    ['an answer that ignored since_id', { sinceId: 'ignored' as const }, 2],
+    ['an answer newest first whatever sort says', { ignoresSort: true }, 1],
+  ])('fails rather than pass rows over: %s', async (_what, misreading, calls) => {
+    const account = bitstamp.addAccount({ transactions: history(1000).transactions, ...misreading });
     const before = bitstamp.requests.length;
-    // What failed is not shown (the exchange's words may echo what we sent): the class, and the
-    // walk stopped at the second call.
+    // What failed is not shown (the exchange's words may echo what we sent): the class.
     await expect(walk(account)).rejects.toThrow('Bitstamp call failed: Error');
-    expect(ledgerCalls(bitstamp, before).map((p) => p.get('since_id'))).toEqual([null, String(account.transactions[999]?.id)]);
+    expect(ledgerCalls(bitstamp, before)).toHaveLength(calls);
+  });
+
+  it('fails rather than pass rows over when a row booked late lists out of id order', async () => {
+    // Oldest first by time, so a row with a high id and an old time comes before lower ids.
+    const { transactions } = history(1100);
+    const late = { ...bitstampTransfer(900_000_000, Date.now() - 45 * DAY, 'usd', '5.00'), type: '0' };
+    const account = bitstamp.addAccount({ transactions: [...transactions, late] });
+    await expect(walk(account)).rejects.toThrow('Bitstamp call failed: Error');
   });
 });
 

@@ -113,7 +113,8 @@ async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Wal
     case 'ledger-until': {
       if (source.window) return yield* windowPages(exchange, { ...source, window: source.window }, { name, position, newest, book });
       // Newest to oldest, each page ending at the oldest time read so far (ccxt's `until`, ms; see
-      // pagedBack: entries sharing that millisecond are asked again and de-duplicated). This is
+      // pagedBack for the millisecond past it: entries of that millisecond are asked again and
+      // de-duplicated). This is
       // ccxt's own backward pagination, walked here page by page with checkpoints, and without
       // its silent stop after ten calls (`paginationCalls`), which would pass a partial history
       // off as complete.
@@ -129,7 +130,7 @@ async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Wal
         // entries read already (everything up to the boundary came, and nothing older is left).
         const short = page.length < source.pageSize;
         const last = oldest === undefined || (since !== undefined && oldest <= since) || (short && fresh.length === 0);
-        if (!last) until = pagedBack(name, fresh.length, oldest);
+        if (!last) until = pagedBack(name, page, fresh.length, until);
         const top = newest.value;
         const resumable = !last && since === undefined && top !== undefined;
         yield { transactions, ...(resumable ? { checkpoint: JSON.stringify({ backfill: { until, top } }) } : {}) };
@@ -150,9 +151,8 @@ async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Wal
         // Entries from before `since` (read by an earlier refresh) are left out of an incremental walk.
         const fresh = unseen(page, seen).filter((entry) => since === undefined || (entry.timestamp ?? 0) >= since);
         const transactions = newest.saw(fresh.map((entry) => fromLedgerEntry(entry, name, book)));
-        const ids = page.map((entry) => (entry.id !== undefined && /^\d+$/.test(entry.id) ? BigInt(entry.id) : undefined));
-        if (ids.includes(undefined)) throw new TypeError(`${name}'s ledger entry has no numeric id`);
-        const oldestId = ids.length === 0 ? undefined : (ids as bigint[]).reduce((a, b) => (b < a ? b : a));
+        const ids = page.map((entry) => numericId(name, entry.id));
+        const oldestId = ids.length === 0 ? undefined : ids.reduce((a, b) => (b < a ? b : a));
         const oldest = oldestTime(page);
         // A short page is the last; so is one reaching back to `since`.
         const last = oldestId === undefined || page.length < source.pageSize || (since !== undefined && oldest !== undefined && oldest <= since);
@@ -190,31 +190,39 @@ async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Wal
 /**
  * A ledger of rows with an amount column per currency (Bitstamp), oldest to newest, listed raw and
  * read by us (fromColumnEntry). Each call asks from the newest id read, which the exchange may
- * answer with or without that row: rows up to it are left out either way. Every page leaves that
- * id as its checkpoint and, once a short page ends the walk, as the cursor. Ids only go up: a full
- * page with nothing past the id asked from means the exchange ignored it, and the walk fails
- * rather than read the same page for ever.
+ * answer with or without that row (it is left out). Every page leaves that id as its checkpoint
+ * and, once a short page ends the walk, as the cursor: so each page must hold the rows after it in
+ * rising id order, with none missing in between that a later page could bring. A page that does not
+ * rise (an answer newest first, one that ignored the id asked from, rows out of id order) fails the
+ * walk: taking its highest id would pass over rows for good.
  */
 async function* rowsById(exchange: Exchange, source: Extract<HistorySource, { kind: 'rows-by-id' }>, { name, cursor, position }: { name: string; cursor: string | null; position: HistoryPosition }): TransactionPages {
   const list = apiMethod(exchange, source.method);
-  const idOf = (row: Record<string, unknown>): bigint => {
-    if (!/^\d+$/.test(String(row.id))) throw new TypeError(`${name}'s ledger row has no numeric id`);
-    return BigInt(String(row.id));
-  };
   let from = position.fromId === undefined ? undefined : BigInt(position.fromId);
   for (;;) {
     const rows = (await list({ ...source.params, limit: source.pageSize, ...(from === undefined ? {} : { [source.param]: from.toString() }) })) as unknown;
     if (!Array.isArray(rows)) throw new TypeError(`${name}'s ledger answer is no list`);
-    const fresh = (rows as Record<string, unknown>[]).filter((row) => from === undefined || idOf(row) > from);
+    const ids = (rows as Record<string, unknown>[]).map((row) => numericId(name, row.id));
+    const skip = from !== undefined && ids[0] === from ? 1 : 0;
+    const fresh = (rows as Record<string, unknown>[]).slice(skip);
+    for (const id of ids.slice(skip)) {
+      if (from !== undefined && id <= from) throw new Error(`${name}'s ledger did not list its entries in rising id order after entry ${from}`);
+      from = id;
+    }
     const last = rows.length < source.pageSize;
-    if (!last && fresh.length === 0) throw new Error(`${name}'s ledger did not page on past entry ${from}`);
-    for (const row of fresh) from = from === undefined || idOf(row) > from ? idOf(row) : from;
     const transactions = fresh.flatMap((row) => fromColumnEntry(row, name, (column) => currencyCode(exchange, column), source.types));
     // Nothing read, ever (an empty account): the stored cursor stays as it was.
     const reached = from === undefined ? cursor : JSON.stringify({ fromId: from.toString() });
     yield { transactions, ...(last || reached === null ? {} : { checkpoint: reached }) };
     if (last) return reached;
   }
+}
+
+/** An exchange's numeric id (ccxt hands some over as numbers, some as text) as a bigint; none fails the walk. */
+function numericId(name: string, id: unknown): bigint {
+  const text = typeof id === 'number' && Number.isSafeInteger(id) ? String(id) : id;
+  if (typeof text !== 'string' || !/^\d+$/.test(text)) throw new TypeError(`${name}'s ledger entry has no numeric id`);
+  return BigInt(text);
 }
 
 /** The oldest time of a page of ledger entries (none for an empty page). */
@@ -224,18 +232,24 @@ function oldestTime(page: LedgerEntry[]): number | undefined {
 }
 
 /**
- * Where a full page paged back by time leaves the walk: the end time of the next call, one
- * millisecond past the page's oldest time. That millisecond is asked again whether the exchange
- * reads its end time as inclusive or exclusive (Bitfinex and KuCoin do not say): entries of it the
- * page cut off come next, those read already are left out, and everything newer was on the page
- * (the exchange answers newest first). A full page of entries all read already means a page's
- * worth share the boundary time, or the exchange ignored `until`; stepping past that time would
- * skip whatever else it holds there, so the walk fails rather than pass a partial ledger off as
- * complete.
+ * Where a full page paged back by time leaves the walk: the end time of the next call (ms). Bitfinex
+ * and KuCoin do not say whether they read an end time as inclusive. One millisecond past the page's
+ * oldest time asks that millisecond again either way: the entries of it the page cut off come next,
+ * those read already are left out, and every newer one was on the page (answers are newest first).
+ * A page holding an entry at the very end time it was asked for shows the end is inclusive; then
+ * the oldest time itself is the next end, so a page filled by two milliseconds read already still
+ * moves on. A call that would ask what this one asked, on a page of nothing new, means a page's
+ * worth share the boundary time, or the exchange ignored `until`: stepping past that time would skip
+ * whatever else it holds there, so the walk fails rather than pass a partial ledger off as complete.
  */
-function pagedBack(name: string, fresh: number, oldest: number | undefined): number {
-  if (fresh === 0 || oldest === undefined) throw new Error(`${name}'s ledger did not page back past ${oldest === undefined ? 'its newest page' : new Date(oldest).toISOString()}`);
-  return oldest + 1;
+function pagedBack(name: string, page: LedgerEntry[], fresh: number, asked: number | undefined): number {
+  const oldest = oldestTime(page);
+  const inclusive = asked !== undefined && page.some((entry) => entry.timestamp === asked);
+  const next = oldest === undefined ? undefined : inclusive ? oldest : oldest + 1;
+  if (next === undefined || (fresh === 0 && (asked === undefined || next >= asked))) {
+    throw new Error(`${name}'s ledger did not page back past ${oldest === undefined ? 'its newest page' : new Date(oldest).toISOString()}`);
+  }
+  return next;
 }
 
 /** How many quiet windows in a row a walk by windows reads before it leaves a checkpoint all the same. */
@@ -245,7 +259,7 @@ const QUIET_WINDOWS = 30;
  * A ledger the exchange answers one window a call (`span` ms; KuCoin: a day) and keeps `horizon`
  * ms of (a year): walked window by window from now back to the horizon, or to the cursor's time.
  * An empty window is a quiet day, not the end; inside a window, a full page moves its end back to
- * the oldest time read, as the walk by `until` does. Every window with entries leaves a
+ * the oldest time read (pagedBack), as the walk by `until` does. Every window with entries leaves a
  * checkpoint, and every 30th quiet one. The walk's
  * start counts as the newest time it read: its cursor is the start less the overlap, whether or
  * not anything was read, so a quiet account's next refresh reads a day or two, not the year again.
@@ -274,9 +288,10 @@ async function* windowPages(
         yield { transactions };
         return JSON.stringify({ since: sinceAfter(newest.value as number), windowed: true });
       }
-      // The window is read: the next ends where it began (that millisecond is asked again).
-      until = from;
-    } else until = pagedBack(name, fresh.length, oldestTime(page));
+      // The window is read: the next ends one millisecond past where it began, so that
+      // millisecond is asked again however KuCoin reads its start and end times.
+      until = from + 1;
+    } else until = pagedBack(name, page, fresh.length, until);
     // Quiet windows are passed over without a page of their own (each stored page is a database
     // transaction), but never more than QUIET_WINDOWS in a row: a walk cut short loses that many
     // calls at most.

@@ -17,7 +17,9 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  * How we walk an exchange's history.
  * - `ledger-offset`: the ledger, page by page with an offset parameter (the exchange's fixed page
  *   size); `end` names the exchange's end-time parameter (seconds, as ccxt passes it on), where it
- *   has one, which makes the walk resumable from a checkpoint.
+ *   has one, which makes the walk resumable from a checkpoint. (No row lacks one now; the walk
+ *   without one, from the newest page each time, is how ccxt read Bitstamp before its walk by id,
+ *   and the tests use it to prove that walk keeps the references stored then.)
  * - `rows-by-id`: a ledger of rows with an amount column per currency (Bitstamp's
  *   `user_transactions`), oldest to newest, listed raw through the ccxt API method `method` with
  *   `params` (ccxt's own reading parses every row first, and throws on a currency its markets no
@@ -26,8 +28,8 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  *   each call from the newest id read (`param`): every page is a checkpoint, and the last one's id
  *   the cursor the next refresh reads on from.
  * - `ledger-until`: the ledger, newest to oldest, `pageSize` entries a call with `params`, each page
- *   ending at the oldest time read (ccxt's unified `until`, which it maps to the exchange's end-time
- *   parameter). With `window`, the exchange answers at most `span` ms before `until` a call and
+ *   ending at the oldest time read or one millisecond past it (ccxt's unified `until`, which it maps
+ *   to the exchange's end-time parameter; see pagedBack). With `window`, the exchange answers at most `span` ms before `until` a call and
  *   keeps `horizon` ms of history (KuCoin: one day a call, one year): the walk goes window by
  *   window from now back to the horizon, a quiet window being no end.
  * - `ledger-before-id`: the ledger, newest to oldest, through the ccxt API method `method` (the
