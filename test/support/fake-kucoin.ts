@@ -52,6 +52,8 @@ export interface KucoinAccount {
   /** Balances per account type (`main`, `trade`, `trade_hf`). */
   balances: { type: 'main' | 'trade' | 'trade_hf'; currency: string; balance: string; available: string }[];
   entries: KucoinEntry[];
+  /** Set to read `startAt` and `endAt` as exclusive (KuCoin does not say; the fake reads both as inclusive unless told). */
+  boundsExclusive?: boolean;
   /** Deposit addresses by currency, one per chain. */
   addresses: Record<string, { chain: string; address: string; memo?: string }[]>;
 }
@@ -97,6 +99,9 @@ function whole(query: URLSearchParams, name: string): number | undefined {
   return /^\d+$/.test(text) ? Number(text) : NaN;
 }
 
+/** Whether `time` is between `start` and `end`, both included unless `exclusive`. */
+const within = (time: number, start: number, end: number, exclusive: boolean) => (exclusive ? time > start && time < end : time >= start && time <= end);
+
 /** One page of the account ledger, as documented (24 hours a call at most, one year back). */
 function accountLedger(account: KucoinAccount, query: URLSearchParams): FakeResponse {
   const pageSize = whole(query, 'pageSize') ?? 50;
@@ -113,7 +118,7 @@ function accountLedger(account: KucoinAccount, query: URLSearchParams): FakeResp
   if (end - start > DAY) return failure(400, '400100', 'The time range cannot exceed 24 hours');
   const kept = now - 365 * DAY;
   const inRange = account.entries
-    .filter((e) => e.accountType !== 'TRADE_HF' && e.createdAt >= Math.max(start as number, kept) && e.createdAt <= (end as number))
+    .filter((e) => e.accountType !== 'TRADE_HF' && e.createdAt >= kept && within(e.createdAt, start as number, end as number, account.boundsExclusive === true))
     .sort(newestFirst);
   const items = inRange.slice((page - 1) * pageSize, page * pageSize).map(kucoinEntryAnswer);
   return ok({ currentPage: page, pageSize, totalNum: inRange.length, totalPage: Math.ceil(inRange.length / pageSize), items });

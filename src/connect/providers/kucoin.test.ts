@@ -15,7 +15,7 @@ const DAY = 86_400_000;
  * millisecond (more than a page of 500 in one day); quiet days between. `amount` is the balance
  * change, the fee in it, as KuCoin's ledger gives it. Ids rise with time.
  */
-function classic(padding: number) {
+function classic(padding: number, perMillisecond = 5) {
   const now = Date.now();
   let id = 265_329_987_780_000n;
   const entry = (fields: Omit<KucoinEntry, 'id' | 'fee' | 'createdAt'> & { fee?: string; daysAgo: number }): KucoinEntry => {
@@ -33,7 +33,7 @@ function classic(padding: number) {
     entry({ currency: 'BTC', amount: '0.01', direction: 'in', bizType: 'Exchange', accountType: 'TRADE', daysAgo: 50, context: '{"symbol":"BTC-USDT","orderId":"6705f6350dc7210007d6a36d","tradeId":"10046097631627265"}' }),
   ];
   const base = now - 20 * DAY;
-  for (let i = 0; i < padding; i++) entries.push({ id: String((id += 11n)), currency: 'USDT', amount: '1', fee: '0', direction: 'in', bizType: 'DEPOSIT', accountType: 'MAIN', createdAt: base + Math.floor(i / 5) });
+  for (let i = 0; i < padding; i++) entries.push({ id: String((id += 11n)), currency: 'USDT', amount: '1', fee: '0', direction: 'in', bizType: 'DEPOSIT', accountType: 'MAIN', createdAt: base + Math.floor(i / perMillisecond) });
   // Withdrew 0.05 BTC, the fee (0.0005 BTC) in what left the account.
   entries.push(entry({ currency: 'BTC', amount: '0.0505', fee: '0.0005', direction: 'out', bizType: 'WITHDRAW', accountType: 'MAIN', daysAgo: 10 }));
   return {
@@ -271,6 +271,15 @@ describe('KuCoin ledger walked across jobs', () => {
     // Every entry, none twice but those of the millisecond a resume asks again (upserted).
     const refs = new Set([...refsOf(first.read), ...refsOf(rest.read)]);
     expect([...refs].sort()).toEqual(account.entries.map((e) => `ledger:${e.id}`).sort());
+  });
+
+  it.each([false, true])('reads every entry of a millisecond a page boundary splits (startAt and endAt exclusive: %s)', async (boundsExclusive) => {
+    // Seven entries a millisecond: pages of 500 end inside one.
+    const account = kucoin.addAccount({ ...classic(1200, 7), boundsExclusive });
+    const { read } = await walk(account, null);
+    const refs = refsOf(read);
+    expect(new Set(refs)).toEqual(new Set(account.entries.map((e) => `ledger:${e.id}`)));
+    expect(new Set(refs).size).toBe(refs.length);
   });
 
   it('leaves a checkpoint every 30 quiet windows, so an empty account’s walk goes on across jobs too', async () => {
