@@ -1,7 +1,7 @@
 import type { Exchange, LedgerEntry, MarketInterface, Trade } from 'ccxt';
 import { apiMethod, currencyCode, rowPages, walletsOf } from './ccxt-api.js';
 import { fromColumnEntry, fromConversion, fromDust, fromLedgerEntry, fromRecord, fromTrade, fromTransfer, type DustConversion } from './ccxt-records.js';
-import { isBooks, type Book, type HistorySource } from './exchanges.js';
+import { isBooks, type Book, type HistorySource, type RecordList } from './exchanges.js';
 import type { ProviderTransaction, TransactionPages } from './provider.js';
 
 /** What a history walk knows of the account: the exchange's name, the stored cursor, the assets held. */
@@ -284,27 +284,55 @@ async function* windowPages(
 }
 
 /**
- * Lists of records (Binance's Simple Earn rewards), range by range from the cursor's time (or the
- * beginning) to now, every list of a range page by page. Each range done leaves a checkpoint
- * (`ranges`: where the ranges still to read start, and the newest time read).
+ * Lists of records (Binance's Simple Earn rewards, its Funding wallet's movements), list by list,
+ * each range by range from the cursor's time (or the beginning) to now, every range page by page.
+ * Each range done leaves a checkpoint (`ranges`: the list being read and where its ranges still to
+ * read start; the newest time read; the oldest pending record read). A checkpoint without a list
+ * (from before lists had ranges of their own) is every list's. A record still pending holds the
+ * cursor at its time, so that the next refresh reads it again until it completes or fails.
  */
 async function* recordPages(
   exchange: Exchange,
   source: Extract<HistorySource, { kind: 'records' }>,
   { name, position, newest }: { name: string; position: HistoryPosition; newest: Newest },
 ): TransactionPages {
-  const span = source.days * 86_400_000;
-  for (let from = Math.max(position.ranges?.from ?? position.since ?? source.earliest, source.earliest); from < exchange.milliseconds(); from += span) {
-    const range = { startTime: from, endTime: Math.min(from + span - 1, exchange.milliseconds()) };
-    for (const list of source.lists) {
-      for await (const rows of rowPages(exchange, list.method, { ...list.params, ...range }, source.pageSize)) {
-        yield { transactions: newest.saw(rows.map((row) => fromRecord(row, list, currencyCode(exchange, row[list.fields.asset]), name))) };
+  const begin = position.since ?? source.earliest;
+  const resumed = position.ranges;
+  let hold = resumed?.hold;
+  for (const [index, list] of source.lists.entries()) {
+    if (resumed?.list !== undefined && index < resumed.list) continue;
+    const from = resumed !== undefined && (resumed.list === undefined || resumed.list === index) ? resumed.from : begin;
+    const ranges = recordRanges(source, list, from, exchange.milliseconds());
+    for (const [i, range] of ranges.entries()) {
+      const params = { ...list.params, [list.range?.start ?? 'startTime']: range.from, [list.range?.end ?? 'endTime']: range.until };
+      for await (const rows of rowPages(exchange, list.method, params, list.paging?.pageSize ?? source.pageSize, list.paging)) {
+        const transactions = rows.map((row) => fromRecord(row, list, currencyCode(exchange, row[list.fields.asset]), name));
+        for (const tx of transactions) if (tx.status === 'pending') hold = Math.min(hold ?? Infinity, tx.occurredAt * 1000);
+        yield { transactions: newest.saw(transactions) };
       }
+      // The list's last range done, the next list's first is where the walk goes on.
+      const next = i === ranges.length - 1 ? { list: index + 1, from: begin } : { list: index, from: range.until + 1 };
+      const at = { ...next, ...(newest.value === undefined ? {} : { top: newest.value }), ...(hold === undefined ? {} : { hold }) };
+      yield { transactions: [], checkpoint: JSON.stringify({ ...(position.since === undefined ? {} : { since: position.since }), ranges: at }) };
     }
-    const ranges = { from: from + span, ...(newest.value === undefined ? {} : { top: newest.value }) };
-    yield { transactions: [], checkpoint: JSON.stringify({ ...(position.since === undefined ? {} : { since: position.since }), ranges }) };
   }
-  return JSON.stringify({ since: nextSince(exchange, position, newest) });
+  const since = nextSince(exchange, position, newest);
+  return JSON.stringify({ since: hold === undefined ? since : Math.min(since, hold) });
+}
+
+/**
+ * The ranges a list is asked for, from `from` to `now`: the source's `days` a call or the list's
+ * own (`all`: one range), none before the source's beginning or the list's horizon.
+ */
+function recordRanges(source: Extract<HistorySource, { kind: 'records' }>, list: RecordList, from: number, now: number): TimeRange[] {
+  const horizon = list.range?.horizonDays === undefined ? source.earliest : Math.max(source.earliest, now - list.range.horizonDays * 86_400_000);
+  const days = list.range?.days ?? source.days;
+  const first = Math.max(from, horizon);
+  if (days === 'all') return first < now ? [{ from: first, until: now }] : [];
+  const span = days * 86_400_000;
+  const ranges: TimeRange[] = [];
+  for (let start = first; start < now; start += span) ranges.push({ from: start, until: Math.min(start + span - 1, now) });
+  return ranges;
 }
 
 /**
@@ -536,8 +564,11 @@ export interface HistoryPosition {
   converted?: boolean;
   /** The cursor of a walk by windows (see windowPages). */
   windowed?: boolean;
-  /** An unfinished walk of record ranges: the next range's start, the newest time read (see recordPages). */
-  ranges?: { from: number; top?: number };
+  /**
+   * An unfinished walk of record ranges: the list being read (none: every list) and its next
+   * range's start, the newest time read, the oldest pending record's time, ms (see recordPages).
+   */
+  ranges?: { from: number; list?: number; top?: number; hold?: number };
   /** A walk forward by id (see rowsById): the newest id read. */
   fromId?: string;
 }
@@ -565,8 +596,16 @@ export function positionOf(cursor: string | null): HistoryPosition {
   if (typeof parsed.fromId === 'string' && /^\d+$/.test(parsed.fromId)) position.fromId = parsed.fromId;
   const backfill = parsed.backfill as { end?: unknown; until?: unknown; after?: unknown; top?: unknown } | undefined;
   if (parsed.windowed === true) position.windowed = true;
-  const ranges = parsed.ranges as { from?: unknown; top?: unknown } | undefined;
-  if (whole(ranges?.from)) position.ranges = { from: ranges.from, ...(whole(ranges.top) ? { top: ranges.top } : {}) };
+  const ranges = parsed.ranges as { from?: unknown; list?: unknown; top?: unknown; hold?: unknown } | undefined;
+  if (whole(ranges?.from)) {
+    const list = ranges.list;
+    position.ranges = {
+      from: ranges.from,
+      ...(typeof list === 'number' && Number.isSafeInteger(list) && list >= 0 ? { list } : {}),
+      ...(whole(ranges.top) ? { top: ranges.top } : {}),
+      ...(whole(ranges.hold) ? { hold: ranges.hold } : {}),
+    };
+  }
   // A walk by windows resumes an incremental walk too: its checkpoint keeps the cursor's time.
   if ((position.since === undefined || position.windowed) && whole(backfill?.top)) {
     if (whole(backfill.end)) position.backfill = { end: backfill.end, top: backfill.top };
