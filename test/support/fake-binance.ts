@@ -5,7 +5,7 @@ import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, typ
  * A local Binance spot REST API (https://developers.binance.com/docs/binance-spot-api-docs), enough
  * of it for ccxt's binance class to load spot markets, read the spot account, the key's API
  * restrictions, deposit and withdrawal history (newest first, `offset`/`limit` pages), spot trades,
- * Convert history, the dust log, Simple Earn, fiat payments and orders, P2P orders and deposit addresses — checking every SIGNED request as Binance documents it:
+ * Convert history, the dust log, Simple Earn, fiat payments and orders, P2P orders, Binance Pay and deposit addresses — checking every SIGNED request as Binance documents it:
  *
  * - `X-MBX-APIKEY` header names the key (unknown: HTTP 401, code -2015);
  * - `signature` (the last parameter of the query string, or of the body of a POST) =
@@ -137,6 +137,18 @@ export interface BinanceP2pOrder {
   advertisementRole: 'MAKER' | 'TAKER';
 }
 
+/** A Binance Pay transaction as `GET /sapi/v1/pay/transactions` lists it: `amount` negative when paid out. */
+export interface BinancePayTransaction {
+  orderType: string;
+  transactionId: string;
+  transactionTime: number;
+  amount: string;
+  currency: string;
+  /** 1 funding, 2 spot, 3 fiat, 4 or 6 card, 5 earn. */
+  walletType: number;
+  fundsDetail: { currency: string; amount: string }[];
+}
+
 export interface BinanceAccount {
   key: string;
   secret: string;
@@ -158,6 +170,7 @@ export interface BinanceAccount {
   fiatPayments: BinanceFiatPayment[];
   fiatOrders: BinanceFiatOrder[];
   p2p: BinanceP2pOrder[];
+  pay: BinancePayTransaction[];
   /** Set by a test: every signed call of this key answers this status and body. */
   failWith?: FakeResponse;
 }
@@ -394,6 +407,22 @@ function p2pList(query: URLSearchParams, orders: readonly BinanceP2pOrder[]): Fa
   return dataPage(query, orders.filter((o) => (type === null || o.tradeType === type) && o.createTime >= Math.max(start, kept) && o.createTime <= end), 100);
 }
 
+/**
+ * `GET /sapi/v1/pay/transactions` as Binance documents it: `startTime`/`endTime` at most 90 days
+ * apart (neither: the last 90 days; one alone: the 90 days after or before it); the last 18 months
+ * only; `limit` default and at most 100, no paging (the newest of the range).
+ */
+function payList(query: URLSearchParams, transactions: readonly BinancePayTransaction[]): FakeResponse {
+  const range = timeRange(query);
+  if ('status' in range) return range;
+  const limit = Number(query.get('limit') ?? '100');
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100) return error(400, -1130, "Data sent for parameter 'limit' is not valid.");
+  const kept = Date.now() - 548 * 86_400_000;
+  const found = transactions.filter((p) => p.transactionTime >= Math.max(range.start, kept) && p.transactionTime <= range.end).sort((a, b) => b.transactionTime - a.transactionTime);
+  const data = found.slice(0, limit).map((p) => ({ ...p, walletTypes: [p.walletType], fundsDetail: p.fundsDetail.map((f) => ({ ...f, walletAssetCost: [{ [String(p.walletType)]: f.amount }] })) }));
+  return { status: 200, body: { code: '000000', message: 'success', data, success: true } };
+}
+
 /** Binance's `signature` for a query string (and body), computed from its documented definition. */
 export function binanceSignature(secret: string, payload: string): string {
   return createHmac('sha256', secret).update(payload).digest('hex');
@@ -485,6 +514,8 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         return fiatList(request.query, account.fiatOrders);
       case '/sapi/v1/c2c/orderMatch/listUserOrderHistory':
         return p2pList(request.query, account.p2p);
+      case '/sapi/v1/pay/transactions':
+        return payList(request.query, account.pay);
       case '/sapi/v1/account/apiRestrictions':
         return ok({ ...account.restrictions, createTime: 1_698_645_219_000 });
       case '/sapi/v1/capital/deposit/hisrec': {
@@ -542,6 +573,7 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         fiatPayments: [],
         fiatOrders: [],
         p2p: [],
+        pay: [],
         ...options,
       };
       accounts.set(account.key, account);

@@ -525,6 +525,48 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     expect(Math.abs(Number(third[0]?.query.get('beginTime')) - ago(6))).toBeLessThan(60_000);
   });
 
+  it('reads Binance Pay 90 days a call over the last 18 months: a payment from two assets as one record each, a range answering 100 as two halves', async () => {
+    const pay = (transactionId: string, amount: string, currency: string, at: number, fundsDetail = [{ currency, amount: amount.replace(/^-/, '') }]) => ({
+      orderType: 'C2C',
+      transactionId,
+      transactionTime: at,
+      amount,
+      currency,
+      walletType: 1,
+      fundsDetail,
+    });
+    // 100 received within a day: a full answer.
+    const received = Array.from({ length: 100 }, (_, i) => pay(`M_R_${i}`, '0.5', 'USDT', Date.now() - 50 * DAY + i * 60_000));
+    const account = binance.addAccount({
+      funding: [
+        { asset: 'USDT', free: '41.00000000', locked: '0.00000000', freeze: '0.00000000', withdrawing: '0.00000000' },
+        { asset: 'BNB', free: '0.90000000', locked: '0.00000000', freeze: '0.00000000', withdrawing: '0.00000000' },
+      ],
+      deposits: [deposit('dep-pay', 'BNB', '1.00000000', 100)],
+      // 10 USDT sent, paid with 9 USDT and 0.1 BNB.
+      pay: [
+        ...received,
+        pay('M_P_1', '-10', 'USDT', Date.now() - 20 * DAY, [
+          { currency: 'USDT', amount: '9' },
+          { currency: 'BNB', amount: '0.1' },
+        ]),
+      ],
+    });
+    const id = await connected('binance', fields(account));
+    const before = binance.requests.length;
+    expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
+    const transactions = await allTransactions(id);
+    expect(transactions).toHaveLength(1 + 100 + 2);
+    expect(netByAsset(transactions)).toEqual({ BNB: '0.9', USDT: '41' });
+    const refs = (await t.ctx.db.selectFrom('connect_account_transactions').select('provider_ref').where('account_id', '=', id).execute()).map((r) => r.provider_ref);
+    expect(refs).toEqual(expect.arrayContaining(['pay:M_P_1:USDT', 'pay:M_P_1:BNB', 'pay:M_R_0:USDT']));
+    const calls = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/pay/transactions' && r.headers['x-mbx-apikey'] === account.key).map((r) => r.query);
+    expect(calls.every((q) => Number(q.get('endTime')) - Number(q.get('startTime')) < 90 * DAY && q.get('limit') === '100')).toBe(true);
+    expect(Math.min(...calls.map((q) => Number(q.get('startTime'))))).toBeGreaterThanOrEqual(Date.now() - 541 * DAY);
+    // A range answering 100, then its first half.
+    expect(calls.some((q, i) => calls[i + 1]?.get('startTime') === q.get('startTime') && Number(calls[i + 1]?.get('endTime')) < Number(q.get('endTime')))).toBe(true);
+  });
+
   it('reads the Funding wallet from the beginning for a cursor from before it had a history, the other books from theirs', async () => {
     const account = binance.addAccount({
       deposits: [deposit('dep-old-cursor', 'USDT', '5.00000000', 400)],

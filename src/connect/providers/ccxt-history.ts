@@ -304,9 +304,8 @@ async function* recordPages(
     const from = resumed !== undefined && (resumed.list === undefined || resumed.list === index) ? resumed.from : begin;
     const ranges = recordRanges(source, list, from, exchange.milliseconds());
     for (const [i, range] of ranges.entries()) {
-      const params = { ...list.params, [list.range?.start ?? 'startTime']: range.from, [list.range?.end ?? 'endTime']: range.until };
-      for await (const rows of rowPages(exchange, list.method, params, list.paging?.pageSize ?? source.pageSize, list.paging)) {
-        const transactions = rows.map((row) => fromRecord(row, list, currencyCode(exchange, row[list.fields.asset]), name));
+      for await (const rows of recordRows(exchange, source, list, range)) {
+        const transactions = rows.flatMap((row) => legsOf(row, list)).map((row) => fromRecord(row, list, currencyCode(exchange, row[list.fields.asset]), name));
         for (const tx of transactions) if (tx.status === 'pending') hold = Math.min(hold ?? Infinity, tx.occurredAt * 1000);
         yield { transactions: newest.saw(transactions) };
       }
@@ -318,6 +317,28 @@ async function* recordPages(
   }
   const since = nextSince(exchange, position, newest);
   return JSON.stringify({ since: hold === undefined ? since : Math.min(since, hold) });
+}
+
+/** One range of a record list, page by page, or by halves where the list has no pages. */
+function recordRows(exchange: Exchange, source: Extract<HistorySource, { kind: 'records' }>, list: RecordList, range: TimeRange): AsyncGenerator<Record<string, unknown>[]> {
+  const bounds = (r: TimeRange) => ({ ...list.params, [list.range?.start ?? 'startTime']: r.from, [list.range?.end ?? 'endTime']: r.until });
+  const halves = list.halves;
+  if (!halves) return rowPages(exchange, list.method, bounds(range), list.paging?.pageSize ?? source.pageSize, list.paging);
+  const call = apiMethod(exchange, list.method);
+  const read = async (r: TimeRange) => {
+    const answer = (await call({ ...bounds(r), [halves.param]: halves.max })) as { data?: unknown } | undefined;
+    if (!Array.isArray(answer?.data)) throw new TypeError(`${exchange.id}'s ${list.method} answer has no data`);
+    return answer.data as Record<string, unknown>[];
+  };
+  return byHalves(range, halves.max, read, `${exchange.id}'s ${list.label} history`);
+}
+
+/** A row paying out from several assets (see RecordList `legs`) as one row per asset, each with its amount as paid out. */
+function legsOf(row: Record<string, unknown>, list: RecordList): Record<string, unknown>[] {
+  const legs = list.legs;
+  const detail = legs && String(row[list.fields.amount]).startsWith('-') ? row[legs.field] : undefined;
+  if (!legs || !Array.isArray(detail) || detail.length === 0) return [row];
+  return (detail as Record<string, unknown>[]).map((leg) => ({ ...row, [list.fields.asset]: leg[legs.asset], [list.fields.amount]: `-${String(leg[legs.amount]).replace(/^-/, '')}` }));
 }
 
 /**

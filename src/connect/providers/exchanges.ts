@@ -46,9 +46,10 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  *   conversions too (Binance's dust log, through the ccxt API method `method`, from its own
  *   `earliest`, at most `max` a call). With `trades`, then the trades, one
  *   market at a time (the exchange answers for one market a call), page by page.
- * - `records`: lists of records, each row one asset's movement (Binance's Simple Earn rewards),
- *   through ccxt API methods, range by range (`days` a call) from `earliest`, each range page by
- *   page (`current` from 1, `pageSize` a page): see RecordList.
+ * - `records`: lists of records, each row one asset's movement (Binance's Simple Earn rewards, its
+ *   Funding wallet's purchases, fiat orders, P2P orders and Pay), through ccxt API methods, list by
+ *   list, range by range (`days` a call, or the list's own) from `earliest`, each range page by
+ *   page (`current` from 1, `pageSize` a page, or the list's own paging): see RecordList.
  */
 export type HistorySource =
   | { kind: 'ledger-offset'; param: string; pageSize: number; end?: string }
@@ -87,6 +88,17 @@ export interface RecordList {
   range?: { start: string; end: string; days?: number | 'all'; horizonDays?: number };
   /** The page parameters (`page` from 1, `size` rows a call, `pageSize` at most) and the answer's list field. */
   paging?: RowPaging;
+  /**
+   * No pages: at most `max` rows a call (`param`), answered in `data`; a range answering `max` is
+   * read again as two halves (Binance Pay).
+   */
+  halves?: { param: string; max: number };
+  /**
+   * A row paying out (a negative amount) from several assets lists them in its `field`, each with
+   * its `asset` and `amount`: one record each, referenced with its asset (Binance Pay's
+   * `fundsDetail`).
+   */
+  legs?: { field: string; asset: string; amount: string };
   /** Money going out (`out`), or out where the row's `field` is one of `values`; else in. */
   direction?: 'out' | { field: string; out: readonly string[] };
   /** The row's `field` says where it stands: `completed` values moved money, `failed` ones never will; any other is pending. */
@@ -262,7 +274,7 @@ const P2P_LIST = {
 
 /**
  * Binance's Funding wallet movements (the Funding book's records; docs/exchanges.md has our
- * readings). Fiat payments: a buy credits the crypto got (its fee was paid in fiat, outside the
+ * readings; Binance Pay last). Fiat payments: a buy credits the crypto got (its fee was paid in fiat, outside the
  * account), a sell debits the crypto sold. Fiat orders: `amount` is what reached the other side
  * and `indicatedAmount` that plus `totalFee`, so a deposit is the indicated amount less the fee
  * and a withdrawal the amount plus the fee. Fiat lists cost 90,000 of Binance's weight a call
@@ -311,6 +323,18 @@ const FUNDING_RECORDS: readonly RecordList[] = [
   },
   { ...P2P_LIST, params: { tradeType: 'BUY' }, label: 'P2P purchase' },
   { ...P2P_LIST, params: { tradeType: 'SELL' }, label: 'P2P sale' },
+  // Binance Pay: 90 days a call, the last 18 months kept (540 days: never past it), 100 rows at
+  // most and no paging. The amount is signed (negative: paid out); a payment from several assets
+  // names each in `fundsDetail`.
+  {
+    method: 'sapiGetPayTransactions',
+    ref: 'pay',
+    label: 'Binance Pay',
+    fields: { asset: 'currency', amount: 'amount', time: 'transactionTime', id: ['transactionId', 'currency'] },
+    range: { start: 'startTime', end: 'endTime', days: 90, horizonDays: 540 },
+    halves: { param: 'limit', max: 100 },
+    legs: { field: 'fundsDetail', asset: 'currency', amount: 'amount' },
+  },
 ];
 
 export const EXCHANGES: readonly ExchangeRow[] = [
