@@ -286,8 +286,9 @@ async function* windowPages(
 /**
  * Lists of records (Binance's Simple Earn rewards, its Funding wallet's movements), list by list,
  * each range by range from the cursor's time (or the beginning) to now, every range page by page.
- * Each range done leaves a checkpoint (`ranges`: the list being read and where its ranges still to
- * read start; the newest time read; the oldest pending record read). A checkpoint without a list
+ * A range that read something leaves a checkpoint, as do a list's last range and every 30th quiet
+ * one (`ranges`: the list being read and where its ranges still to read start; the newest time
+ * read; the oldest pending record read). A checkpoint without a list
  * (from before lists had ranges of their own) is every list's. A record still pending holds the
  * cursor at its time, so that the next refresh reads it again until it completes or fails.
  */
@@ -303,14 +304,23 @@ async function* recordPages(
     if (resumed?.list !== undefined && index < resumed.list) continue;
     const from = resumed !== undefined && (resumed.list === undefined || resumed.list === index) ? resumed.from : begin;
     const ranges = recordRanges(source, list, from, exchange.milliseconds());
+    let quiet = 0;
     for (const [i, range] of ranges.entries()) {
+      let read = 0;
       for await (const rows of recordRows(exchange, source, list, range)) {
         const transactions = rows.flatMap((row) => legsOf(row, list)).map((row) => fromRecord(row, list, currencyCode(exchange, row[list.fields.asset]), name));
         for (const tx of transactions) if (tx.status === 'pending') hold = Math.min(hold ?? Infinity, tx.occurredAt * 1000);
+        read += transactions.length;
         yield { transactions: newest.saw(transactions) };
       }
+      // Quiet ranges (most, for most accounts) are passed over without a checkpoint of their own,
+      // as quiet windows are; a list's last range always leaves one.
+      const last = i === ranges.length - 1;
+      quiet = read === 0 ? quiet + 1 : 0;
+      if (!last && quiet > 0 && quiet < QUIET_WINDOWS) continue;
+      quiet = 0;
       // The list's last range done, the next list's first is where the walk goes on.
-      const next = i === ranges.length - 1 ? { list: index + 1, from: begin } : { list: index, from: range.until + 1 };
+      const next = last ? { list: index + 1, from: begin } : { list: index, from: range.until + 1 };
       const at = { ...next, ...(newest.value === undefined ? {} : { top: newest.value }), ...(hold === undefined ? {} : { hold }) };
       yield { transactions: [], checkpoint: JSON.stringify({ ...(position.since === undefined ? {} : { since: position.since }), ranges: at }) };
     }
