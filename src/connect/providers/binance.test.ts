@@ -479,6 +479,8 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     expect(transactions).toHaveLength(3 + 3 + 4 + 101);
     const moved = transactions.filter((tx) => tx.status === 'completed');
     expect(netByAsset(moved)).toEqual({ BTC: '0.0008', EUR: '67.5', USDT: '160.9' });
+    const balances = (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data;
+    expect(Object.fromEntries(balances.map((b: { asset: string; total: string }) => [b.asset, b.total]))).toEqual(netByAsset(moved));
     expect(transactions.filter((tx) => tx.status !== 'completed').map(({ asset, amount, status }) => ({ asset, amount, status }))).toEqual(
       expect.arrayContaining([
         { asset: 'EUR', amount: '500', status: 'failed' },
