@@ -5,7 +5,7 @@ import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, typ
  * A local Binance spot REST API (https://developers.binance.com/docs/binance-spot-api-docs), enough
  * of it for ccxt's binance class to load spot markets, read the spot account, the key's API
  * restrictions, deposit and withdrawal history (newest first, `offset`/`limit` pages), spot trades,
- * Convert history, the dust log and deposit addresses — checking every SIGNED request as Binance documents it:
+ * Convert history, the dust log, Simple Earn, fiat payments and orders, P2P orders, Binance Pay and deposit addresses — checking every SIGNED request as Binance documents it:
  *
  * - `X-MBX-APIKEY` header names the key (unknown: HTTP 401, code -2015);
  * - `signature` (the last parameter of the query string, or of the body of a POST) =
@@ -86,6 +86,69 @@ export interface BinanceEarn {
   lockedRewards: { positionId: number; time: number; asset: string; lockPeriod: string; amount: string; type: string }[];
 }
 
+/** A purchase or sale with fiat as `GET /sapi/v1/fiat/payments` lists it; `transactionType` 0 buy, 1 sell. */
+export interface BinanceFiatPayment {
+  transactionType: 0 | 1;
+  orderNo: string;
+  sourceAmount: string;
+  fiatCurrency: string;
+  obtainAmount: string;
+  cryptoCurrency: string;
+  totalFee: string;
+  price: string;
+  /** Processing, Completed, Failed, Refunded. */
+  status: string;
+  paymentMethod?: string;
+  createTime: number;
+  updateTime: number;
+}
+
+/** A fiat deposit or withdrawal as `GET /sapi/v1/fiat/orders` lists it; `transactionType` 0 deposit, 1 withdrawal. */
+export interface BinanceFiatOrder {
+  transactionType: 0 | 1;
+  orderNo: string;
+  fiatCurrency: string;
+  indicatedAmount: string;
+  amount: string;
+  totalFee: string;
+  method: string;
+  /** Processing, Failed, Successful, Finished, Refunding, Refunded, Refund Failed, Order Partial credit Stopped. */
+  status: string;
+  createTime: number;
+  updateTime: number;
+}
+
+/** A P2P order as `GET /sapi/v1/c2c/orderMatch/listUserOrderHistory` lists it. */
+export interface BinanceP2pOrder {
+  orderNumber: string;
+  advNo: string;
+  tradeType: 'BUY' | 'SELL';
+  asset: string;
+  fiat: string;
+  fiatSymbol: string;
+  amount: string;
+  totalPrice: string;
+  unitPrice: string;
+  /** PENDING, TRADING, BUYER_PAYED, DISTRIBUTING, COMPLETED, IN_APPEAL, CANCELLED, CANCELLED_BY_SYSTEM. */
+  orderStatus: string;
+  createTime: number;
+  commission: string;
+  counterPartNickName: string;
+  advertisementRole: 'MAKER' | 'TAKER';
+}
+
+/** A Binance Pay transaction as `GET /sapi/v1/pay/transactions` lists it: `amount` negative when paid out. */
+export interface BinancePayTransaction {
+  orderType: string;
+  transactionId: string;
+  transactionTime: number;
+  amount: string;
+  currency: string;
+  /** 1 funding, 2 spot, 3 fiat, 4 or 6 card, 5 earn. */
+  walletType: number;
+  fundsDetail: { currency: string; amount: string }[];
+}
+
 export interface BinanceAccount {
   key: string;
   secret: string;
@@ -104,6 +167,10 @@ export interface BinanceAccount {
   depositAddresses: Record<string, string>;
   /** Simple Earn: positions (flexible, locked) and their rewards. */
   earn: BinanceEarn;
+  fiatPayments: BinanceFiatPayment[];
+  fiatOrders: BinanceFiatOrder[];
+  p2p: BinanceP2pOrder[];
+  pay: BinancePayTransaction[];
   /** Set by a test: every signed call of this key answers this status and body. */
   failWith?: FakeResponse;
 }
@@ -294,6 +361,68 @@ function earnPage<T extends object>(query: URLSearchParams, rows: readonly T[], 
   return { status: 200, body: { rows: chosen.slice((current - 1) * size, current * size), total: chosen.length } };
 }
 
+/**
+ * A page of a list answered `{code, message, data, total, success}` (Binance's fiat and C2C
+ * lists), newest first: `page` from 1, `rows` (default 100, at most `maxRows`).
+ */
+function dataPage<T extends { createTime: number }>(query: URLSearchParams, rows: T[], maxRows: number): FakeResponse {
+  const page = Number(query.get('page') ?? '1');
+  const size = Number(query.get('rows') ?? '100');
+  if (!Number.isSafeInteger(page) || page < 1 || !Number.isSafeInteger(size) || size < 1 || size > maxRows) return error(400, -1130, 'Data sent for parameter is not valid.');
+  const sorted = [...rows].sort((a, b) => b.createTime - a.createTime);
+  return { status: 200, body: { code: '000000', message: 'success', data: sorted.slice((page - 1) * size, page * size), total: sorted.length, success: true } };
+}
+
+/**
+ * `GET /sapi/v1/fiat/payments` and `/sapi/v1/fiat/orders` as Binance documents them:
+ * `transactionType` (0, 1) required; `beginTime`/`endTime` with no documented limit (neither: the
+ * last 30 days); 500 rows a page at most.
+ */
+function fiatList<T extends { transactionType: 0 | 1; createTime: number }>(query: URLSearchParams, rows: readonly T[]): FakeResponse {
+  const type = query.get('transactionType');
+  if (type !== '0' && type !== '1') return error(400, -1102, "Mandatory parameter 'transactionType' was not sent, was empty/null, or malformed.");
+  const hasRange = query.has('beginTime') || query.has('endTime');
+  const start = hasRange ? Number(query.get('beginTime') ?? '0') : Date.now() - THIRTY_DAYS_MS;
+  const end = hasRange ? Number(query.get('endTime') ?? String(Date.now())) : Date.now();
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start) return error(400, -1104, 'Not all sent parameters were read.');
+  const found = rows.filter((r) => String(r.transactionType) === type && r.createTime >= start && r.createTime <= end).map(({ transactionType: _type, ...row }) => row);
+  return dataPage(query, found, 500);
+}
+
+const SIX_MONTHS_MS = 183 * 86_400_000;
+
+/**
+ * `GET /sapi/v1/c2c/orderMatch/listUserOrderHistory` as Binance documents it: `tradeType` BUY or
+ * SELL (optional); `startTimestamp`/`endTimestamp` at most 30 days apart (neither: the last 30
+ * days; one alone: the 30 days after or before it); the last 6 months only; 100 rows a page at most.
+ */
+function p2pList(query: URLSearchParams, orders: readonly BinanceP2pOrder[]): FakeResponse {
+  const type = query.get('tradeType');
+  if (type !== null && type !== 'BUY' && type !== 'SELL') return error(400, -1102, "Parameter 'tradeType' is malformed.");
+  const start = query.has('startTimestamp') ? Number(query.get('startTimestamp')) : query.has('endTimestamp') ? Number(query.get('endTimestamp')) - THIRTY_DAYS_MS : Date.now() - THIRTY_DAYS_MS;
+  const end = query.has('endTimestamp') ? Number(query.get('endTimestamp')) : query.has('startTimestamp') ? start + THIRTY_DAYS_MS : Date.now();
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start) return error(400, -1104, 'Not all sent parameters were read.');
+  if (end - start > THIRTY_DAYS_MS) return error(400, -1127, 'More than 30 days between startTimestamp and endTimestamp.');
+  const kept = Date.now() - SIX_MONTHS_MS;
+  return dataPage(query, orders.filter((o) => (type === null || o.tradeType === type) && o.createTime >= Math.max(start, kept) && o.createTime <= end), 100);
+}
+
+/**
+ * `GET /sapi/v1/pay/transactions` as Binance documents it: `startTime`/`endTime` at most 90 days
+ * apart (neither: the last 90 days; one alone: the 90 days after or before it); the last 18 months
+ * only; `limit` default and at most 100, no paging (the newest of the range).
+ */
+function payList(query: URLSearchParams, transactions: readonly BinancePayTransaction[]): FakeResponse {
+  const range = timeRange(query);
+  if ('status' in range) return range;
+  const limit = Number(query.get('limit') ?? '100');
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100) return error(400, -1130, "Data sent for parameter 'limit' is not valid.");
+  const kept = Date.now() - 548 * 86_400_000;
+  const found = transactions.filter((p) => p.transactionTime >= Math.max(range.start, kept) && p.transactionTime <= range.end).sort((a, b) => b.transactionTime - a.transactionTime);
+  const data = found.slice(0, limit).map((p) => ({ ...p, walletTypes: [p.walletType], fundsDetail: p.fundsDetail.map((f) => ({ ...f, walletAssetCost: [{ [String(p.walletType)]: f.amount }] })) }));
+  return { status: 200, body: { code: '000000', message: 'success', data, success: true } };
+}
+
 /** Binance's `signature` for a query string (and body), computed from its documented definition. */
 export function binanceSignature(secret: string, payload: string): string {
   return createHmac('sha256', secret).update(payload).digest('hex');
@@ -379,6 +508,14 @@ export async function startFakeBinance(): Promise<FakeBinance> {
       }
       case '/sapi/v1/simple-earn/locked/history/rewardsRecord':
         return earnPage(request.query, account.earn.lockedRewards, true);
+      case '/sapi/v1/fiat/payments':
+        return fiatList(request.query, account.fiatPayments);
+      case '/sapi/v1/fiat/orders':
+        return fiatList(request.query, account.fiatOrders);
+      case '/sapi/v1/c2c/orderMatch/listUserOrderHistory':
+        return p2pList(request.query, account.p2p);
+      case '/sapi/v1/pay/transactions':
+        return payList(request.query, account.pay);
       case '/sapi/v1/account/apiRestrictions':
         return ok({ ...account.restrictions, createTime: 1_698_645_219_000 });
       case '/sapi/v1/capital/deposit/hisrec': {
@@ -433,6 +570,10 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         dust: [],
         depositAddresses: {},
         earn: { flexible: [], locked: [], flexibleRewards: [], lockedRewards: [] },
+        fiatPayments: [],
+        fiatOrders: [],
+        p2p: [],
+        pay: [],
         ...options,
       };
       accounts.set(account.key, account);

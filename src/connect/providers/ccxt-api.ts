@@ -1,4 +1,5 @@
 import type { Exchange } from 'ccxt';
+import type { RowPaging } from './exchanges.js';
 
 /** One of ccxt's methods for the exchange's own API, by name (`privatePostV1Roles`, …), bound to it. */
 export function apiMethod(exchange: Exchange, name: string): (params: object) => Promise<unknown> {
@@ -15,18 +16,22 @@ export function walletsOf(exchange: Exchange) {
   return exchange.fetchAccounts({ paginate: true, paginationCalls: 100 });
 }
 
+/** Binance's Simple Earn paging: `current` from 1, `size` a page, the rows in `rows`. */
+const EARN_PAGING: RowPaging = { page: 'current', size: 'size', rows: 'rows' };
+
 /**
- * The rows of a list the exchange answers page by page (`current` from 1, `size` a page; answer
- * `{rows, total}`: Binance's Simple Earn), through the ccxt API method `method` with `params`; a
- * short page is the last.
+ * The rows of a list the exchange answers page by page (by default `current` from 1, `size` a
+ * page; answer `{rows, total}`: Binance's Simple Earn), through the ccxt API method `method` with
+ * `params`; a short page is the last.
  */
-export async function* rowPages(exchange: Exchange, method: string, params: object, size: number): AsyncGenerator<Record<string, unknown>[]> {
+export async function* rowPages(exchange: Exchange, method: string, params: object, size: number, paging: RowPaging = EARN_PAGING): AsyncGenerator<Record<string, unknown>[]> {
   const call = apiMethod(exchange, method);
-  for (let current = 1; ; current++) {
-    const answer = (await call({ ...params, current, size })) as { rows?: unknown };
-    if (!Array.isArray(answer?.rows)) throw new TypeError(`${exchange.id}'s ${method} answer has no rows`);
-    yield answer.rows as Record<string, unknown>[];
-    if (answer.rows.length < size) return;
+  for (let page = 1; ; page++) {
+    const answer = (await call({ ...params, [paging.page]: page, [paging.size]: size })) as Record<string, unknown> | undefined;
+    const rows = answer?.[paging.rows];
+    if (!Array.isArray(rows)) throw new TypeError(`${exchange.id}'s ${method} answer has no ${paging.rows}`);
+    yield rows as Record<string, unknown>[];
+    if (rows.length < size) return;
   }
 }
 

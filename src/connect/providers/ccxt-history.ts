@@ -1,7 +1,7 @@
 import type { Exchange, LedgerEntry, MarketInterface, Trade } from 'ccxt';
 import { apiMethod, currencyCode, rowPages, walletsOf } from './ccxt-api.js';
 import { fromColumnEntry, fromConversion, fromDust, fromLedgerEntry, fromRecord, fromTrade, fromTransfer, type DustConversion } from './ccxt-records.js';
-import { isBooks, type Book, type HistorySource } from './exchanges.js';
+import { isBooks, type Book, type HistorySource, type RecordList } from './exchanges.js';
 import type { ProviderTransaction, TransactionPages } from './provider.js';
 
 /** What a history walk knows of the account: the exchange's name, the stored cursor, the assets held. */
@@ -303,27 +303,86 @@ async function* windowPages(
 }
 
 /**
- * Lists of records (Binance's Simple Earn rewards), range by range from the cursor's time (or the
- * beginning) to now, every list of a range page by page. Each range done leaves a checkpoint
- * (`ranges`: where the ranges still to read start, and the newest time read).
+ * Lists of records (Binance's Simple Earn rewards, its Funding wallet's movements), list by list,
+ * each range by range from the cursor's time (or the beginning) to now, every range page by page.
+ * A range that read something leaves a checkpoint, as do a list's last range and every 30th quiet
+ * one (`ranges`: the list being read and where its ranges still to read start; the newest time
+ * read; the oldest pending record read). A checkpoint without a list
+ * (from before lists had ranges of their own) is every list's. A record still pending holds the
+ * cursor at its time, so that the next refresh reads it again until it completes or fails.
  */
 async function* recordPages(
   exchange: Exchange,
   source: Extract<HistorySource, { kind: 'records' }>,
   { name, position, newest }: { name: string; position: HistoryPosition; newest: Newest },
 ): TransactionPages {
-  const span = source.days * 86_400_000;
-  for (let from = Math.max(position.ranges?.from ?? position.since ?? source.earliest, source.earliest); from < exchange.milliseconds(); from += span) {
-    const range = { startTime: from, endTime: Math.min(from + span - 1, exchange.milliseconds()) };
-    for (const list of source.lists) {
-      for await (const rows of rowPages(exchange, list.method, { ...list.params, ...range }, source.pageSize)) {
-        yield { transactions: newest.saw(rows.map((row) => fromRecord(row, list, currencyCode(exchange, row[list.fields.asset]), name))) };
+  const begin = position.since ?? source.earliest;
+  const resumed = position.ranges;
+  let hold = resumed?.hold;
+  for (const [index, list] of source.lists.entries()) {
+    if (resumed?.list !== undefined && index < resumed.list) continue;
+    const from = resumed !== undefined && (resumed.list === undefined || resumed.list === index) ? resumed.from : begin;
+    const ranges = recordRanges(source, list, from, exchange.milliseconds());
+    let quiet = 0;
+    for (const [i, range] of ranges.entries()) {
+      let read = 0;
+      for await (const rows of recordRows(exchange, source, list, range)) {
+        const transactions = rows.flatMap((row) => legsOf(row, list)).map((row) => fromRecord(row, list, currencyCode(exchange, row[list.fields.asset]), name));
+        for (const tx of transactions) if (tx.status === 'pending') hold = Math.min(hold ?? Infinity, tx.occurredAt * 1000);
+        read += transactions.length;
+        yield { transactions: newest.saw(transactions) };
       }
+      // Quiet ranges (most, for most accounts) are passed over without a checkpoint of their own,
+      // as quiet windows are; a list's last range always leaves one.
+      const last = i === ranges.length - 1;
+      quiet = read === 0 ? quiet + 1 : 0;
+      if (!last && quiet > 0 && quiet < QUIET_WINDOWS) continue;
+      quiet = 0;
+      // The list's last range done, the next list's first is where the walk goes on.
+      const next = last ? { list: index + 1, from: begin } : { list: index, from: range.until + 1 };
+      const at = { ...next, ...(newest.value === undefined ? {} : { top: newest.value }), ...(hold === undefined ? {} : { hold }) };
+      yield { transactions: [], checkpoint: JSON.stringify({ ...(position.since === undefined ? {} : { since: position.since }), ranges: at }) };
     }
-    const ranges = { from: from + span, ...(newest.value === undefined ? {} : { top: newest.value }) };
-    yield { transactions: [], checkpoint: JSON.stringify({ ...(position.since === undefined ? {} : { since: position.since }), ranges }) };
   }
-  return JSON.stringify({ since: nextSince(exchange, position, newest) });
+  const since = nextSince(exchange, position, newest);
+  return JSON.stringify({ since: hold === undefined ? since : Math.min(since, hold) });
+}
+
+/** One range of a record list, page by page, or by halves where the list has no pages. */
+function recordRows(exchange: Exchange, source: Extract<HistorySource, { kind: 'records' }>, list: RecordList, range: TimeRange): AsyncGenerator<Record<string, unknown>[]> {
+  const bounds = (r: TimeRange) => ({ ...list.params, [list.range?.start ?? 'startTime']: r.from, [list.range?.end ?? 'endTime']: r.until });
+  const halves = list.halves;
+  if (!halves) return rowPages(exchange, list.method, bounds(range), list.paging?.pageSize ?? source.pageSize, list.paging);
+  const call = apiMethod(exchange, list.method);
+  const read = async (r: TimeRange) => {
+    const answer = (await call({ ...bounds(r), [halves.param]: halves.max })) as { data?: unknown } | undefined;
+    if (!Array.isArray(answer?.data)) throw new TypeError(`${exchange.id}'s ${list.method} answer has no data`);
+    return answer.data as Record<string, unknown>[];
+  };
+  return byHalves(range, halves.max, read, `${exchange.id}'s ${list.label} history`);
+}
+
+/** A row paying out from several assets (see RecordList `legs`) as one row per asset, each with its amount as paid out. */
+function legsOf(row: Record<string, unknown>, list: RecordList): Record<string, unknown>[] {
+  const legs = list.legs;
+  const detail = legs && String(row[list.fields.amount]).startsWith('-') ? row[legs.field] : undefined;
+  if (!legs || !Array.isArray(detail) || detail.length === 0) return [row];
+  return (detail as Record<string, unknown>[]).map((leg) => ({ ...row, [list.fields.asset]: leg[legs.asset], [list.fields.amount]: `-${String(leg[legs.amount]).replace(/^-/, '')}` }));
+}
+
+/**
+ * The ranges a list is asked for, from `from` to `now`: the source's `days` a call or the list's
+ * own (`all`: one range), none before the source's beginning or the list's horizon.
+ */
+function recordRanges(source: Extract<HistorySource, { kind: 'records' }>, list: RecordList, from: number, now: number): TimeRange[] {
+  const horizon = list.range?.horizonDays === undefined ? source.earliest : Math.max(source.earliest, now - list.range.horizonDays * 86_400_000);
+  const days = list.range?.days ?? source.days;
+  const first = Math.max(from, horizon);
+  if (days === 'all') return first < now ? [{ from: first, until: now }] : [];
+  const span = days * 86_400_000;
+  const ranges: TimeRange[] = [];
+  for (let start = first; start < now; start += span) ranges.push({ from: start, until: Math.min(start + span - 1, now) });
+  return ranges;
 }
 
 /**
@@ -555,8 +614,11 @@ export interface HistoryPosition {
   converted?: boolean;
   /** The cursor of a walk by windows (see windowPages). */
   windowed?: boolean;
-  /** An unfinished walk of record ranges: the next range's start, the newest time read (see recordPages). */
-  ranges?: { from: number; top?: number };
+  /**
+   * An unfinished walk of record ranges: the list being read (none: every list) and its next
+   * range's start, the newest time read, the oldest pending record's time, ms (see recordPages).
+   */
+  ranges?: { from: number; list?: number; top?: number; hold?: number };
   /** A walk forward by id (see rowsById): the newest id read. */
   fromId?: string;
 }
@@ -584,8 +646,16 @@ export function positionOf(cursor: string | null): HistoryPosition {
   if (typeof parsed.fromId === 'string' && /^\d+$/.test(parsed.fromId)) position.fromId = parsed.fromId;
   const backfill = parsed.backfill as { end?: unknown; until?: unknown; after?: unknown; top?: unknown } | undefined;
   if (parsed.windowed === true) position.windowed = true;
-  const ranges = parsed.ranges as { from?: unknown; top?: unknown } | undefined;
-  if (whole(ranges?.from)) position.ranges = { from: ranges.from, ...(whole(ranges.top) ? { top: ranges.top } : {}) };
+  const ranges = parsed.ranges as { from?: unknown; list?: unknown; top?: unknown; hold?: unknown } | undefined;
+  if (whole(ranges?.from)) {
+    const list = ranges.list;
+    position.ranges = {
+      from: ranges.from,
+      ...(typeof list === 'number' && Number.isSafeInteger(list) && list >= 0 ? { list } : {}),
+      ...(whole(ranges.top) ? { top: ranges.top } : {}),
+      ...(whole(ranges.hold) ? { hold: ranges.hold } : {}),
+    };
+  }
   // A walk by windows resumes an incremental walk too: its checkpoint keeps the cursor's time.
   if ((position.since === undefined || position.windowed) && whole(backfill?.top)) {
     if (whole(backfill.end)) position.backfill = { end: backfill.end, top: backfill.top };

@@ -267,18 +267,37 @@ export function fromDust(conversion: DustConversion, name: string): ProviderTran
   });
 }
 
-/** A record of one of the exchange's record lists (a reward) as a transfer into the account. */
+/**
+ * A record of one of the exchange's record lists (a reward, a purchase, a P2P order) as our
+ * transaction: its amount signed by the list's direction, its fee (in the record's asset) and its
+ * status where the list has them.
+ */
 export function fromRecord(row: Record<string, unknown>, list: RecordList, asset: string, name: string): ProviderTransaction {
   const time = Number(row[list.fields.time]);
+  const amount = required(decimalOrNull(row[list.fields.amount]), `${list.label} amount`);
+  const fee = list.fields.fee;
   return {
     ref: `${list.ref}:${list.fields.id.map((field) => String(required(row[field], `${list.label} ${field}`))).join(':')}`,
-    type: 'transfer',
+    type: list.type ?? 'transfer',
     asset,
-    amount: required(decimalOrNull(row[list.fields.amount]), `${list.label} amount`),
-    ...NO_FEE,
+    amount: recordOut(row, list) ? negate(unsigned(amount)) : amount,
+    ...(fee === undefined ? NO_FEE : feeOf({ cost: row[fee], currency: asset })),
     occurredAt: seconds(Number.isFinite(time) ? time : undefined, `${list.label} time`),
-    status: 'completed',
+    status: recordStatus(row, list),
     txHash: null,
     description: `${name} ${list.label}`,
   };
+}
+
+/** Whether a record is money going out of the account. */
+function recordOut(row: Record<string, unknown>, list: RecordList): boolean {
+  const { direction } = list;
+  return direction === 'out' || (direction !== undefined && direction.out.includes(String(row[direction.field])));
+}
+
+/** A record's status: completed unless the list has a status field; a value neither completed nor failed is pending. */
+function recordStatus(row: Record<string, unknown>, list: RecordList): ProviderTransaction['status'] {
+  if (!list.status) return 'completed';
+  const value = String(required(row[list.status.field], `${list.label} ${list.status.field}`));
+  return list.status.completed.includes(value) ? 'completed' : list.status.failed.includes(value) ? 'failed' : 'pending';
 }

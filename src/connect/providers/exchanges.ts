@@ -48,9 +48,10 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  *   conversions too (Binance's dust log, through the ccxt API method `method`, from its own
  *   `earliest`, at most `max` a call). With `trades`, then the trades, one
  *   market at a time (the exchange answers for one market a call), page by page.
- * - `records`: lists of records, each row one asset's movement (Binance's Simple Earn rewards),
- *   through ccxt API methods, range by range (`days` a call) from `earliest`, each range page by
- *   page (`current` from 1, `pageSize` a page): see RecordList.
+ * - `records`: lists of records, each row one asset's movement (Binance's Simple Earn rewards, its
+ *   Funding wallet's purchases, fiat orders, P2P orders and Pay), through ccxt API methods, list by
+ *   list, range by range (`days` a call, or the list's own) from `earliest`, each range page by
+ *   page (`current` from 1, `pageSize` a page, or the list's own paging): see RecordList.
  */
 export type HistorySource =
   | { kind: 'ledger-offset'; param: string; pageSize: number; end?: string }
@@ -71,18 +72,47 @@ export type HistorySource =
 export type EntryTypes = Readonly<Record<string, { type: ProviderTransaction['type']; label: string }>>;
 
 /**
- * One list of records the exchange answers for a bounded time range (`startTime`/`endTime`, ms)
- * page by page (`current`, `size`; answer `{rows, total}`), through the ccxt API method `method`
- * with `params`; each row one movement into the account (a reward), read off its `asset`,
- * `amount` and `time` (ms) fields. Its reference is `ref` and the row's `id` fields (the lists
- * have no id of their own); it is a transfer described as `label`.
+ * One list of records the exchange answers for a bounded time range page by page, through the ccxt
+ * API method `method` with `params`; each row one movement of one asset, read off its `asset`,
+ * `amount` and `time` (ms) fields. Its reference is `ref` and the row's `id` fields; it is a
+ * `type` (a transfer unless said) described as `label`. Unless the list says otherwise, the range
+ * is `startTime`/`endTime` and the source's `days` a call, the pages `current` from 1 and `size`
+ * (the source's `pageSize`) answered `{rows}`, and every row is completed money coming in.
  */
 export interface RecordList {
   method: string;
   params?: Record<string, string>;
   ref: string;
   label: string;
-  fields: { asset: string; amount: string; time: string; id: readonly string[] };
+  type?: 'transfer' | 'deposit' | 'withdrawal' | 'trade';
+  fields: { asset: string; amount: string; time: string; id: readonly string[]; fee?: string };
+  /** The range's parameters; `days` a call (`all`: the whole walk in one call); none older than `horizonDays` back. */
+  range?: { start: string; end: string; days?: number | 'all'; horizonDays?: number };
+  /** The page parameters (`page` from 1, `size` rows a call, `pageSize` at most) and the answer's list field. */
+  paging?: RowPaging;
+  /**
+   * No pages: at most `max` rows a call (`param`), answered in `data`; a range answering `max` is
+   * read again as two halves (Binance Pay).
+   */
+  halves?: { param: string; max: number };
+  /**
+   * A row paying out (a negative amount) from several assets lists them in its `field`, each with
+   * its `asset` and `amount`: one record each, referenced with its asset (Binance Pay's
+   * `fundsDetail`).
+   */
+  legs?: { field: string; asset: string; amount: string };
+  /** Money going out (`out`), or out where the row's `field` is one of `values`; else in. */
+  direction?: 'out' | { field: string; out: readonly string[] };
+  /** The row's `field` says where it stands: `completed` values moved money, `failed` ones never will; any other is pending. */
+  status?: { field: string; completed: readonly string[]; failed: readonly string[] };
+}
+
+/** How a list of rows pages: `page` from 1, `size` rows a call (`pageSize` at most), the rows in the answer's `rows` field. */
+export interface RowPaging {
+  page: string;
+  size: string;
+  rows: string;
+  pageSize?: number;
 }
 
 /**
@@ -230,6 +260,85 @@ export interface ExchangeRow {
 
 const DAY_MS = 86_400_000;
 
+/** Binance's fiat lists: `beginTime`/`endTime`, no range limit documented, 500 rows a page in `data`. */
+const FIAT_LIST = { range: { start: 'beginTime', end: 'endTime', days: 'all' }, paging: { page: 'page', size: 'rows', rows: 'data', pageSize: 500 } } as const;
+
+/** Binance's P2P orders: 30 days a call, the last 6 months kept (180 days: never past it), 100 rows a page. */
+const P2P_LIST = {
+  method: 'sapiGetC2cOrderMatchListUserOrderHistory',
+  ref: 'p2p',
+  fields: { asset: 'asset', amount: 'amount', time: 'createTime', id: ['orderNumber'], fee: 'commission' },
+  range: { start: 'startTimestamp', end: 'endTimestamp', days: 30, horizonDays: 180 },
+  paging: { page: 'page', size: 'rows', rows: 'data', pageSize: 100 },
+  direction: { field: 'tradeType', out: ['SELL'] },
+  status: { field: 'orderStatus', completed: ['COMPLETED'], failed: ['CANCELLED', 'CANCELLED_BY_SYSTEM'] },
+} as const;
+
+/**
+ * Binance's Funding wallet movements (the Funding book's records; docs/exchanges.md has our
+ * readings; Binance Pay last). Fiat payments: a buy credits the crypto got (its fee was paid in fiat, outside the
+ * account), a sell debits the crypto sold. Fiat orders: `amount` is what reached the other side
+ * and `indicatedAmount` that plus `totalFee`, so a deposit is the indicated amount less the fee
+ * and a withdrawal the amount plus the fee. Fiat lists cost 90,000 of Binance's weight a call
+ * (orders) and take any range: one range from the beginning, then from the cursor.
+ */
+const FUNDING_RECORDS: readonly RecordList[] = [
+  {
+    method: 'sapiGetFiatPayments',
+    params: { transactionType: '0' },
+    ref: 'fiat:payment',
+    label: 'purchase with fiat',
+    fields: { asset: 'cryptoCurrency', amount: 'obtainAmount', time: 'createTime', id: ['orderNo'] },
+    status: { field: 'status', completed: ['Completed'], failed: ['Failed', 'Refunded'] },
+    ...FIAT_LIST,
+  },
+  {
+    method: 'sapiGetFiatPayments',
+    params: { transactionType: '1' },
+    ref: 'fiat:payment',
+    label: 'sale for fiat',
+    fields: { asset: 'cryptoCurrency', amount: 'sourceAmount', time: 'createTime', id: ['orderNo'] },
+    direction: 'out',
+    status: { field: 'status', completed: ['Completed'], failed: ['Failed', 'Refunded'] },
+    ...FIAT_LIST,
+  },
+  {
+    method: 'sapiGetFiatOrders',
+    params: { transactionType: '0' },
+    ref: 'fiat:deposit',
+    label: 'fiat deposit',
+    type: 'deposit',
+    fields: { asset: 'fiatCurrency', amount: 'indicatedAmount', time: 'createTime', id: ['orderNo'], fee: 'totalFee' },
+    status: { field: 'status', completed: ['Successful', 'Finished'], failed: ['Failed', 'Expired', 'Refunded'] },
+    ...FIAT_LIST,
+  },
+  {
+    method: 'sapiGetFiatOrders',
+    params: { transactionType: '1' },
+    ref: 'fiat:withdrawal',
+    label: 'fiat withdrawal',
+    type: 'withdrawal',
+    fields: { asset: 'fiatCurrency', amount: 'amount', time: 'createTime', id: ['orderNo'], fee: 'totalFee' },
+    direction: 'out',
+    status: { field: 'status', completed: ['Successful', 'Finished'], failed: ['Failed', 'Expired', 'Refunded'] },
+    ...FIAT_LIST,
+  },
+  { ...P2P_LIST, params: { tradeType: 'BUY' }, label: 'P2P purchase' },
+  { ...P2P_LIST, params: { tradeType: 'SELL' }, label: 'P2P sale' },
+  // Binance Pay: 90 days a call, the last 18 months kept (540 days: never past it), 100 rows at
+  // most and no paging. The amount is signed (negative: paid out); a payment from several assets
+  // names each in `fundsDetail`.
+  {
+    method: 'sapiGetPayTransactions',
+    ref: 'pay',
+    label: 'Binance Pay',
+    fields: { asset: 'currency', amount: 'amount', time: 'transactionTime', id: ['transactionId', 'currency'] },
+    range: { start: 'startTime', end: 'endTime', days: 90, horizonDays: 540 },
+    halves: { param: 'limit', max: 100 },
+    legs: { field: 'fundsDetail', asset: 'currency', amount: 'amount' },
+  },
+];
+
 export const EXCHANGES: readonly ExchangeRow[] = [
   {
     id: 'coinbase',
@@ -288,7 +397,7 @@ export const EXCHANGES: readonly ExchangeRow[] = [
     // 30 days a call, 1,000 at most, with no paging of its own (weight 3,000 a call: 60 a minute).
     // The dust log (GET /sapi/v1/asset/dribblet) answers the last 100 conversions of a range of 90
     // days at most, from December 2020 on. The Funding wallet (P2P, Pay and card purchases land
-    // there) adds its balances; its movements have no history we read. Simple Earn positions
+    // there) adds its balances; its history is records (FUNDING_RECORDS). Simple Earn positions
     // (flexible and locked; 100 a page, weight 150) add theirs, and their rewards are the Earn
     // book's history (2 lists, 89-day ranges: Binance allows 3 months; from 2023, when Simple
     // Earn opened). Moves into and out of Earn are between books: the totals do not need them.
@@ -306,7 +415,13 @@ export const EXCHANGES: readonly ExchangeRow[] = [
           trades: { param: 'fromId', pageSize: 1000, by: 'id' },
         },
       },
-      { name: 'funding', balances: { type: 'funding' } },
+      {
+        name: 'funding',
+        balances: { type: 'funding' },
+        // What moves money into and out of the Funding wallet, apart from transfers: purchases with
+        // a card or the cash balance, fiat deposits and withdrawals, P2P orders.
+        history: { kind: 'records', days: 30, earliest: Date.UTC(2017, 6, 1), pageSize: 100, lists: FUNDING_RECORDS },
+      },
       {
         name: 'earn',
         balances: {
