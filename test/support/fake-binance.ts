@@ -103,21 +103,6 @@ export interface BinanceFiatPayment {
   updateTime: number;
 }
 
-/** A fiat deposit or withdrawal as `GET /sapi/v1/fiat/orders` lists it; `transactionType` 0 deposit, 1 withdrawal. */
-export interface BinanceFiatOrder {
-  transactionType: 0 | 1;
-  orderNo: string;
-  fiatCurrency: string;
-  indicatedAmount: string;
-  amount: string;
-  totalFee: string;
-  method: string;
-  /** Processing, Failed, Successful, Finished, Refunding, Refunded, Refund Failed, Order Partial credit Stopped. */
-  status: string;
-  createTime: number;
-  updateTime: number;
-}
-
 /** A P2P order as `GET /sapi/v1/c2c/orderMatch/listUserOrderHistory` lists it. */
 export interface BinanceP2pOrder {
   orderNumber: string;
@@ -168,7 +153,6 @@ export interface BinanceAccount {
   /** Simple Earn: positions (flexible, locked) and their rewards. */
   earn: BinanceEarn;
   fiatPayments: BinanceFiatPayment[];
-  fiatOrders: BinanceFiatOrder[];
   p2p: BinanceP2pOrder[];
   pay: BinancePayTransaction[];
   /** Set by a test: every signed call of this key answers this status and body. */
@@ -374,7 +358,7 @@ function dataPage<T extends { createTime: number }>(query: URLSearchParams, rows
 }
 
 /**
- * `GET /sapi/v1/fiat/payments` and `/sapi/v1/fiat/orders` as Binance documents them:
+ * `GET /sapi/v1/fiat/payments` as Binance documents it:
  * `transactionType` (0, 1) required; `beginTime`/`endTime` with no documented limit (neither: the
  * last 30 days); 500 rows a page at most.
  */
@@ -510,8 +494,6 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         return earnPage(request.query, account.earn.lockedRewards, true);
       case '/sapi/v1/fiat/payments':
         return fiatList(request.query, account.fiatPayments);
-      case '/sapi/v1/fiat/orders':
-        return fiatList(request.query, account.fiatOrders);
       case '/sapi/v1/c2c/orderMatch/listUserOrderHistory':
         return p2pList(request.query, account.p2p);
       case '/sapi/v1/pay/transactions':
@@ -571,7 +553,6 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         depositAddresses: {},
         earn: { flexible: [], locked: [], flexibleRewards: [], lockedRewards: [] },
         fiatPayments: [],
-        fiatOrders: [],
         p2p: [],
         pay: [],
         ...options,

@@ -423,24 +423,12 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     expect(await allTransactions(id)).toHaveLength(transactions.length);
   });
 
-  it("reads the Funding wallet's movements: purchases with fiat, fiat deposits and withdrawals, P2P orders; failed and pending ones move nothing", async () => {
+  it("reads the Funding wallet's movements: purchases and sales with fiat, P2P orders; failed and pending ones move nothing", async () => {
     const ago = (days: number) => Date.now() - days * DAY;
     const payment = (transactionType: 0 | 1, orderNo: string, crypto: string, fiat: string, status: string, days: number) =>
       transactionType === 0
         ? { transactionType, orderNo, sourceAmount: fiat, fiatCurrency: 'EUR', obtainAmount: crypto, cryptoCurrency: 'BTC', totalFee: '0.5', price: '50000', status, paymentMethod: 'Credit Card', createTime: ago(days), updateTime: ago(days) }
         : { transactionType, orderNo, sourceAmount: crypto, fiatCurrency: 'EUR', obtainAmount: fiat, cryptoCurrency: 'BTC', totalFee: '0.1', price: '50000', status, createTime: ago(days), updateTime: ago(days) };
-    const order = (transactionType: 0 | 1, orderNo: string, indicatedAmount: string, amount: string, totalFee: string, status: string, days: number) => ({
-      transactionType,
-      orderNo,
-      fiatCurrency: 'EUR',
-      indicatedAmount,
-      amount,
-      totalFee,
-      method: 'BankAccount',
-      status,
-      createTime: ago(days),
-      updateTime: ago(days),
-    });
     const p2p = (orderNumber: string, tradeType: 'BUY' | 'SELL', amount: string, commission: string, orderStatus: string, at: number) => ({
       orderNumber,
       advNo: `adv-${orderNumber}`,
@@ -460,15 +448,12 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     // 101 small P2P buys within an hour: more than a page of 100.
     const many = Array.from({ length: 101 }, (_, i) => p2p(`2021${String(i).padStart(16, '0')}`, 'BUY', '1', '0', 'COMPLETED', ago(20) + i * 30_000));
     const account = binance.addAccount({
-      // EUR: 98.5 deposited (100 sent, 1.5 fee), 31 withdrawn (30 sent on, 1 fee). BTC: 0.001
-      // bought by card, 0.0002 sold. USDT: 100 bought P2P as maker (0.1 commission), 101 bought
-      // as taker, 40 sold.
-      balances: [{ asset: 'EUR', free: '67.50000000', locked: '0.00000000' }],
+      // BTC: 0.001 bought by card, 0.0002 sold. USDT: 100 bought P2P as maker (0.1 commission),
+      // 101 bought as taker, 40 sold.
       funding: [
         { asset: 'BTC', free: '0.00080000', locked: '0.00000000', freeze: '0.00000000', withdrawing: '0.00000000' },
         { asset: 'USDT', free: '160.90000000', locked: '0.00000000', freeze: '0.00000000', withdrawing: '0.00000000' },
       ],
-      fiatOrders: [order(0, 'fd-1', '100.00', '98.50', '1.50', 'Successful', 40), order(1, 'fw-1', '31.00', '30.00', '1.00', 'Finished', 10), order(0, 'fd-failed', '500.00', '500.00', '0.00', 'Failed', 9)],
       fiatPayments: [payment(0, 'card-1', '0.001', '50.5', 'Completed', 15), payment(0, 'card-failed', '0.5', '25000', 'Failed', 14), payment(1, 'sell-1', '0.0002', '9.9', 'Completed', 5)],
       p2p: [p2p('p2p-buy', 'BUY', '100', '0.1', 'COMPLETED', ago(30)), p2p('p2p-sell', 'SELL', '40', '0', 'COMPLETED', ago(8)), p2p('p2p-cancelled', 'BUY', '999', '0', 'CANCELLED', ago(7)), p2p('p2p-open', 'BUY', '7', '0', 'TRADING', ago(12)), ...many],
     });
@@ -476,34 +461,31 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     const before = binance.requests.length;
     expect((await refresh(id, ['balances', 'transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
     const transactions = await allTransactions(id);
-    expect(transactions).toHaveLength(3 + 3 + 4 + 101);
+    expect(transactions).toHaveLength(3 + 4 + 101);
     const moved = transactions.filter((tx) => tx.status === 'completed');
-    expect(netByAsset(moved)).toEqual({ BTC: '0.0008', EUR: '67.5', USDT: '160.9' });
+    expect(netByAsset(moved)).toEqual({ BTC: '0.0008', USDT: '160.9' });
     const balances = (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data;
     expect(Object.fromEntries(balances.map((b: { asset: string; total: string }) => [b.asset, b.total]))).toEqual(netByAsset(moved));
     expect(transactions.filter((tx) => tx.status !== 'completed').map(({ asset, amount, status }) => ({ asset, amount, status }))).toEqual(
       expect.arrayContaining([
-        { asset: 'EUR', amount: '500', status: 'failed' },
         { asset: 'BTC', amount: '0.5', status: 'failed' },
         { asset: 'USDT', amount: '999', status: 'failed' },
         { asset: 'USDT', amount: '7', status: 'pending' },
       ]),
     );
-    expect(moved.filter((tx) => tx.asset === 'EUR').map(({ type, amount, fee }) => ({ type, amount, fee }))).toEqual([
-      { type: 'withdrawal', amount: '-30', fee: '1' },
-      { type: 'deposit', amount: '100', fee: '1.5' },
-    ]);
     const refs = (await t.ctx.db.selectFrom('connect_account_transactions').select('provider_ref').where('account_id', '=', id).execute()).map((r) => r.provider_ref);
-    expect(refs).toEqual(expect.arrayContaining(['fiat:payment:card-1', 'fiat:payment:sell-1', 'fiat:deposit:fd-1', 'fiat:withdrawal:fw-1', 'p2p:p2p-buy', 'p2p:p2p-sell']));
+    expect(refs).toEqual(expect.arrayContaining(['fiat:payment:card-1', 'fiat:payment:sell-1', 'p2p:p2p-buy', 'p2p:p2p-sell']));
 
-    // Fiat lists cost 90,000 of Binance's weight a call: one range each, from July 2017. P2P: 30
-    // days a call, the last 180 days, each range once per side, a full page read on.
+    // Fiat payments take any range: one call a side, from July 2017. Fiat deposits and
+    // withdrawals are not asked for (their weight, see FUNDING_RECORDS). P2P: 30 days a call, the
+    // last 180 days, each range once per side, a full page read on.
     const mine = binance.requests.slice(before).filter((r) => r.headers['x-mbx-apikey'] === account.key);
-    const fiat = mine.filter((r) => r.path === '/sapi/v1/fiat/orders').map((r) => r.query);
+    const fiat = mine.filter((r) => r.path === '/sapi/v1/fiat/payments').map((r) => r.query);
     expect(fiat.map((q) => [q.get('transactionType'), q.get('beginTime'), q.get('rows')])).toEqual([
       ['0', String(Date.UTC(2017, 6, 1)), '500'],
       ['1', String(Date.UTC(2017, 6, 1)), '500'],
     ]);
+    expect(mine.filter((r) => r.path === '/sapi/v1/fiat/orders')).toEqual([]);
     const c2c = mine.filter((r) => r.path === '/sapi/v1/c2c/orderMatch/listUserOrderHistory').map((r) => r.query);
     expect(c2c.every((q) => Number(q.get('endTimestamp')) - Number(q.get('startTimestamp')) < 30 * DAY && q.get('rows') === '100')).toBe(true);
     expect(Math.min(...c2c.map((q) => Number(q.get('startTimestamp'))))).toBeGreaterThanOrEqual(Date.now() - 181 * DAY);
@@ -514,16 +496,16 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     (account.funding[1] as { free: string }).free = '167.90000000';
     const later = binance.requests.length;
     await refresh(id, ['transactions']);
-    const next = binance.requests.slice(later).filter((r) => r.headers['x-mbx-apikey'] === account.key && r.path === '/sapi/v1/fiat/orders');
+    const next = binance.requests.slice(later).filter((r) => r.headers['x-mbx-apikey'] === account.key && r.path === '/sapi/v1/fiat/payments');
     expect(next).toHaveLength(2);
     expect(next.every((r) => Math.abs(Number(r.query.get('beginTime')) - ago(12)) < 60_000)).toBe(true);
     const again = await allTransactions(id);
     expect(again).toHaveLength(transactions.length);
-    expect(netByAsset(again.filter((tx) => tx.status === 'completed'))).toEqual({ BTC: '0.0008', EUR: '67.5', USDT: '167.9' });
+    expect(netByAsset(again.filter((tx) => tx.status === 'completed'))).toEqual({ BTC: '0.0008', USDT: '167.9' });
     // Nothing pending: the one after reads from a day before the newest record (the sale, 5 days ago).
     const last = binance.requests.length;
     await refresh(id, ['transactions']);
-    const third = binance.requests.slice(last).filter((r) => r.headers['x-mbx-apikey'] === account.key && r.path === '/sapi/v1/fiat/orders');
+    const third = binance.requests.slice(last).filter((r) => r.headers['x-mbx-apikey'] === account.key && r.path === '/sapi/v1/fiat/payments');
     expect(Math.abs(Number(third[0]?.query.get('beginTime')) - ago(6))).toBeLessThan(60_000);
   });
 
@@ -572,7 +554,9 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
   it('reads the Funding wallet from the beginning for a cursor from before it had a history, the other books from theirs', async () => {
     const account = binance.addAccount({
       deposits: [deposit('dep-old-cursor', 'USDT', '5.00000000', 400)],
-      fiatOrders: [{ transactionType: 0, orderNo: 'fd-old', fiatCurrency: 'EUR', indicatedAmount: '10', amount: '10', totalFee: '0', method: 'card', status: 'Successful', createTime: Date.UTC(2020, 0, 1), updateTime: Date.UTC(2020, 0, 1) }],
+      fiatPayments: [
+        { transactionType: 0, orderNo: 'card-old', sourceAmount: '10', fiatCurrency: 'EUR', obtainAmount: '0.001', cryptoCurrency: 'BTC', totalFee: '0', price: '10000', status: 'Completed', createTime: Date.UTC(2020, 0, 1), updateTime: Date.UTC(2020, 0, 1) },
+      ],
     });
     const id = await connected('binance', fields(account));
     const spot = JSON.stringify({ since: Date.now() - 10 * DAY, assets: ['USDT'], trades: {}, converted: true });
@@ -583,8 +567,8 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     const mine = binance.requests.slice(before).filter((r) => r.headers['x-mbx-apikey'] === account.key);
     expect(Number(mine.find((r) => r.path === '/sapi/v1/capital/deposit/hisrec')?.query.get('startTime'))).toBe(JSON.parse(spot).since);
     expect(Number(mine.find((r) => r.path === '/sapi/v1/simple-earn/locked/history/rewardsRecord')?.query.get('startTime'))).toBe(JSON.parse(earn).since);
-    expect(Number(mine.find((r) => r.path === '/sapi/v1/fiat/orders')?.query.get('beginTime'))).toBe(Date.UTC(2017, 6, 1));
-    expect((await allTransactions(id)).map((tx) => [tx.asset, tx.amount])).toEqual([['EUR', '10']]);
+    expect(Number(mine.find((r) => r.path === '/sapi/v1/fiat/payments')?.query.get('beginTime'))).toBe(Date.UTC(2017, 6, 1));
+    expect((await allTransactions(id)).map((tx) => [tx.asset, tx.amount])).toEqual([['BTC', '0.001']]);
     const { transaction_cursor: cursor } = await t.ctx.db.selectFrom('connect_accounts').select('transaction_cursor').where('id', '=', id).executeTakeFirstOrThrow();
     expect(Object.keys((JSON.parse(cursor as string) as { books: object }).books).sort()).toEqual(['earn', 'funding', 'spot']);
   });

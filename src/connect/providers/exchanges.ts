@@ -49,7 +49,7 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  *   `earliest`, at most `max` a call). With `trades`, then the trades, one
  *   market at a time (the exchange answers for one market a call), page by page.
  * - `records`: lists of records, each row one asset's movement (Binance's Simple Earn rewards, its
- *   Funding wallet's purchases, fiat orders, P2P orders and Pay), through ccxt API methods, list by
+ *   Funding wallet's purchases, P2P orders and Pay), through ccxt API methods, list by
  *   list, range by range (`days` a call, or the list's own) from `earliest`, each range page by
  *   page (`current` from 1, `pageSize` a page, or the list's own paging): see RecordList.
  */
@@ -84,7 +84,6 @@ export interface RecordList {
   params?: Record<string, string>;
   ref: string;
   label: string;
-  type?: 'transfer' | 'deposit' | 'withdrawal' | 'trade';
   fields: { asset: string; amount: string; time: string; id: readonly string[]; fee?: string };
   /** The range's parameters; `days` a call (`all`: the whole walk in one call); none older than `horizonDays` back. */
   range?: { start: string; end: string; days?: number | 'all'; horizonDays?: number };
@@ -260,7 +259,7 @@ export interface ExchangeRow {
 
 const DAY_MS = 86_400_000;
 
-/** Binance's fiat lists: `beginTime`/`endTime`, no range limit documented, 500 rows a page in `data`. */
+/** Binance's fiat payments list: `beginTime`/`endTime`, no range limit documented, 500 rows a page in `data`. */
 const FIAT_LIST = { range: { start: 'beginTime', end: 'endTime', days: 'all' }, paging: { page: 'page', size: 'rows', rows: 'data', pageSize: 500 } } as const;
 
 /** Binance's P2P orders: 30 days a call, the last 6 months kept (180 days: never past it), 100 rows a page. */
@@ -276,11 +275,12 @@ const P2P_LIST = {
 
 /**
  * Binance's Funding wallet movements (the Funding book's records; docs/exchanges.md has our
- * readings; Binance Pay last). Fiat payments: a buy credits the crypto got (its fee was paid in fiat, outside the
- * account), a sell debits the crypto sold. Fiat orders: `amount` is what reached the other side
- * and `indicatedAmount` that plus `totalFee`, so a deposit is the indicated amount less the fee
- * and a withdrawal the amount plus the fee. Fiat lists cost 90,000 of Binance's weight a call
- * (orders) and take any range: one range from the beginning, then from the cursor.
+ * readings; Binance Pay last). Fiat payments: a buy credits the crypto got (its fee was paid in
+ * fiat, outside the account), a sell debits the crypto sold; the list takes any range: one range
+ * from the beginning, then from the cursor. Fiat deposits and withdrawals (`fiat/orders`) are not
+ * read: Binance weighs each call 90,000 of the account's 180,000 a minute, which ccxt paces as 30 s
+ * in the limiter every Binance account here shares — two calls a refresh would hold every other
+ * account's calls back a minute.
  */
 const FUNDING_RECORDS: readonly RecordList[] = [
   {
@@ -300,27 +300,6 @@ const FUNDING_RECORDS: readonly RecordList[] = [
     fields: { asset: 'cryptoCurrency', amount: 'sourceAmount', time: 'createTime', id: ['orderNo'] },
     direction: 'out',
     status: { field: 'status', completed: ['Completed'], failed: ['Failed', 'Refunded'] },
-    ...FIAT_LIST,
-  },
-  {
-    method: 'sapiGetFiatOrders',
-    params: { transactionType: '0' },
-    ref: 'fiat:deposit',
-    label: 'fiat deposit',
-    type: 'deposit',
-    fields: { asset: 'fiatCurrency', amount: 'indicatedAmount', time: 'createTime', id: ['orderNo'], fee: 'totalFee' },
-    status: { field: 'status', completed: ['Successful', 'Finished'], failed: ['Failed', 'Expired', 'Refunded'] },
-    ...FIAT_LIST,
-  },
-  {
-    method: 'sapiGetFiatOrders',
-    params: { transactionType: '1' },
-    ref: 'fiat:withdrawal',
-    label: 'fiat withdrawal',
-    type: 'withdrawal',
-    fields: { asset: 'fiatCurrency', amount: 'amount', time: 'createTime', id: ['orderNo'], fee: 'totalFee' },
-    direction: 'out',
-    status: { field: 'status', completed: ['Successful', 'Finished'], failed: ['Failed', 'Expired', 'Refunded'] },
     ...FIAT_LIST,
   },
   { ...P2P_LIST, params: { tradeType: 'BUY' }, label: 'P2P purchase' },
@@ -419,7 +398,8 @@ export const EXCHANGES: readonly ExchangeRow[] = [
         name: 'funding',
         balances: { type: 'funding' },
         // What moves money into and out of the Funding wallet, apart from transfers: purchases with
-        // a card or the cash balance, fiat deposits and withdrawals, P2P orders.
+        // a card or the cash balance, P2P orders, Binance Pay (not fiat deposits and withdrawals:
+        // see FUNDING_RECORDS).
         history: { kind: 'records', days: 30, earliest: Date.UTC(2017, 6, 1), pageSize: 100, lists: FUNDING_RECORDS },
       },
       {
