@@ -10,6 +10,12 @@ export const REFRESH_MAX_ATTEMPTS = 3;
  * exchange's pace (Kraken: ~6 s a page) takes many runs, and must not time out half-way.
  */
 const HISTORY_BUDGET_MS = 80_000;
+/**
+ * A run stops at the first checkpoint past the budget; the call before it may have waited a whole
+ * minute for an account's own limit (Binance's fiat orders, two a minute: the row's accountLimits)
+ * and then taken its 20 s: 80 + 63 + 20 s, and the storing, inside this.
+ */
+const REFRESH_TIMEOUT_MS = 180_000;
 
 /**
  * Fetches balances and/or transactions of one account from its provider and stores them. A provider
@@ -27,7 +33,7 @@ export const refreshAccountJob = defineJob({
     retry: Type.Optional(Type.Integer({ minimum: 1 })),
   }),
   maxAttempts: REFRESH_MAX_ATTEMPTS,
-  timeoutMs: 120_000,
+  timeoutMs: REFRESH_TIMEOUT_MS,
   async run(payload, run) {
     const { refreshAccount } = await refreshModule();
     await refreshAccount(run.ctx, payload.account_id, payload.features, {

@@ -103,6 +103,21 @@ export interface BinanceFiatPayment {
   updateTime: number;
 }
 
+/** A fiat deposit or withdrawal as `GET /sapi/v1/fiat/orders` lists it; `transactionType` 0 deposit, 1 withdrawal. */
+export interface BinanceFiatOrder {
+  transactionType: 0 | 1;
+  orderNo: string;
+  fiatCurrency: string;
+  indicatedAmount: string;
+  amount: string;
+  totalFee: string;
+  method: string;
+  /** Processing, Failed, Successful, Finished, Refunding, Refunded, Refund Failed, Order Partial credit Stopped. */
+  status: string;
+  createTime: number;
+  updateTime: number;
+}
+
 /** A P2P order as `GET /sapi/v1/c2c/orderMatch/listUserOrderHistory` lists it. */
 export interface BinanceP2pOrder {
   orderNumber: string;
@@ -153,6 +168,7 @@ export interface BinanceAccount {
   /** Simple Earn: positions (flexible, locked) and their rewards. */
   earn: BinanceEarn;
   fiatPayments: BinanceFiatPayment[];
+  fiatOrders: BinanceFiatOrder[];
   p2p: BinanceP2pOrder[];
   pay: BinancePayTransaction[];
   /** Set by a test: every signed call of this key answers this status and body. */
@@ -164,7 +180,18 @@ export interface FakeBinance extends FakeExchangeServer {
   setStatus(status: 'normal' | 'maintenance'): void;
   /** Shifts the fake's clock (ms), to test a timestamp outside recvWindow. */
   setClockOffset(ms: number): void;
+  /**
+   * Counts the endpoints Binance weighs per account (UID_WEIGHTS) against each account's 180,000
+   * per endpoint and per minute, here a "minute" of `minuteMs` (undefined: not counted, as by
+   * default), and answers a call past it with Binance's 429; each refused call is in `uidRefusals`.
+   */
+  countUidWeight(minuteMs: number | undefined): void;
+  uidRefusals: FakeRequest[];
 }
+
+/** The endpoints Binance weighs per account (its API reference: "Weight(UID)"), of those the fake answers. */
+const UID_WEIGHTS: Record<string, number> = { '/sapi/v1/fiat/orders': 90_000, '/sapi/v1/convert/tradeFlow': 3_000, '/sapi/v1/pay/transactions': 3_000 };
+const UID_LIMIT = 180_000;
 
 const READ_ONLY: Record<string, boolean> = {
   ipRestrict: false,
@@ -358,7 +385,7 @@ function dataPage<T extends { createTime: number }>(query: URLSearchParams, rows
 }
 
 /**
- * `GET /sapi/v1/fiat/payments` as Binance documents it:
+ * `GET /sapi/v1/fiat/payments` and `/sapi/v1/fiat/orders` as Binance documents them:
  * `transactionType` (0, 1) required; `beginTime`/`endTime` with no documented limit (neither: the
  * last 30 days); 500 rows a page at most.
  */
@@ -414,7 +441,27 @@ export function binanceSignature(secret: string, payload: string): string {
 
 export async function startFakeBinance(): Promise<FakeBinance> {
   const accounts = new Map<string, BinanceAccount>();
-  const state = { status: 'normal' as 'normal' | 'maintenance', clockOffset: 0 };
+  const state = { status: 'normal' as 'normal' | 'maintenance', clockOffset: 0, uidMinuteMs: undefined as number | undefined };
+  /** Per account and endpoint, the calls counted in the last "minute": when they came and their weight. */
+  const uidCalls = new Map<string, { at: number; weight: number }[]>();
+  const uidRefusals: FakeRequest[] = [];
+
+  /** Binance's 429 for a call past the account's weight on this endpoint in the last minute; undefined when within it. */
+  function overUidWeight(request: FakeRequest, account: BinanceAccount): FakeResponse | undefined {
+    const weight = UID_WEIGHTS[request.path];
+    const minute = state.uidMinuteMs;
+    if (weight === undefined || minute === undefined) return undefined;
+    const key = `${account.key} ${request.path}`;
+    const recent = (uidCalls.get(key) ?? []).filter((call) => call.at > request.at - minute);
+    const used = recent.reduce((sum, call) => sum + call.weight, 0);
+    if (used + weight > UID_LIMIT) {
+      uidRefusals.push(request);
+      uidCalls.set(key, recent);
+      return error(429, -1003, `Too much request weight used; current limit is ${UID_LIMIT} request weight per 1 MINUTE. Please use WebSocket Streams for live updates to avoid polling the API.`, { 'retry-after': '60' });
+    }
+    uidCalls.set(key, [...recent, { at: request.at, weight }]);
+    return undefined;
+  }
 
   function publicCall(path: string): FakeResponse {
     switch (path) {
@@ -458,6 +505,8 @@ export async function startFakeBinance(): Promise<FakeBinance> {
   function signedCall(request: FakeRequest, account: BinanceAccount): FakeResponse {
     if (state.status !== 'normal') return error(503, -1001, 'Internal error; unable to process your request. Please try again.');
     if (account.failWith) return account.failWith;
+    const limited = overUidWeight(request, account);
+    if (limited) return limited;
     const ok = (body: unknown): FakeResponse => ({ status: 200, body });
     switch (request.path) {
       case '/api/v3/account':
@@ -494,6 +543,8 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         return earnPage(request.query, account.earn.lockedRewards, true);
       case '/sapi/v1/fiat/payments':
         return fiatList(request.query, account.fiatPayments);
+      case '/sapi/v1/fiat/orders':
+        return fiatList(request.query, account.fiatOrders);
       case '/sapi/v1/c2c/orderMatch/listUserOrderHistory':
         return p2pList(request.query, account.p2p);
       case '/sapi/v1/pay/transactions':
@@ -553,6 +604,7 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         depositAddresses: {},
         earn: { flexible: [], locked: [], flexibleRewards: [], lockedRewards: [] },
         fiatPayments: [],
+        fiatOrders: [],
         p2p: [],
         pay: [],
         ...options,
@@ -566,6 +618,11 @@ export async function startFakeBinance(): Promise<FakeBinance> {
     setClockOffset(ms: number) {
       state.clockOffset = ms;
     },
+    countUidWeight(minuteMs: number | undefined) {
+      state.uidMinuteMs = minuteMs;
+      uidCalls.clear();
+    },
+    uidRefusals,
   });
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDueJobs } from '../../../test/support/connect.js';
 import { engines } from '../../../test/support/database.js';
 import { snapshotDatabase } from '../../../test/support/db-snapshot.js';
-import { BINANCE_MARKETS, BINANCE_RATE_LIMITED, startFakeBinance, type BinanceAccount, type BinanceTrade, type FakeBinance } from '../../../test/support/fake-binance.js';
+import { BINANCE_MARKETS, BINANCE_RATE_LIMITED, startFakeBinance, type BinanceAccount, type BinanceFiatOrder, type BinanceTrade, type FakeBinance } from '../../../test/support/fake-binance.js';
 import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
 import { liveExchangeSteps, netByAsset } from '../../../test/support/live-exchange.js';
 import { captureStream, startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
@@ -20,6 +20,12 @@ function deposit(id: string, coin: string, amount: string, daysAgo: number) {
   return { id, amount, coin, network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000006', txId: `0x${id.padStart(64, '0')}`, insertTime: Date.now() - daysAgo * DAY };
 }
 
+/** A fiat deposit (0) or withdrawal (1) in EUR of the fake account, `daysAgo`. */
+function fiatOrder(transactionType: 0 | 1, orderNo: string, indicatedAmount: string, amount: string, totalFee: string, status: string, daysAgo: number): BinanceFiatOrder {
+  const at = Date.now() - daysAgo * DAY;
+  return { transactionType, orderNo, fiatCurrency: 'EUR', indicatedAmount, amount, totalFee, method: 'BankAccount', status, createTime: at, updateTime: at };
+}
+
 /**
  * Binance in live mode, end to end: ccxt's binance class, unmodified, against a local fake Binance
  * that checks every SIGNED request (key header, HMAC-SHA256 signature, timestamp and recvWindow).
@@ -34,6 +40,22 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     () => client,
   );
   const fields = (account: BinanceAccount) => ({ apiKey: account.key, secret: account.secret });
+  /** Runs `check` against an app of its own whose ccxt paces Binance at `rateLimit` ms a unit of cost (closed after). */
+  async function withPace(rateLimit: number, check: (app: TestApp, steps: ReturnType<typeof liveExchangeSteps>) => Promise<void>): Promise<void> {
+    const app = await startTestApp(engine, { seams: { exchangeOverrides: { binance: { ...pointExchangeAt('binance', binance.url), rateLimit } } } });
+    try {
+      const appClient = await app.newClient();
+      await check(
+        app,
+        liveExchangeSteps(
+          () => app,
+          () => appClient,
+        ),
+      );
+    } finally {
+      await app.close();
+    }
+  }
 
   beforeAll(async () => {
     binance = await startFakeBinance();
@@ -204,18 +226,30 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
           trade('SOLBNB', 8, 'buy', '3.99600000', '0.25000000', '0.99900000', '0.00400000', 'SOL', 200),
           trade('SOLUSDT', 9, 'sell', '3.99200000', '100.00000000', '399.20000000', '0.39920000', 'USDT', 100),
         ],
+        // 501 fiat deposits: two pages of one range (500 a page), which a run may stop between.
+        fiatOrders: Array.from({ length: 501 }, (_, i) => fiatOrder(0, `fd-page-${i}`, '1', '1', '0', 'Successful', 50 - i / 100)),
       });
       const id = await steps.connected('binance', fields(account));
       const before = binance.requests.length;
       const refreshed = await steps.refresh(id, ['transactions'], 100_000);
       expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
-      expect(netByAsset(await steps.allTransactions(id))).toEqual({ BNB: '0', SOL: '0', USDT: '798.8008' });
+      expect(netByAsset(await steps.allTransactions(id))).toEqual({ BNB: '0', EUR: '501', SOL: '0', USDT: '798.8008' });
 
       const mine = binance.requests.slice(before).filter((r) => r.headers['x-mbx-apikey'] === account.key);
       const windows = Math.ceil((Date.now() - Date.UTC(2017, 6, 1)) / (90 * DAY));
       expect(mine.filter((r) => r.path === '/sapi/v1/capital/deposit/hisrec')).toHaveLength(windows);
       // Simple Earn's ranges likewise, each once across the jobs.
       expect(mine.filter((r) => r.path === '/sapi/v1/simple-earn/locked/history/rewardsRecord')).toHaveLength(Math.ceil((Date.now() - Date.UTC(2023, 0, 1)) / (89 * DAY)));
+      // The fiat deposits' one range: page 1, then (in the next run) page 2 of the same range, and
+      // what came after that range's end.
+      const fiat = mine.filter((r) => r.path === '/sapi/v1/fiat/orders' && r.query.get('transactionType') === '0').map((r) => r.query);
+      const end = Number(fiat[0]?.get('endTime'));
+      expect(fiat.map((q) => [Number(q.get('beginTime')), q.get('page')])).toEqual([
+        [Date.UTC(2017, 6, 1), '1'],
+        [Date.UTC(2017, 6, 1), '2'],
+        [end + 1, '1'],
+      ]);
+      expect(Number(fiat[1]?.get('endTime'))).toBe(end);
       const markets = mine.filter((r) => r.path === '/api/v3/myTrades').map((r) => r.query.get('symbol'));
       expect(markets.sort()).toEqual([...new Set(markets)].sort());
       expect(markets).toContain('SOLBNB');
@@ -423,7 +457,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     expect(await allTransactions(id)).toHaveLength(transactions.length);
   });
 
-  it("reads the Funding wallet's movements: purchases and sales with fiat, P2P orders; failed and pending ones move nothing", async () => {
+  it("reads the Funding wallet's movements: purchases with fiat, fiat deposits and withdrawals, P2P orders; failed and pending ones move nothing", async () => {
     const ago = (days: number) => Date.now() - days * DAY;
     const payment = (transactionType: 0 | 1, orderNo: string, crypto: string, fiat: string, status: string, days: number) =>
       transactionType === 0
@@ -448,12 +482,15 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     // 101 small P2P buys within an hour: more than a page of 100.
     const many = Array.from({ length: 101 }, (_, i) => p2p(`2021${String(i).padStart(16, '0')}`, 'BUY', '1', '0', 'COMPLETED', ago(20) + i * 30_000));
     const account = binance.addAccount({
-      // BTC: 0.001 bought by card, 0.0002 sold. USDT: 100 bought P2P as maker (0.1 commission),
-      // 101 bought as taker, 40 sold.
+      // EUR: 98.5 deposited (100 sent, 1.5 fee), 31 withdrawn (30 sent on, 1 fee). BTC: 0.001
+      // bought by card, 0.0002 sold. USDT: 100 bought P2P as maker (0.1 commission), 101 bought
+      // as taker, 40 sold.
+      balances: [{ asset: 'EUR', free: '67.50000000', locked: '0.00000000' }],
       funding: [
         { asset: 'BTC', free: '0.00080000', locked: '0.00000000', freeze: '0.00000000', withdrawing: '0.00000000' },
         { asset: 'USDT', free: '160.90000000', locked: '0.00000000', freeze: '0.00000000', withdrawing: '0.00000000' },
       ],
+      fiatOrders: [fiatOrder(0, 'fd-1', '100.00', '98.50', '1.50', 'Successful', 40), fiatOrder(1, 'fw-1', '31.00', '30.00', '1.00', 'Finished', 10), fiatOrder(0, 'fd-failed', '500.00', '500.00', '0.00', 'Failed', 9)],
       fiatPayments: [payment(0, 'card-1', '0.001', '50.5', 'Completed', 15), payment(0, 'card-failed', '0.5', '25000', 'Failed', 14), payment(1, 'sell-1', '0.0002', '9.9', 'Completed', 5)],
       p2p: [p2p('p2p-buy', 'BUY', '100', '0.1', 'COMPLETED', ago(30)), p2p('p2p-sell', 'SELL', '40', '0', 'COMPLETED', ago(8)), p2p('p2p-cancelled', 'BUY', '999', '0', 'CANCELLED', ago(7)), p2p('p2p-open', 'BUY', '7', '0', 'TRADING', ago(12)), ...many],
     });
@@ -461,31 +498,34 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     const before = binance.requests.length;
     expect((await refresh(id, ['balances', 'transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
     const transactions = await allTransactions(id);
-    expect(transactions).toHaveLength(3 + 4 + 101);
+    expect(transactions).toHaveLength(3 + 3 + 4 + 101);
     const moved = transactions.filter((tx) => tx.status === 'completed');
-    expect(netByAsset(moved)).toEqual({ BTC: '0.0008', USDT: '160.9' });
+    expect(netByAsset(moved)).toEqual({ BTC: '0.0008', EUR: '67.5', USDT: '160.9' });
     const balances = (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data;
     expect(Object.fromEntries(balances.map((b: { asset: string; total: string }) => [b.asset, b.total]))).toEqual(netByAsset(moved));
     expect(transactions.filter((tx) => tx.status !== 'completed').map(({ asset, amount, status }) => ({ asset, amount, status }))).toEqual(
       expect.arrayContaining([
+        { asset: 'EUR', amount: '500', status: 'failed' },
         { asset: 'BTC', amount: '0.5', status: 'failed' },
         { asset: 'USDT', amount: '999', status: 'failed' },
         { asset: 'USDT', amount: '7', status: 'pending' },
       ]),
     );
+    expect(moved.filter((tx) => tx.asset === 'EUR').map(({ type, amount, fee }) => ({ type, amount, fee }))).toEqual([
+      { type: 'withdrawal', amount: '-30', fee: '1' },
+      { type: 'deposit', amount: '100', fee: '1.5' },
+    ]);
     const refs = (await t.ctx.db.selectFrom('connect_account_transactions').select('provider_ref').where('account_id', '=', id).execute()).map((r) => r.provider_ref);
-    expect(refs).toEqual(expect.arrayContaining(['fiat:payment:card-1', 'fiat:payment:sell-1', 'p2p:p2p-buy', 'p2p:p2p-sell']));
+    expect(refs).toEqual(expect.arrayContaining(['fiat:payment:card-1', 'fiat:payment:sell-1', 'fiat:deposit:fd-1', 'fiat:withdrawal:fw-1', 'p2p:p2p-buy', 'p2p:p2p-sell']));
 
-    // Fiat payments take any range: one call a side, from July 2017. Fiat deposits and
-    // withdrawals are not asked for (their weight, see FUNDING_RECORDS). P2P: 30 days a call, the
-    // last 180 days, each range once per side, a full page read on.
+    // Fiat lists cost 90,000 of Binance's weight a call: one range each, from July 2017. P2P: 30
+    // days a call, the last 180 days, each range once per side, a full page read on.
     const mine = binance.requests.slice(before).filter((r) => r.headers['x-mbx-apikey'] === account.key);
-    const fiat = mine.filter((r) => r.path === '/sapi/v1/fiat/payments').map((r) => r.query);
+    const fiat = mine.filter((r) => r.path === '/sapi/v1/fiat/orders').map((r) => r.query);
     expect(fiat.map((q) => [q.get('transactionType'), q.get('beginTime'), q.get('rows')])).toEqual([
       ['0', String(Date.UTC(2017, 6, 1)), '500'],
       ['1', String(Date.UTC(2017, 6, 1)), '500'],
     ]);
-    expect(mine.filter((r) => r.path === '/sapi/v1/fiat/orders')).toEqual([]);
     const c2c = mine.filter((r) => r.path === '/sapi/v1/c2c/orderMatch/listUserOrderHistory').map((r) => r.query);
     expect(c2c.every((q) => Number(q.get('endTimestamp')) - Number(q.get('startTimestamp')) < 30 * DAY && q.get('rows') === '100')).toBe(true);
     expect(Math.min(...c2c.map((q) => Number(q.get('startTimestamp'))))).toBeGreaterThanOrEqual(Date.now() - 181 * DAY);
@@ -496,16 +536,16 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     (account.funding[1] as { free: string }).free = '167.90000000';
     const later = binance.requests.length;
     await refresh(id, ['transactions']);
-    const next = binance.requests.slice(later).filter((r) => r.headers['x-mbx-apikey'] === account.key && r.path === '/sapi/v1/fiat/payments');
+    const next = binance.requests.slice(later).filter((r) => r.headers['x-mbx-apikey'] === account.key && r.path === '/sapi/v1/fiat/orders');
     expect(next).toHaveLength(2);
     expect(next.every((r) => Math.abs(Number(r.query.get('beginTime')) - ago(12)) < 60_000)).toBe(true);
     const again = await allTransactions(id);
     expect(again).toHaveLength(transactions.length);
-    expect(netByAsset(again.filter((tx) => tx.status === 'completed'))).toEqual({ BTC: '0.0008', USDT: '167.9' });
+    expect(netByAsset(again.filter((tx) => tx.status === 'completed'))).toEqual({ BTC: '0.0008', EUR: '67.5', USDT: '167.9' });
     // Nothing pending: the one after reads from a day before the newest record (the sale, 5 days ago).
     const last = binance.requests.length;
     await refresh(id, ['transactions']);
-    const third = binance.requests.slice(last).filter((r) => r.headers['x-mbx-apikey'] === account.key && r.path === '/sapi/v1/fiat/payments');
+    const third = binance.requests.slice(last).filter((r) => r.headers['x-mbx-apikey'] === account.key && r.path === '/sapi/v1/fiat/orders');
     expect(Math.abs(Number(third[0]?.query.get('beginTime')) - ago(6))).toBeLessThan(60_000);
   });
 
@@ -554,9 +594,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
   it('reads the Funding wallet from the beginning for a cursor from before it had a history, the other books from theirs', async () => {
     const account = binance.addAccount({
       deposits: [deposit('dep-old-cursor', 'USDT', '5.00000000', 400)],
-      fiatPayments: [
-        { transactionType: 0, orderNo: 'card-old', sourceAmount: '10', fiatCurrency: 'EUR', obtainAmount: '0.001', cryptoCurrency: 'BTC', totalFee: '0', price: '10000', status: 'Completed', createTime: Date.UTC(2020, 0, 1), updateTime: Date.UTC(2020, 0, 1) },
-      ],
+      fiatOrders: [fiatOrder(0, 'fd-old', '10', '10', '0', 'Successful', (Date.now() - Date.UTC(2020, 0, 1)) / DAY)],
     });
     const id = await connected('binance', fields(account));
     const spot = JSON.stringify({ since: Date.now() - 10 * DAY, assets: ['USDT'], trades: {}, converted: true });
@@ -567,8 +605,8 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     const mine = binance.requests.slice(before).filter((r) => r.headers['x-mbx-apikey'] === account.key);
     expect(Number(mine.find((r) => r.path === '/sapi/v1/capital/deposit/hisrec')?.query.get('startTime'))).toBe(JSON.parse(spot).since);
     expect(Number(mine.find((r) => r.path === '/sapi/v1/simple-earn/locked/history/rewardsRecord')?.query.get('startTime'))).toBe(JSON.parse(earn).since);
-    expect(Number(mine.find((r) => r.path === '/sapi/v1/fiat/payments')?.query.get('beginTime'))).toBe(Date.UTC(2017, 6, 1));
-    expect((await allTransactions(id)).map((tx) => [tx.asset, tx.amount])).toEqual([['BTC', '0.001']]);
+    expect(Number(mine.find((r) => r.path === '/sapi/v1/fiat/orders')?.query.get('beginTime'))).toBe(Date.UTC(2017, 6, 1));
+    expect((await allTransactions(id)).map((tx) => [tx.asset, tx.amount])).toEqual([['EUR', '10']]);
     const { transaction_cursor: cursor } = await t.ctx.db.selectFrom('connect_accounts').select('transaction_cursor').where('id', '=', id).executeTakeFirstOrThrow();
     expect(Object.keys((JSON.parse(cursor as string) as { books: object }).books).sort()).toEqual(['earn', 'funding', 'spot']);
   });
@@ -715,13 +753,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
   it("paces the calls of every account on Binance together, at ccxt's rate limit", async () => {
     // ccxt's own pace (here 50 ms a unit of cost; GET /api/v3/account costs 4 units in ccxt's table,
     // so ~200 ms apart) instead of the tests' lifted one. Every call of the connections is paced too.
-    const paced = await startTestApp(engine, { seams: { exchangeOverrides: { binance: { ...pointExchangeAt('binance', binance.url), rateLimit: 50 } } } });
-    try {
-      const pacedClient = await paced.newClient();
-      const steps = liveExchangeSteps(
-        () => paced,
-        () => pacedClient,
-      );
+    await withPace(50, async (paced, steps) => {
       const accounts = [binance.addAccount(), binance.addAccount()];
       const ids = [await steps.connected('binance', fields(accounts[0] as BinanceAccount)), await steps.connected('binance', fields(accounts[1] as BinanceAccount))];
       const before = binance.requests.length;
@@ -731,8 +763,48 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       const calls = binance.requests.slice(before).filter((r) => r.path === '/api/v3/account').sort((a, b) => a.at - b.at);
       expect(calls.map((r) => r.headers['x-mbx-apikey']).sort()).toEqual(accounts.map((a) => a.key).sort());
       expect((calls[1] as { at: number }).at - (calls[0] as { at: number }).at).toBeGreaterThanOrEqual(90);
+    });
+  });
+
+  it('paces the calls Binance weighs per account in a minute of their own, per account: a second refresh waits for it, another account does not', async () => {
+    // At 2 ms a unit of ccxt's cost (Binance's pace is 50), Binance's minute is 2.4 s. The fake
+    // counts each account's weight per endpoint over that minute and refuses a call past 180,000:
+    // fiat deposits and withdrawals weigh 90,000 a call, two a minute.
+    const minute = 2_400;
+    binance.countUidWeight(minute);
+    try {
+      await withPace(2, async (paced, steps) => {
+        const fiat = (key: string) => [fiatOrder(0, `${key.slice(0, 8)}-in`, '10', '10', '0', 'Successful', 3), fiatOrder(1, `${key.slice(0, 8)}-out`, '4', '4', '0', 'Finished', 2)];
+        const [first, other] = [binance.addAccount(), binance.addAccount()] as [BinanceAccount, BinanceAccount];
+        first.fiatOrders = fiat(first.key);
+        other.fiatOrders = fiat(other.key);
+        const ids = [await steps.connected('binance', fields(first)), await steps.connected('binance', fields(other))];
+        // Short walks (the Spot and Earn books read from 10 days back), so that the calls come close together.
+        const recent = JSON.stringify({ since: Date.now() - 10 * DAY });
+        const cursor = JSON.stringify({ books: { spot: JSON.stringify({ since: Date.now() - 10 * DAY, assets: [], trades: {}, converted: true }), earn: recent } });
+        await paced.ctx.db.updateTable('connect_accounts').set({ transaction_cursor: cursor }).where('id', 'in', ids).execute();
+        const before = binance.requests.length;
+        expect((await steps.refresh(ids[0] as string, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
+        // At once: the first account again (its minute still spent) and the other.
+        for (const id of ids) expect((await steps.call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['transactions'] })).statusCode).toBe(200);
+        await runDueJobs(paced.ctx);
+        for (const id of ids) expect((await steps.call('GET', `/v1/connect/accounts/${id}`)).json().transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
+        expect(binance.uidRefusals).toEqual([]);
+
+        const calls = (account: BinanceAccount) => binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/fiat/orders' && r.headers['x-mbx-apikey'] === account.key).map((r) => r.at);
+        const [a1, a2, a3, a4] = calls(first) as [number, number, number, number];
+        expect(calls(first)).toHaveLength(4);
+        // The first account's second deposits call waited for its minute; the other's did not.
+        expect(a3 - a1).toBeGreaterThanOrEqual(minute);
+        expect(a4 - a2).toBeGreaterThanOrEqual(minute);
+        const [b1, b2] = calls(other) as [number, number];
+        expect(calls(other)).toHaveLength(2);
+        expect(b1).toBeLessThan(b2);
+        expect(b2).toBeLessThan(a3);
+        for (const id of ids) expect(netByAsset(await steps.allTransactions(id))).toEqual({ EUR: '6' });
+      });
     } finally {
-      await paced.close();
+      binance.countUidWeight(undefined);
     }
   });
 

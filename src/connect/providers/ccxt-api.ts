@@ -22,11 +22,11 @@ const EARN_PAGING: RowPaging = { page: 'current', size: 'size', rows: 'rows' };
 /**
  * The rows of a list the exchange answers page by page (by default `current` from 1, `size` a
  * page; answer `{rows, total}`: Binance's Simple Earn), through the ccxt API method `method` with
- * `params`; a short page is the last.
+ * `params`, from page `first`; a short page is the last.
  */
-export async function* rowPages(exchange: Exchange, method: string, params: object, size: number, paging: RowPaging = EARN_PAGING): AsyncGenerator<Record<string, unknown>[]> {
+export async function* rowPages(exchange: Exchange, method: string, params: object, size: number, paging: RowPaging = EARN_PAGING, first = 1): AsyncGenerator<Record<string, unknown>[]> {
   const call = apiMethod(exchange, method);
-  for (let page = 1; ; page++) {
+  for (let page = first; ; page++) {
     const answer = (await call({ ...params, [paging.page]: page, [paging.size]: size })) as Record<string, unknown> | undefined;
     const rows = answer?.[paging.rows];
     if (!Array.isArray(rows)) throw new TypeError(`${exchange.id}'s ${method} answer has no ${paging.rows}`);

@@ -307,9 +307,12 @@ async function* windowPages(
  * each range by range from the cursor's time (or the beginning) to now, every range page by page.
  * A range that read something leaves a checkpoint, as do a list's last range and every 30th quiet
  * one (`ranges`: the list being read and where its ranges still to read start; the newest time
- * read; the oldest pending record read). A checkpoint without a list
- * (from before lists had ranges of their own) is every list's. A record still pending holds the
- * cursor at its time, so that the next refresh reads it again until it completes or fails.
+ * read; the oldest pending record read). So does a full page followed by more of its range (`until`
+ * and `page`: the range's end and the page to go on with): a list whose calls the exchange counts
+ * per account (Binance's fiat orders: two a minute) may wait a minute a page, and a run out of time
+ * must be able to stop between them. A checkpoint without a list (from before lists had ranges of
+ * their own) is every list's. A record still pending holds the cursor at its time, so that the next
+ * refresh reads it again until it completes or fails.
  */
 async function* recordPages(
   exchange: Exchange,
@@ -319,18 +322,32 @@ async function* recordPages(
   const begin = position.since ?? source.earliest;
   const resumed = position.ranges;
   let hold = resumed?.hold;
+  const checkpoint = (at: { list: number; from: number; until?: number; page?: number }) => ({
+    transactions: [],
+    checkpoint: JSON.stringify({
+      ...(position.since === undefined ? {} : { since: position.since }),
+      ranges: { ...at, ...(newest.value === undefined ? {} : { top: newest.value }), ...(hold === undefined ? {} : { hold }) },
+    }),
+  });
   for (const [index, list] of source.lists.entries()) {
     if (resumed?.list !== undefined && index < resumed.list) continue;
-    const from = resumed !== undefined && (resumed.list === undefined || resumed.list === index) ? resumed.from : begin;
-    const ranges = recordRanges(source, list, from, exchange.milliseconds());
+    const here = resumed !== undefined && (resumed.list === undefined || resumed.list === index) ? resumed : undefined;
+    const now = exchange.milliseconds();
+    // A range left between two pages goes on at its page, up to the end it had then.
+    const part = here?.until !== undefined && here.page !== undefined ? { from: here.from, until: here.until, page: here.page } : undefined;
+    const ranges: (TimeRange & { page?: number })[] = part ? [part, ...recordRanges(source, list, part.until + 1, now)] : recordRanges(source, list, here?.from ?? begin, now);
+    const size = list.paging?.pageSize ?? source.pageSize;
     let quiet = 0;
     for (const [i, range] of ranges.entries()) {
       let read = 0;
-      for await (const rows of recordRows(exchange, source, list, range)) {
+      let page = range.page ?? 1;
+      for await (const rows of recordRows(exchange, source, list, range, page)) {
         const transactions = rows.flatMap((row) => legsOf(row, list)).map((row) => fromRecord(row, list, currencyCode(exchange, row[list.fields.asset]), name));
         for (const tx of transactions) if (tx.status === 'pending') hold = Math.min(hold ?? Infinity, tx.occurredAt * 1000);
         read += transactions.length;
         yield { transactions: newest.saw(transactions) };
+        page += 1;
+        if (!list.halves && rows.length >= size) yield checkpoint({ list: index, from: range.from, until: range.until, page });
       }
       // Quiet ranges (most, for most accounts) are passed over without a checkpoint of their own,
       // as quiet windows are; a list's last range always leaves one.
@@ -339,20 +356,18 @@ async function* recordPages(
       if (!last && quiet > 0 && quiet < QUIET_WINDOWS) continue;
       quiet = 0;
       // The list's last range done, the next list's first is where the walk goes on.
-      const next = last ? { list: index + 1, from: begin } : { list: index, from: range.until + 1 };
-      const at = { ...next, ...(newest.value === undefined ? {} : { top: newest.value }), ...(hold === undefined ? {} : { hold }) };
-      yield { transactions: [], checkpoint: JSON.stringify({ ...(position.since === undefined ? {} : { since: position.since }), ranges: at }) };
+      yield checkpoint(last ? { list: index + 1, from: begin } : { list: index, from: range.until + 1 });
     }
   }
   const since = nextSince(exchange, position, newest);
   return JSON.stringify({ since: hold === undefined ? since : Math.min(since, hold) });
 }
 
-/** One range of a record list, page by page, or by halves where the list has no pages. */
-function recordRows(exchange: Exchange, source: Extract<HistorySource, { kind: 'records' }>, list: RecordList, range: TimeRange): AsyncGenerator<Record<string, unknown>[]> {
+/** One range of a record list, page by page from `page`, or by halves where the list has no pages. */
+function recordRows(exchange: Exchange, source: Extract<HistorySource, { kind: 'records' }>, list: RecordList, range: TimeRange, page: number): AsyncGenerator<Record<string, unknown>[]> {
   const bounds = (r: TimeRange) => ({ ...list.params, [list.range?.start ?? 'startTime']: r.from, [list.range?.end ?? 'endTime']: r.until });
   const halves = list.halves;
-  if (!halves) return rowPages(exchange, list.method, bounds(range), list.paging?.pageSize ?? source.pageSize, list.paging);
+  if (!halves) return rowPages(exchange, list.method, bounds(range), list.paging?.pageSize ?? source.pageSize, list.paging, page);
   const call = apiMethod(exchange, list.method);
   const read = async (r: TimeRange) => {
     const answer = (await call({ ...bounds(r), [halves.param]: halves.max })) as { data?: unknown } | undefined;
@@ -616,9 +631,10 @@ export interface HistoryPosition {
   windowed?: boolean;
   /**
    * An unfinished walk of record ranges: the list being read (none: every list) and its next
-   * range's start, the newest time read, the oldest pending record's time, ms (see recordPages).
+   * range's start, the newest time read, the oldest pending record's time, ms; within a range, its
+   * end and the page to go on with (see recordPages).
    */
-  ranges?: { from: number; list?: number; top?: number; hold?: number };
+  ranges?: { from: number; list?: number; top?: number; hold?: number; until?: number; page?: number };
   /** A walk forward by id (see rowsById): the newest id read. */
   fromId?: string;
 }
@@ -646,7 +662,7 @@ export function positionOf(cursor: string | null): HistoryPosition {
   if (typeof parsed.fromId === 'string' && /^\d+$/.test(parsed.fromId)) position.fromId = parsed.fromId;
   const backfill = parsed.backfill as { end?: unknown; until?: unknown; after?: unknown; top?: unknown } | undefined;
   if (parsed.windowed === true) position.windowed = true;
-  const ranges = parsed.ranges as { from?: unknown; list?: unknown; top?: unknown; hold?: unknown } | undefined;
+  const ranges = parsed.ranges as { from?: unknown; list?: unknown; top?: unknown; hold?: unknown; until?: unknown; page?: unknown } | undefined;
   if (whole(ranges?.from)) {
     const list = ranges.list;
     position.ranges = {
@@ -654,6 +670,7 @@ export function positionOf(cursor: string | null): HistoryPosition {
       ...(typeof list === 'number' && Number.isSafeInteger(list) && list >= 0 ? { list } : {}),
       ...(whole(ranges.top) ? { top: ranges.top } : {}),
       ...(whole(ranges.hold) ? { hold: ranges.hold } : {}),
+      ...(whole(ranges.until) && whole(ranges.page) && ranges.until >= ranges.from ? { until: ranges.until, page: ranges.page } : {}),
     };
   }
   // A walk by windows resumes an incremental walk too: its checkpoint keeps the cursor's time.

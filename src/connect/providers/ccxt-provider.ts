@@ -1,5 +1,6 @@
 import type { Exchange } from 'ccxt';
 import { connectFailure, refreshFailure, type Ccxt } from './ccxt-errors.js';
+import { accountLimiters } from './account-limits.js';
 import { apiMethod, currencyCode, rowPages, walletsOf } from './ccxt-api.js';
 import { historyPages } from './ccxt-history.js';
 import { decimalOrNull } from './ccxt-records.js';
@@ -10,7 +11,8 @@ import type { ConnectOutcome, CredentialField, Provider, ProviderAddress, Provid
 
 /**
  * ccxt constructor options laid over ours for one exchange. Production passes none; tests point
- * `urls.api` at a local fake exchange and lift the client-side rate limit (`rateLimit`).
+ * `urls.api` at a local fake exchange and lift the client-side rate limit (`rateLimit`), which
+ * lifts the per-account limits (the row's accountLimits) in proportion.
  */
 export type ExchangeOverrides = Record<string, unknown>;
 
@@ -47,6 +49,10 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
   let markets: { at: number; loaded: Promise<{ markets: unknown; currencies: unknown }> } | undefined;
   /** ccxt's request throttle (its rate limiter), shared by every instance of this exchange. */
   let throttler: unknown;
+  /** The limiters of the calls the exchange counts per account (the row's accountLimits). */
+  const perAccount = row.accountLimits && accountLimiters(row.accountLimits);
+  /** ccxt's pace for the exchange (its `rateLimit` before our overrides), read once. */
+  let defaultRateLimit: number | undefined;
 
   /** A ccxt instance for these credentials (no request made yet). */
   function instance(ccxt: Ccxt, credentials: Credentials): Exchange {
@@ -78,6 +84,11 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
     const paced = exchange as unknown as { throttler: unknown };
     throttler ??= paced.throttler;
     paced.throttler = throttler;
+    const account = credentials.apiKey ?? credentials.token;
+    if (perAccount && account !== undefined) {
+      defaultRateLimit ??= (exchange.describe() as { rateLimit: number }).rateLimit;
+      perAccount.pace(exchange, ccxt, account, defaultRateLimit);
+    }
     return exchange;
   }
 

@@ -278,7 +278,7 @@ export function fromRecord(row: Record<string, unknown>, list: RecordList, asset
   const fee = list.fields.fee;
   return {
     ref: `${list.ref}:${list.fields.id.map((field) => String(required(row[field], `${list.label} ${field}`))).join(':')}`,
-    type: 'transfer',
+    type: list.type ?? 'transfer',
     asset,
     amount: recordOut(row, list) ? negate(unsigned(amount)) : amount,
     ...(fee === undefined ? NO_FEE : feeOf({ cost: row[fee], currency: asset })),

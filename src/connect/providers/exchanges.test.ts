@@ -42,6 +42,18 @@ describe('the exchange table', () => {
     // Where the API cannot tell us, the steps say so to the person.
     if (!row.keyPermissions) expect(row.steps.join(' ')).toContain('does not let us check');
   });
+
+  it.each(EXCHANGES.filter((row) => row.accountLimits).map((row) => [row.id, row] as const))('%s: the calls paced per account are endpoints of ccxt, each within the minute', (id, row) => {
+    const api = JSON.stringify((new (exchangeClass(id))() as unknown as { describe(): { api: unknown } }).describe().api);
+    const limits = row.accountLimits as NonNullable<typeof row.accountLimits>;
+    expect(Object.keys(limits.weights).length).toBeGreaterThan(0);
+    for (const [path, weight] of Object.entries(limits.weights)) {
+      expect(api).toContain(JSON.stringify(path));
+      // A call weighing more than the minute would wait for ever.
+      expect(weight).toBeGreaterThan(0);
+      expect(weight).toBeLessThanOrEqual(limits.perMinute);
+    }
+  });
 });
 
 /** Example answers from each exchange's API documentation, read-only key and a key with powers. */

@@ -49,7 +49,7 @@ export type CcxtCredential = 'apiKey' | 'secret' | 'password' | 'uid';
  *   `earliest`, at most `max` a call). With `trades`, then the trades, one
  *   market at a time (the exchange answers for one market a call), page by page.
  * - `records`: lists of records, each row one asset's movement (Binance's Simple Earn rewards, its
- *   Funding wallet's purchases, P2P orders and Pay), through ccxt API methods, list by
+ *   Funding wallet's purchases, fiat orders, P2P orders and Pay), through ccxt API methods, list by
  *   list, range by range (`days` a call, or the list's own) from `earliest`, each range page by
  *   page (`current` from 1, `pageSize` a page, or the list's own paging): see RecordList.
  */
@@ -84,6 +84,7 @@ export interface RecordList {
   params?: Record<string, string>;
   ref: string;
   label: string;
+  type?: 'transfer' | 'deposit' | 'withdrawal' | 'trade';
   fields: { asset: string; amount: string; time: string; id: readonly string[]; fee?: string };
   /** The range's parameters; `days` a call (`all`: the whole walk in one call); none older than `horizonDays` back. */
   range?: { start: string; end: string; days?: number | 'all'; horizonDays?: number };
@@ -255,12 +256,38 @@ export interface ExchangeRow {
   errorCodeField?: string;
   /** ccxt constructor options of our own for this exchange (what it loads, how). */
   ccxtOptions?: Record<string, unknown>;
+  /** Calls the exchange counts against the account, not the IP address (see AccountLimits). */
+  accountLimits?: AccountLimits;
+}
+
+/**
+ * Calls whose cost an exchange counts per account and per endpoint (Binance's "UID weight": each
+ * such endpoint has its own 180,000 a minute for each account), not against the IP address every
+ * account here shares. ccxt has one limiter for the exchange and costs these calls as a share of
+ * it (90,000 of Binance's weight: 30 s), which would hold every account back for one account's
+ * call; instead each waits in a limiter of its own per account and endpoint (ccxt-provider.ts),
+ * then in the shared one at `sharedCost` (ccxt's units: the call's IP weight).
+ */
+export interface AccountLimits {
+  /** What the exchange allows an account a minute on each of these endpoints, in its unit of weight. */
+  perMinute: number;
+  sharedCost: number;
+  /** The endpoints (ccxt's paths) counted per account, and the weight of a call to each. */
+  weights: Readonly<Record<string, number>>;
 }
 
 const DAY_MS = 86_400_000;
 
-/** Binance's fiat payments list: `beginTime`/`endTime`, no range limit documented, 500 rows a page in `data`. */
+/** Binance's fiat lists: `beginTime`/`endTime`, no range limit documented, 500 rows a page in `data`. */
 const FIAT_LIST = { range: { start: 'beginTime', end: 'endTime', days: 'all' }, paging: { page: 'page', size: 'rows', rows: 'data', pageSize: 500 } } as const;
+
+/** Binance's fiat deposits (`transactionType` 0) and withdrawals (1): a fiat list, its fee in the fiat currency. */
+const FIAT_ORDERS = {
+  method: 'sapiGetFiatOrders',
+  fields: { asset: 'fiatCurrency', time: 'createTime', id: ['orderNo'], fee: 'totalFee' },
+  status: { field: 'status', completed: ['Successful', 'Finished'], failed: ['Failed', 'Expired', 'Refunded'] },
+  ...FIAT_LIST,
+} as const;
 
 /** Binance's P2P orders: 30 days a call, the last 6 months kept (180 days: never past it), 100 rows a page. */
 const P2P_LIST = {
@@ -276,11 +303,11 @@ const P2P_LIST = {
 /**
  * Binance's Funding wallet movements (the Funding book's records; docs/exchanges.md has our
  * readings; Binance Pay last). Fiat payments: a buy credits the crypto got (its fee was paid in
- * fiat, outside the account), a sell debits the crypto sold; the list takes any range: one range
- * from the beginning, then from the cursor. Fiat deposits and withdrawals (`fiat/orders`) are not
- * read: Binance weighs each call 90,000 of the account's 180,000 a minute, which ccxt paces as 30 s
- * in the limiter every Binance account here shares — two calls a refresh would hold every other
- * account's calls back a minute.
+ * fiat, outside the account), a sell debits the crypto sold. Fiat orders: `amount` is what reached
+ * the other side and `indicatedAmount` that plus `totalFee`, so a deposit is the indicated amount
+ * less the fee and a withdrawal the amount plus the fee. Fiat lists take any range: one range from
+ * the beginning, then from the cursor; a call to fiat orders is half of what an account may ask of
+ * it a minute (the row's accountLimits pace it).
  */
 const FUNDING_RECORDS: readonly RecordList[] = [
   {
@@ -302,6 +329,8 @@ const FUNDING_RECORDS: readonly RecordList[] = [
     status: { field: 'status', completed: ['Completed'], failed: ['Failed', 'Refunded'] },
     ...FIAT_LIST,
   },
+  { ...FIAT_ORDERS, params: { transactionType: '0' }, ref: 'fiat:deposit', label: 'fiat deposit', type: 'deposit', fields: { ...FIAT_ORDERS.fields, amount: 'indicatedAmount' } },
+  { ...FIAT_ORDERS, params: { transactionType: '1' }, ref: 'fiat:withdrawal', label: 'fiat withdrawal', type: 'withdrawal', fields: { ...FIAT_ORDERS.fields, amount: 'amount' }, direction: 'out' },
   { ...P2P_LIST, params: { tradeType: 'BUY' }, label: 'P2P purchase' },
   { ...P2P_LIST, params: { tradeType: 'SELL' }, label: 'P2P sale' },
   // Binance Pay: 90 days a call, the last 18 months kept (540 days: never past it), 100 rows at
@@ -398,8 +427,7 @@ export const EXCHANGES: readonly ExchangeRow[] = [
         name: 'funding',
         balances: { type: 'funding' },
         // What moves money into and out of the Funding wallet, apart from transfers: purchases with
-        // a card or the cash balance, P2P orders, Binance Pay (not fiat deposits and withdrawals:
-        // see FUNDING_RECORDS).
+        // a card or the cash balance, fiat deposits and withdrawals, P2P orders, Binance Pay.
         history: { kind: 'records', days: 30, earliest: Date.UTC(2017, 6, 1), pageSize: 100, lists: FUNDING_RECORDS },
       },
       {
@@ -439,6 +467,11 @@ export const EXCHANGES: readonly ExchangeRow[] = [
     // neither the currency list nor the margin pairs: signed calls on every market load that
     // balances and transfers do not need.
     ccxtOptions: { options: { fetchMarkets: { types: ['spot'] }, fetchCurrencies: false, fetchMargins: false } },
+    // Binance's "UID weight" calls (its API reference, endpoint by endpoint): fiat deposits and
+    // withdrawals 90,000 (two calls a minute), Convert and Pay history 3,000. Their IP weight is 1,
+    // which ccxt counts as 0.1 of its units. (Withdrawal history's 18,000 is a second's limit, 10
+    // calls, which ccxt's own cost of it keeps.)
+    accountLimits: { perMinute: 180_000, sharedCost: 0.1, weights: { 'fiat/orders': 90_000, 'convert/tradeFlow': 3_000, 'pay/transactions': 3_000 } },
   },
   {
     id: 'bitstamp',
