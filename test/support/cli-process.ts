@@ -118,10 +118,17 @@ export interface ServingProcess {
   banner: string;
 }
 
+/**
+ * How long a server process may take to print its banner: two started at once while the rest of
+ * the suite runs on a 2-core machine have taken over 20 s (tsx compiles the whole server first).
+ * Inside the hook timeout (60 s).
+ */
+const SERVE_START_MS = 45_000;
+
 /** Starts `ownproof serve` on a free port and resolves once its banner is printed. */
 export async function startServe(env: Record<string, string>, args: string[] = []): Promise<ServingProcess> {
   const serving = startNodeProcess([BIN, 'serve', ...args], { PORT: '0', ...env });
-  await serving.waitForLine(/API reference/);
+  await serving.waitForLine(/API reference/, SERVE_START_MS);
   const banner = serving.output();
   const port = /listening on 127\.0\.0\.1:(\d+)/.exec(banner)?.[1];
   if (port === undefined) throw new Error(`no listening address in the banner: ${banner}`);

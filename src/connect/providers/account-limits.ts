@@ -15,7 +15,7 @@ const MARGIN = 1.05;
 /**
  * The per-account limiters of one exchange (see AccountLimits): one rolling one-minute window for
  * each account and endpoint, kept while in use. `pace` makes an instance's calls to those
- * endpoints wait in the account's window first; the rest of its calls are untouched.
+ * endpoints wait in the account's window; the rest of its calls are untouched.
  *
  * The minute is the exchange's minute at ccxt's own pace: an instance whose `rateLimit` is lifted
  * (tests, the benchmark) has its minute shortened in proportion, as ccxt's shared limiter is.
@@ -41,16 +41,30 @@ export function accountLimiters(limits: AccountLimits) {
   }
 
   return {
-    /** Routes `exchange`'s calls to the account-weighted endpoints (`account`: its key) through the account's windows. */
+    /**
+     * Paces `exchange`'s calls to the account-weighted endpoints (`account`: its key) in the
+     * account's windows as well. ccxt's fetch2 asks the call's cost and, at once, waits in the
+     * shared limiter; after that it signs and sends. So the cost asked for names the endpoint
+     * (and is its IP weight), and the wait takes the shared limiter first, then the account's
+     * window: the window counts the call when it is sent, and Binance's signed timestamp is
+     * taken after both waits (a call signed before a minute's wait would be refused as stale).
+     */
     pace(exchange: Exchange, ccxt: Ccxt, account: string, defaultRateLimit: number): void {
       const id = createHash('sha256').update(account).digest('hex');
       const minuteMs = (60_000 * (exchange.rateLimit ?? defaultRateLimit)) / defaultRateLimit;
-      const fetch2 = exchange.fetch2.bind(exchange);
-      exchange.fetch2 = async (path: string, api?: unknown, method?: string, params?: object, headers?: unknown, body?: unknown, config?: object) => {
-        const weight = limits.weights[path];
-        if (weight === undefined) return fetch2(path, api, method, params, headers, body, config);
-        await windowFor(ccxt, `${id}:${path}`, minuteMs).throttle(weight);
-        return fetch2(path, api, method, params, headers, body, { cost: limits.sharedCost });
+      const cost = exchange.calculateRateLimiterCost.bind(exchange);
+      const throttle = exchange.throttle.bind(exchange);
+      let next: { path: string; weight: number } | undefined;
+      exchange.calculateRateLimiterCost = (api, method, path: string, params, config) => {
+        if (!Object.hasOwn(limits.weights, path)) return cost(api, method, path, params, config);
+        next = { path, weight: limits.weights[path] as number };
+        return limits.sharedCost;
+      };
+      exchange.throttle = async (...args: Parameters<Exchange['throttle']>) => {
+        const call = next;
+        next = undefined;
+        await throttle(...args);
+        if (call) await windowFor(ccxt, `${id}:${call.path}`, minuteMs).throttle(call.weight);
       };
     },
   };

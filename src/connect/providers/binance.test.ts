@@ -490,7 +490,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
         { asset: 'BTC', free: '0.00080000', locked: '0.00000000', freeze: '0.00000000', withdrawing: '0.00000000' },
         { asset: 'USDT', free: '160.90000000', locked: '0.00000000', freeze: '0.00000000', withdrawing: '0.00000000' },
       ],
-      fiatOrders: [fiatOrder(0, 'fd-1', '100.00', '98.50', '1.50', 'Successful', 40), fiatOrder(1, 'fw-1', '31.00', '30.00', '1.00', 'Finished', 10), fiatOrder(0, 'fd-failed', '500.00', '500.00', '0.00', 'Failed', 9)],
+      fiatOrders: [fiatOrder(0, 'fd-1', '100.00', '98.50', '1.50', 'Successful', 40), fiatOrder(1, 'fw-1', '31.00', '30.00', '1.00', 'Finished', 10), fiatOrder(0, 'fd-failed', '500.00', '500.00', '0.00', 'Failed', 9), fiatOrder(0, 'fd-stuck', '5.00', '5.00', '0.00', 'Refund Failed', 45)],
       fiatPayments: [payment(0, 'card-1', '0.001', '50.5', 'Completed', 15), payment(0, 'card-failed', '0.5', '25000', 'Failed', 14), payment(1, 'sell-1', '0.0002', '9.9', 'Completed', 5)],
       p2p: [p2p('p2p-buy', 'BUY', '100', '0.1', 'COMPLETED', ago(30)), p2p('p2p-sell', 'SELL', '40', '0', 'COMPLETED', ago(8)), p2p('p2p-cancelled', 'BUY', '999', '0', 'CANCELLED', ago(7)), p2p('p2p-open', 'BUY', '7', '0', 'TRADING', ago(12)), ...many],
     });
@@ -498,7 +498,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     const before = binance.requests.length;
     expect((await refresh(id, ['balances', 'transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
     const transactions = await allTransactions(id);
-    expect(transactions).toHaveLength(3 + 3 + 4 + 101);
+    expect(transactions).toHaveLength(3 + 4 + 4 + 101);
     const moved = transactions.filter((tx) => tx.status === 'completed');
     expect(netByAsset(moved)).toEqual({ BTC: '0.0008', EUR: '67.5', USDT: '160.9' });
     const balances = (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data;
@@ -509,6 +509,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
         { asset: 'BTC', amount: '0.5', status: 'failed' },
         { asset: 'USDT', amount: '999', status: 'failed' },
         { asset: 'USDT', amount: '7', status: 'pending' },
+        { asset: 'EUR', amount: '5', status: 'pending' },
       ]),
     );
     expect(moved.filter((tx) => tx.asset === 'EUR').map(({ type, amount, fee }) => ({ type, amount, fee }))).toEqual([
@@ -531,7 +532,8 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     expect(Math.min(...c2c.map((q) => Number(q.get('startTimestamp'))))).toBeGreaterThanOrEqual(Date.now() - 181 * DAY);
     expect(c2c.filter((q) => q.get('page') === '2')).toHaveLength(1);
 
-    // The open order holds the cursor: the next refresh reads from it, and sees it completed.
+    // The open order holds the cursor: the next refresh reads from it, and sees it completed. (The
+    // fiat order in a state we do not know as final, 45 days old, holds nothing: past 30 days.)
     (account.p2p.find((o) => o.orderNumber === 'p2p-open') as { orderStatus: string }).orderStatus = 'COMPLETED';
     (account.funding[1] as { free: string }).free = '167.90000000';
     const later = binance.requests.length;
@@ -767,13 +769,13 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
   });
 
   it('paces the calls Binance weighs per account in a minute of their own, per account: a second refresh waits for it, another account does not', async () => {
-    // At 2 ms a unit of ccxt's cost (Binance's pace is 50), Binance's minute is 2.4 s. The fake
+    // At 5 ms a unit of ccxt's cost (Binance's pace is 50), Binance's minute is 6 s. The fake
     // counts each account's weight per endpoint over that minute and refuses a call past 180,000:
     // fiat deposits and withdrawals weigh 90,000 a call, two a minute.
-    const minute = 2_400;
+    const minute = 6_000;
     binance.countUidWeight(minute);
     try {
-      await withPace(2, async (paced, steps) => {
+      await withPace(5, async (paced, steps) => {
         const fiat = (key: string) => [fiatOrder(0, `${key.slice(0, 8)}-in`, '10', '10', '0', 'Successful', 3), fiatOrder(1, `${key.slice(0, 8)}-out`, '4', '4', '0', 'Finished', 2)];
         const [first, other] = [binance.addAccount(), binance.addAccount()] as [BinanceAccount, BinanceAccount];
         first.fiatOrders = fiat(first.key);
@@ -794,13 +796,20 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
         const calls = (account: BinanceAccount) => binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/fiat/orders' && r.headers['x-mbx-apikey'] === account.key).map((r) => r.at);
         const [a1, a2, a3, a4] = calls(first) as [number, number, number, number];
         expect(calls(first)).toHaveLength(4);
-        // The first account's second deposits call waited for its minute; the other's did not.
+        // The first account's second refresh waited for its minute; the other account never waited
+        // for it. Within a refresh the two calls come at once: in the shared limiter they cost
+        // their IP weight, not ccxt's 600 units (3 s here).
         expect(a3 - a1).toBeGreaterThanOrEqual(minute);
         expect(a4 - a2).toBeGreaterThanOrEqual(minute);
         const [b1, b2] = calls(other) as [number, number];
         expect(calls(other)).toHaveLength(2);
-        expect(b1).toBeLessThan(b2);
-        expect(b2).toBeLessThan(a3);
+        expect(b2).toBeLessThan(a1 + minute);
+        for (const [one, two] of [
+          [a1, a2],
+          [a3, a4],
+          [b1, b2],
+        ] as const)
+          expect(two - one).toBeLessThan(minute / 2);
         for (const id of ids) expect(netByAsset(await steps.allTransactions(id))).toEqual({ EUR: '6' });
       });
     } finally {

@@ -256,6 +256,13 @@ function pagedBack(name: string, page: LedgerEntry[], fresh: number, asked: numb
 const QUIET_WINDOWS = 30;
 
 /**
+ * A pending record holds a records walk's cursor for this long at most: one whose status never
+ * changes (a status we do not know as final, such as Binance's fiat "Refund Failed") would
+ * otherwise have every later refresh read from its time on. Past it, the record stays pending.
+ */
+const HOLD_DAYS = 30;
+
+/**
  * A ledger the exchange answers one window a call (`span` ms; KuCoin: a day) and keeps `horizon`
  * ms of (a year): walked window by window from now back to the horizon, or to the cursor's time.
  * An empty window is a quiet day, not the end; inside a window, a full page moves its end back to
@@ -333,8 +340,9 @@ async function* recordPages(
     if (resumed?.list !== undefined && index < resumed.list) continue;
     const here = resumed !== undefined && (resumed.list === undefined || resumed.list === index) ? resumed : undefined;
     const now = exchange.milliseconds();
-    // A range left between two pages goes on at its page, up to the end it had then.
-    const part = here?.until !== undefined && here.page !== undefined ? { from: here.from, until: here.until, page: here.page } : undefined;
+    // A range left between two pages goes on at its page, up to the end it had then (unless it
+    // now starts past what the exchange keeps: then it is read again from there).
+    const part = here?.until !== undefined && here.page !== undefined && here.from >= horizonOf(source, list, now) ? { from: here.from, until: here.until, page: here.page } : undefined;
     const ranges: (TimeRange & { page?: number })[] = part ? [part, ...recordRanges(source, list, part.until + 1, now)] : recordRanges(source, list, here?.from ?? begin, now);
     const size = list.paging?.pageSize ?? source.pageSize;
     let quiet = 0;
@@ -343,7 +351,7 @@ async function* recordPages(
       let page = range.page ?? 1;
       for await (const rows of recordRows(exchange, source, list, range, page)) {
         const transactions = rows.flatMap((row) => legsOf(row, list)).map((row) => fromRecord(row, list, currencyCode(exchange, row[list.fields.asset]), name));
-        for (const tx of transactions) if (tx.status === 'pending') hold = Math.min(hold ?? Infinity, tx.occurredAt * 1000);
+        for (const tx of transactions) if (tx.status === 'pending' && tx.occurredAt * 1000 > now - HOLD_DAYS * 86_400_000) hold = Math.min(hold ?? Infinity, tx.occurredAt * 1000);
         read += transactions.length;
         yield { transactions: newest.saw(transactions) };
         page += 1;
@@ -385,12 +393,17 @@ function legsOf(row: Record<string, unknown>, list: RecordList): Record<string, 
   return (detail as Record<string, unknown>[]).map((leg) => ({ ...row, [list.fields.asset]: leg[legs.asset], [list.fields.amount]: `-${String(leg[legs.amount]).replace(/^-/, '')}` }));
 }
 
+/** The oldest time a list is asked for: the source's beginning, or the list's horizon back from now. */
+function horizonOf(source: Extract<HistorySource, { kind: 'records' }>, list: RecordList, now: number): number {
+  return list.range?.horizonDays === undefined ? source.earliest : Math.max(source.earliest, now - list.range.horizonDays * 86_400_000);
+}
+
 /**
  * The ranges a list is asked for, from `from` to `now`: the source's `days` a call or the list's
  * own (`all`: one range), none before the source's beginning or the list's horizon.
  */
 function recordRanges(source: Extract<HistorySource, { kind: 'records' }>, list: RecordList, from: number, now: number): TimeRange[] {
-  const horizon = list.range?.horizonDays === undefined ? source.earliest : Math.max(source.earliest, now - list.range.horizonDays * 86_400_000);
+  const horizon = horizonOf(source, list, now);
   const days = list.range?.days ?? source.days;
   const first = Math.max(from, horizon);
   if (days === 'all') return first < now ? [{ from: first, until: now }] : [];
@@ -665,12 +678,14 @@ export function positionOf(cursor: string | null): HistoryPosition {
   const ranges = parsed.ranges as { from?: unknown; list?: unknown; top?: unknown; hold?: unknown; until?: unknown; page?: unknown } | undefined;
   if (whole(ranges?.from)) {
     const list = ranges.list;
+    const listed = typeof list === 'number' && Number.isSafeInteger(list) && list >= 0;
     position.ranges = {
       from: ranges.from,
-      ...(typeof list === 'number' && Number.isSafeInteger(list) && list >= 0 ? { list } : {}),
+      ...(listed ? { list } : {}),
       ...(whole(ranges.top) ? { top: ranges.top } : {}),
       ...(whole(ranges.hold) ? { hold: ranges.hold } : {}),
-      ...(whole(ranges.until) && whole(ranges.page) && ranges.until >= ranges.from ? { until: ranges.until, page: ranges.page } : {}),
+      // A place within a range is one list's.
+      ...(listed && whole(ranges.until) && whole(ranges.page) && ranges.until >= ranges.from ? { until: ranges.until, page: ranges.page } : {}),
     };
   }
   // A walk by windows resumes an incremental walk too: its checkpoint keeps the cursor's time.
