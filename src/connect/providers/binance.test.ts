@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runDueJobs } from '../../../test/support/connect.js';
 import { engines } from '../../../test/support/database.js';
 import { snapshotDatabase } from '../../../test/support/db-snapshot.js';
-import { BINANCE_MARKETS, BINANCE_RATE_LIMITED, startFakeBinance, type BinanceAccount, type BinanceFiatOrder, type BinanceTrade, type FakeBinance } from '../../../test/support/fake-binance.js';
+import { BINANCE_MARKETS, BINANCE_RATE_LIMITED, startFakeBinance, type BinanceAccount, type BinanceFiatOrder, type BinanceTrade } from '../../../test/support/fake-binance.js';
 import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
-import { liveExchangeSteps, netByAsset } from '../../../test/support/live-exchange.js';
-import { captureStream, startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
+import { liveExchangeSteps, liveExchangeSuite, netByAsset } from '../../../test/support/live-exchange.js';
+import { captureStream, startTestApp, type TestApp } from '../../../test/support/test-app.js';
 import { EXCHANGE_RATE_LIMIT_SECONDS } from './ccxt-errors.js';
 
 const DAY = 86_400_000;
@@ -31,18 +31,13 @@ function fiatOrder(transactionType: 0 | 1, orderNo: string, indicatedAmount: str
  * that checks every SIGNED request (key header, HMAC-SHA256 signature, timestamp and recvWindow).
  */
 describe.each(engines())('Binance through ccxt on %s', (engine) => {
-  let t: TestApp;
-  let client: TestClient;
-  let binance: FakeBinance;
   const log = captureStream();
-  const { consented, session, connected, refresh, allTransactions, call } = liveExchangeSteps(
-    () => t,
-    () => client,
-  );
+  const live = liveExchangeSuite(engine, 'binance', startFakeBinance, { app: { config: { LOG_LEVEL: 'trace' }, logStream: log.stream } });
+  const { consented, session, connected, refresh, allTransactions, call } = live;
   const fields = (account: BinanceAccount) => ({ apiKey: account.key, secret: account.secret });
   /** Runs `check` against an app of its own whose ccxt paces Binance at `rateLimit` ms a unit of cost (closed after). */
   async function withPace(rateLimit: number, check: (app: TestApp, steps: ReturnType<typeof liveExchangeSteps>) => Promise<void>): Promise<void> {
-    const app = await startTestApp(engine, { seams: { exchangeOverrides: { binance: { ...pointExchangeAt('binance', binance.url), rateLimit } } } });
+    const app = await startTestApp(engine, { seams: { exchangeOverrides: { binance: { ...pointExchangeAt('binance', live.fake.url), rateLimit } } } });
     try {
       const appClient = await app.newClient();
       await check(
@@ -57,18 +52,8 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     }
   }
 
-  beforeAll(async () => {
-    binance = await startFakeBinance();
-    t = await startTestApp(engine, { config: { LOG_LEVEL: 'trace' }, logStream: log.stream, seams: { exchangeOverrides: { binance: pointExchangeAt('binance', binance.url) } } });
-    client = await t.newClient();
-  });
-  afterAll(async () => {
-    await t?.close();
-    await binance?.close();
-  });
-
   it('connects a read-only key and refreshes exact balances (Spot and Funding wallets added), deposits and withdrawals', async () => {
-    const account = binance.addAccount({
+    const account = live.fake.addAccount({
       balances: [
         { asset: 'BTC', free: '0.12345678', locked: '0.00100000' },
         { asset: 'USDT', free: '12345678901234.56789012', locked: '0.00000000' },
@@ -92,12 +77,12 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       { asset: 'USDT', available: '12345678901234.56789012', total: '12345678901234.56789012' },
     ]);
     // The Funding wallet is a signed POST: its signature travels in the body.
-    const funding = binance.requests.filter((r) => r.path === '/sapi/v1/asset/get-funding-asset' && r.headers['x-mbx-apikey'] === account.key);
+    const funding = live.fake.requests.filter((r) => r.path === '/sapi/v1/asset/get-funding-asset' && r.headers['x-mbx-apikey'] === account.key);
     expect(funding.length).toBeGreaterThan(0);
     expect(funding.every((r) => r.method === 'POST' && /&signature=[0-9a-f]{64}$/.test(r.body))).toBe(true);
     // Addresses are looked up for listed assets only: USDC has no market on the fake, so ccxt
     // does not know it (and would fail the refresh trying).
-    const lookups = binance.requests.filter((r) => r.path === '/sapi/v1/capital/deposit/address' && r.headers['x-mbx-apikey'] === account.key).map((r) => r.query.get('coin'));
+    const lookups = live.fake.requests.filter((r) => r.path === '/sapi/v1/capital/deposit/address' && r.headers['x-mbx-apikey'] === account.key).map((r) => r.query.get('coin'));
     expect(lookups.sort()).toEqual(['BTC', 'USDT']);
     const transactions = await allTransactions(id);
     expect(transactions.map(({ type, asset, amount, fee, status, tx_hash }) => ({ type, asset, amount, fee, status, tx_hash }))).toEqual([
@@ -105,20 +90,20 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       { type: 'deposit', asset: 'BTC', amount: '0.5', fee: null, status: 'completed', tx_hash: 'a'.repeat(64) },
     ]);
     // Every signed request carried the key and a timestamp; the fake refused none.
-    const signed = binance.requests.filter((r) => r.query.has('signature'));
+    const signed = live.fake.requests.filter((r) => r.query.has('signature'));
     expect(signed.length).toBeGreaterThan(0);
     expect(signed.every((r) => r.headers['x-mbx-apikey'] === account.key && r.query.has('timestamp'))).toBe(true);
   });
 
   it('walks the transfer history 90 days at a time since 2017 once, then only from the stored cursor', async () => {
-    const account = binance.addAccount({
+    const account = live.fake.addAccount({
       deposits: [
         { id: 'dep-2019', amount: '1.00000000', coin: 'ETH', network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000001', txId: `0x${'c'.repeat(64)}`, insertTime: Date.UTC(2019, 4, 1) },
         { id: 'dep-recent', amount: '2.00000000', coin: 'ETH', network: 'ETH', status: 0, address: '0x0000000000000000000000000000000000000001', txId: `0x${'d'.repeat(64)}`, insertTime: Date.now() - 5 * 86_400_000 },
       ],
     });
     const id = await connected('binance', fields(account));
-    const depositCalls = () => binance.requests.filter((r) => r.path === '/sapi/v1/capital/deposit/hisrec' && r.headers['x-mbx-apikey'] === account.key);
+    const depositCalls = () => live.fake.requests.filter((r) => r.path === '/sapi/v1/capital/deposit/hisrec' && r.headers['x-mbx-apikey'] === account.key);
 
     await refresh(id, ['transactions']);
     const windows = Math.ceil((Date.now() - Date.UTC(2017, 6, 1)) / (90 * 86_400_000));
@@ -144,7 +129,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
 
   it('reads spot trades market by market, following the assets it finds, and the history reconciles with the balances', async () => {
     // 10,000 USDT in; BNB bought, SOL bought and sold for BNB, BNB sold: only BTC and USDT are left.
-    const account = binance.addAccount({
+    const account = live.fake.addAccount({
       balances: [
         { asset: 'BTC', free: '0.04980000', locked: '0.00000000' },
         { asset: 'USDT', free: '4000.51757507', locked: '40.00000000' },
@@ -162,7 +147,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       ],
     });
     const id = await connected('binance', fields(account));
-    const before = binance.requests.length;
+    const before = live.fake.requests.length;
     const refreshed = await refresh(id, ['balances', 'transactions']);
     expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
 
@@ -181,7 +166,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
 
     // The markets asked: those of BTC and USDT (held, moved), then BNB's once a BNB trade turned up,
     // then SOL's; never DOGE/EUR, which touches none of them. Each once, from the first trade.
-    const asked = binance.requests.slice(before).filter((r) => r.path === '/api/v3/myTrades');
+    const asked = live.fake.requests.slice(before).filter((r) => r.path === '/api/v3/myTrades');
     expect(asked.map((r) => r.query.get('symbol')).sort()).toEqual(BINANCE_MARKETS.map(([b, q]) => b + q).filter((s) => s !== 'DOGEEUR').sort());
     expect(asked.every((r) => r.query.get('fromId') === '0' && r.query.get('limit') === '1000')).toBe(true);
     expect(asked.findIndex((r) => r.query.get('symbol') === 'SOLBNB')).toBeGreaterThan(asked.findIndex((r) => r.query.get('symbol') === 'BNBUSDT'));
@@ -189,17 +174,17 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
 
   it("pages a market's trades by id, 1,000 at a time, and later refreshes ask each market only for newer ids", async () => {
     const many = Array.from({ length: 1500 }, (_, i) => trade('BTCUSDT', 5000 + i, 'buy', '0.00010000', '60000.00000000', '6.00000000', '0.00000010', 'BTC', 20 - i / 100));
-    const account = binance.addAccount({ balances: [{ asset: 'BTC', free: '0.14985000', locked: '0.00000000' }], trades: many });
+    const account = live.fake.addAccount({ balances: [{ asset: 'BTC', free: '0.14985000', locked: '0.00000000' }], trades: many });
     const id = await connected('binance', fields(account));
-    const tradeCalls = (from: number) => binance.requests.slice(from).filter((r) => r.path === '/api/v3/myTrades' && r.query.get('symbol') === 'BTCUSDT').map((r) => r.query.get('fromId'));
+    const tradeCalls = (from: number) => live.fake.requests.slice(from).filter((r) => r.path === '/api/v3/myTrades' && r.query.get('symbol') === 'BTCUSDT').map((r) => r.query.get('fromId'));
 
-    let before = binance.requests.length;
+    let before = live.fake.requests.length;
     await refresh(id, ['transactions']);
     expect(tradeCalls(before)).toEqual(['0', '6000']);
     expect((await allTransactions(id)).filter((tx) => tx.asset === 'BTC')).toHaveLength(1500);
 
     account.trades.push(trade('BTCUSDT', 6500, 'sell', '0.05000000', '61000.00000000', '3050.00000000', '3.05000000', 'USDT', 0));
-    before = binance.requests.length;
+    before = live.fake.requests.length;
     const again = await refresh(id, ['transactions']);
     expect(again.transaction_refresh).toMatchObject({ status: 'succeeded' });
     expect(tradeCalls(before)).toEqual(['6500']);
@@ -211,14 +196,14 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
 
   it("goes on in new jobs from each stored range and market when a run's time is spent, reading each once", async () => {
     // A run stops after every stored page here (no time budget at all).
-    const slow = await startTestApp(engine, { seams: { exchangeOverrides: { binance: pointExchangeAt('binance', binance.url) }, refreshHistoryBudgetMs: 0 } });
+    const slow = await startTestApp(engine, { seams: { exchangeOverrides: { binance: pointExchangeAt('binance', live.fake.url) }, refreshHistoryBudgetMs: 0 } });
     try {
       const slowClient = await slow.newClient();
       const steps = liveExchangeSteps(
         () => slow,
         () => slowClient,
       );
-      const account = binance.addAccount({
+      const account = live.fake.addAccount({
         balances: [{ asset: 'USDT', free: '798.80080000', locked: '0.00000000' }],
         deposits: [{ id: 'dep-slow', amount: '1000.00000000', coin: 'USDT', network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000003', txId: `0x${'9'.repeat(64)}`, insertTime: Date.now() - 400 * DAY }],
         trades: [
@@ -230,12 +215,12 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
         fiatOrders: Array.from({ length: 501 }, (_, i) => fiatOrder(0, `fd-page-${i}`, '1', '1', '0', 'Successful', 50 - i / 100)),
       });
       const id = await steps.connected('binance', fields(account));
-      const before = binance.requests.length;
+      const before = live.fake.requests.length;
       const refreshed = await steps.refresh(id, ['transactions'], 100_000);
       expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
       expect(netByAsset(await steps.allTransactions(id))).toEqual({ BNB: '0', EUR: '501', SOL: '0', USDT: '798.8008' });
 
-      const mine = binance.requests.slice(before).filter((r) => r.headers['x-mbx-apikey'] === account.key);
+      const mine = live.fake.requests.slice(before).filter((r) => r.headers['x-mbx-apikey'] === account.key);
       const windows = Math.ceil((Date.now() - Date.UTC(2017, 6, 1)) / (90 * DAY));
       expect(mine.filter((r) => r.path === '/sapi/v1/capital/deposit/hisrec')).toHaveLength(windows);
       // Simple Earn's ranges likewise, each once across the jobs.
@@ -278,11 +263,11 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       txId: i.toString(16).padStart(64, '0'),
       insertTime: Date.now() - 10 * DAY + i * 60_000,
     }));
-    const account = binance.addAccount({ balances: [{ asset: 'BTC', free: '1.20000000', locked: '0.00000000' }], deposits });
+    const account = live.fake.addAccount({ balances: [{ asset: 'BTC', free: '1.20000000', locked: '0.00000000' }], deposits });
     const id = await connected('binance', fields(account));
-    const before = binance.requests.length;
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
-    const calls = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/capital/deposit/hisrec' && r.headers['x-mbx-apikey'] === account.key);
+    const calls = live.fake.requests.slice(before).filter((r) => r.path === '/sapi/v1/capital/deposit/hisrec' && r.headers['x-mbx-apikey'] === account.key);
     // Every range asked from offset 0; the one holding the 1,200 deposits once more from 1,000.
     const second = calls.filter((r) => r.query.get('offset') === '1000');
     expect(second).toHaveLength(1);
@@ -292,7 +277,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
   });
 
   it('reads Convert history 30 days a call since 2017, each conversion as two legs, a failed one marked failed', async () => {
-    const account = binance.addAccount({
+    const account = live.fake.addAccount({
       balances: [
         { asset: 'BNB', free: '0.06000000', locked: '0.00000000' },
         { asset: 'USDT', free: '80.00000000', locked: '0.00000000' },
@@ -305,7 +290,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       ],
     });
     const id = await connected('binance', fields(account));
-    const before = binance.requests.length;
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
     const transactions = await allTransactions(id);
     const converted = transactions.filter((tx) => tx.type === 'trade').map(({ asset, amount, fee, status }) => ({ asset, amount, fee, status }));
@@ -320,19 +305,19 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     expect(converted).toHaveLength(4);
     expect(netByAsset(transactions.filter((tx) => tx.status !== 'failed'))).toEqual({ BNB: '0.06', USDT: '80' });
     // Every range from July 2017, 30 days at most, each once.
-    const calls = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/convert/tradeFlow' && r.headers['x-mbx-apikey'] === account.key);
+    const calls = live.fake.requests.slice(before).filter((r) => r.path === '/sapi/v1/convert/tradeFlow' && r.headers['x-mbx-apikey'] === account.key);
     expect(calls).toHaveLength(Math.ceil((Date.now() - Date.UTC(2017, 6, 1)) / (30 * DAY)));
     expect(calls.every((r) => Number(r.query.get('endTime')) - Number(r.query.get('startTime')) <= 30 * DAY)).toBe(true);
     expect(Number(calls[0]?.query.get('startTime'))).toBe(Date.UTC(2017, 6, 1));
 
     // The next refresh reads only the ranges from the cursor on: a day before the newest conversion.
-    const { transaction_cursor: cursor } = await t.ctx.db.selectFrom('connect_accounts').select('transaction_cursor').where('id', '=', id).executeTakeFirstOrThrow();
+    const { transaction_cursor: cursor } = await live.app.ctx.db.selectFrom('connect_accounts').select('transaction_cursor').where('id', '=', id).executeTakeFirstOrThrow();
     const spot = (JSON.parse(cursor as string) as { books: { spot: string } }).books.spot;
     const since = (JSON.parse(spot) as { since: number }).since;
     expect(Math.abs(since - (Date.now() - 100 * DAY))).toBeLessThan(60_000);
-    const later = binance.requests.length;
+    const later = live.fake.requests.length;
     await refresh(id, ['transactions']);
-    const next = binance.requests.slice(later).filter((r) => r.path === '/sapi/v1/convert/tradeFlow' && r.headers['x-mbx-apikey'] === account.key);
+    const next = live.fake.requests.slice(later).filter((r) => r.path === '/sapi/v1/convert/tradeFlow' && r.headers['x-mbx-apikey'] === account.key);
     expect(Number(next[0]?.query.get('startTime'))).toBe(since);
     expect(next).toHaveLength(Math.ceil((Date.now() - since) / (30 * DAY)));
   });
@@ -349,7 +334,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       toAmount: '0.001',
       createTime: Date.now() - 5 * DAY + i * 250,
     }));
-    const account = binance.addAccount({
+    const account = live.fake.addAccount({
       balances: [
         { asset: 'BNB', free: '2.10000000', locked: '0.00000000' },
         { asset: 'USDT', free: '900.00000000', locked: '0.00000000' },
@@ -360,10 +345,10 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       conversionsOldestFirst: true,
     });
     const id = await connected('binance', fields(account));
-    const before = binance.requests.length;
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
     expect(netByAsset(await allTransactions(id))).toEqual({ BNB: '2.1', USDT: '900' });
-    const calls = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/convert/tradeFlow' && r.headers['x-mbx-apikey'] === account.key);
+    const calls = live.fake.requests.slice(before).filter((r) => r.path === '/sapi/v1/convert/tradeFlow' && r.headers['x-mbx-apikey'] === account.key);
     expect(calls.every((r) => r.query.get('limit') === '1000')).toBe(true);
     // A range answering a full page is asked again as its first half, then its second.
     const full = calls.findIndex((r, i) => calls[i + 1]?.query.get('startTime') === r.query.get('startTime') && Number(calls[i + 1]?.query.get('endTime')) < Number(r.query.get('endTime')));
@@ -373,7 +358,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
   });
 
   it('reads the conversions from the beginning once for a cursor from before they were read', async () => {
-    const account = binance.addAccount({
+    const account = live.fake.addAccount({
       balances: [{ asset: 'BNB', free: '0.06000000', locked: '0.00000000' }],
       conversions: [{ quoteId: 'old-conversion', orderId: 1, orderStatus: 'SUCCESS', fromAsset: 'USDT', fromAmount: '20', toAsset: 'BNB', toAmount: '0.06', createTime: Date.now() - 400 * DAY }],
       deposits: [deposit('dep-before', 'USDT', '20.00000000', 500)],
@@ -381,22 +366,22 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     const id = await connected('binance', fields(account));
     // The cursor a walk from before conversions were read left: a day before the newest deposit.
     const old = JSON.stringify({ since: Date.now() - 10 * DAY, assets: ['BNB', 'USDT'], trades: {} });
-    await t.ctx.db.updateTable('connect_accounts').set({ transaction_cursor: old }).where('id', '=', id).execute();
-    const before = binance.requests.length;
+    await live.app.ctx.db.updateTable('connect_accounts').set({ transaction_cursor: old }).where('id', '=', id).execute();
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
-    const calls = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/convert/tradeFlow' && r.headers['x-mbx-apikey'] === account.key);
+    const calls = live.fake.requests.slice(before).filter((r) => r.path === '/sapi/v1/convert/tradeFlow' && r.headers['x-mbx-apikey'] === account.key);
     expect(Number(calls[0]?.query.get('startTime'))).toBe(Date.UTC(2017, 6, 1));
     expect((await allTransactions(id)).filter((tx) => tx.type === 'trade').map((tx) => tx.amount).sort()).toEqual(['-20', '0.06']);
     // The deposits go on from the old cursor; the new one says the conversions were read.
-    const deposits = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/capital/deposit/hisrec' && r.headers['x-mbx-apikey'] === account.key);
+    const deposits = live.fake.requests.slice(before).filter((r) => r.path === '/sapi/v1/capital/deposit/hisrec' && r.headers['x-mbx-apikey'] === account.key);
     expect(Number(deposits[0]?.query.get('startTime'))).toBeGreaterThan(Date.now() - 11 * DAY);
-    const { transaction_cursor: cursor } = await t.ctx.db.selectFrom('connect_accounts').select('transaction_cursor').where('id', '=', id).executeTakeFirstOrThrow();
+    const { transaction_cursor: cursor } = await live.app.ctx.db.selectFrom('connect_accounts').select('transaction_cursor').where('id', '=', id).executeTakeFirstOrThrow();
     expect(JSON.parse((JSON.parse(cursor as string) as { books: { spot: string } }).books.spot)).toMatchObject({ converted: true });
   });
 
   it('adds Simple Earn positions to the balances, leaves out their LD mirrors, and reads the rewards range by range since 2023', async () => {
     const realtime = Array.from({ length: 300 }, (_, i) => ({ asset: 'USDT', rewards: '0.00001', projectId: 'USDT001', type: 'REALTIME' as const, time: Date.now() - 150 * DAY + i * (DAY / 2) }));
-    const account = binance.addAccount({
+    const account = live.fake.addAccount({
       // 600 USDT and 2.1 BNB came in; 500 USDT went to Flexible, 2 BNB to Locked. Flexible rewards
       // grew the position; the locked reward was paid to Spot. The Spot account lists the
       // Flexible position again as LDUSDT.
@@ -422,7 +407,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       },
     });
     const id = await connected('binance', fields(account));
-    const before = binance.requests.length;
+    const before = live.fake.requests.length;
     const refreshed = await refresh(id, ['balances', 'transactions']);
     expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
     const balances = (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data;
@@ -437,7 +422,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     expect(transactions.filter((tx) => tx.type === 'transfer')).toHaveLength(302);
 
     // Every list, range by range from January 2023, 89 days at most a call, 100 rows a page.
-    const mine = binance.requests.slice(before).filter((r) => r.headers['x-mbx-apikey'] === account.key);
+    const mine = live.fake.requests.slice(before).filter((r) => r.headers['x-mbx-apikey'] === account.key);
     const flexible = mine.filter((r) => r.path === '/sapi/v1/simple-earn/flexible/history/rewardsRecord').map((r) => r.query);
     const ranges = Math.ceil((Date.now() - Date.UTC(2023, 0, 1)) / (89 * DAY));
     expect(new Set(flexible.map((q) => q.get('type')))).toEqual(new Set(['ALL']));
@@ -449,9 +434,9 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     expect(mine.filter((r) => r.path === '/sapi/v1/simple-earn/locked/history/rewardsRecord')).toHaveLength(ranges);
 
     // The next refresh reads the rewards from a day before the newest one read.
-    const later = binance.requests.length;
+    const later = live.fake.requests.length;
     await refresh(id, ['transactions']);
-    const next = binance.requests.slice(later).filter((r) => r.path === '/sapi/v1/simple-earn/locked/history/rewardsRecord' && r.headers['x-mbx-apikey'] === account.key);
+    const next = live.fake.requests.slice(later).filter((r) => r.path === '/sapi/v1/simple-earn/locked/history/rewardsRecord' && r.headers['x-mbx-apikey'] === account.key);
     expect(next).toHaveLength(1);
     expect(Number(next[0]?.query.get('startTime'))).toBeGreaterThan(Date.now() - 2 * DAY);
     expect(await allTransactions(id)).toHaveLength(transactions.length);
@@ -481,7 +466,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     });
     // 101 small P2P buys within an hour: more than a page of 100.
     const many = Array.from({ length: 101 }, (_, i) => p2p(`2021${String(i).padStart(16, '0')}`, 'BUY', '1', '0', 'COMPLETED', ago(20) + i * 30_000));
-    const account = binance.addAccount({
+    const account = live.fake.addAccount({
       // EUR: 98.5 deposited (100 sent, 1.5 fee), 31 withdrawn (30 sent on, 1 fee). BTC: 0.001
       // bought by card, 0.0002 sold. USDT: 100 bought P2P as maker (0.1 commission), 101 bought
       // as taker, 40 sold.
@@ -495,7 +480,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       p2p: [p2p('p2p-buy', 'BUY', '100', '0.1', 'COMPLETED', ago(30)), p2p('p2p-sell', 'SELL', '40', '0', 'COMPLETED', ago(8)), p2p('p2p-cancelled', 'BUY', '999', '0', 'CANCELLED', ago(7)), p2p('p2p-open', 'BUY', '7', '0', 'TRADING', ago(12)), ...many],
     });
     const id = await connected('binance', fields(account));
-    const before = binance.requests.length;
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['balances', 'transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
     const transactions = await allTransactions(id);
     expect(transactions).toHaveLength(3 + 4 + 4 + 101);
@@ -516,12 +501,12 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       { type: 'withdrawal', amount: '-30', fee: '1' },
       { type: 'deposit', amount: '100', fee: '1.5' },
     ]);
-    const refs = (await t.ctx.db.selectFrom('connect_account_transactions').select('provider_ref').where('account_id', '=', id).execute()).map((r) => r.provider_ref);
+    const refs = (await live.app.ctx.db.selectFrom('connect_account_transactions').select('provider_ref').where('account_id', '=', id).execute()).map((r) => r.provider_ref);
     expect(refs).toEqual(expect.arrayContaining(['fiat:payment:card-1', 'fiat:payment:sell-1', 'fiat:deposit:fd-1', 'fiat:withdrawal:fw-1', 'p2p:p2p-buy', 'p2p:p2p-sell']));
 
     // Fiat lists cost 90,000 of Binance's weight a call: one range each, from July 2017. P2P: 30
     // days a call, the last 180 days, each range once per side, a full page read on.
-    const mine = binance.requests.slice(before).filter((r) => r.headers['x-mbx-apikey'] === account.key);
+    const mine = live.fake.requests.slice(before).filter((r) => r.headers['x-mbx-apikey'] === account.key);
     const fiat = mine.filter((r) => r.path === '/sapi/v1/fiat/orders').map((r) => r.query);
     expect(fiat.map((q) => [q.get('transactionType'), q.get('beginTime'), q.get('rows')])).toEqual([
       ['0', String(Date.UTC(2017, 6, 1)), '500'],
@@ -536,18 +521,18 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     // fiat order in a state we do not know as final, 45 days old, holds nothing: past 30 days.)
     (account.p2p.find((o) => o.orderNumber === 'p2p-open') as { orderStatus: string }).orderStatus = 'COMPLETED';
     (account.funding[1] as { free: string }).free = '167.90000000';
-    const later = binance.requests.length;
+    const later = live.fake.requests.length;
     await refresh(id, ['transactions']);
-    const next = binance.requests.slice(later).filter((r) => r.headers['x-mbx-apikey'] === account.key && r.path === '/sapi/v1/fiat/orders');
+    const next = live.fake.requests.slice(later).filter((r) => r.headers['x-mbx-apikey'] === account.key && r.path === '/sapi/v1/fiat/orders');
     expect(next).toHaveLength(2);
     expect(next.every((r) => Math.abs(Number(r.query.get('beginTime')) - ago(12)) < 60_000)).toBe(true);
     const again = await allTransactions(id);
     expect(again).toHaveLength(transactions.length);
     expect(netByAsset(again.filter((tx) => tx.status === 'completed'))).toEqual({ BTC: '0.0008', EUR: '67.5', USDT: '167.9' });
     // Nothing pending: the one after reads from a day before the newest record (the sale, 5 days ago).
-    const last = binance.requests.length;
+    const last = live.fake.requests.length;
     await refresh(id, ['transactions']);
-    const third = binance.requests.slice(last).filter((r) => r.headers['x-mbx-apikey'] === account.key && r.path === '/sapi/v1/fiat/orders');
+    const third = live.fake.requests.slice(last).filter((r) => r.headers['x-mbx-apikey'] === account.key && r.path === '/sapi/v1/fiat/orders');
     expect(Math.abs(Number(third[0]?.query.get('beginTime')) - ago(6))).toBeLessThan(60_000);
   });
 
@@ -563,7 +548,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     });
     // 100 received within a day: a full answer.
     const received = Array.from({ length: 100 }, (_, i) => pay(`M_R_${i}`, '0.5', 'USDT', Date.now() - 50 * DAY + i * 60_000));
-    const account = binance.addAccount({
+    const account = live.fake.addAccount({
       funding: [
         { asset: 'USDT', free: '41.00000000', locked: '0.00000000', freeze: '0.00000000', withdrawing: '0.00000000' },
         { asset: 'BNB', free: '0.90000000', locked: '0.00000000', freeze: '0.00000000', withdrawing: '0.00000000' },
@@ -579,14 +564,14 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       ],
     });
     const id = await connected('binance', fields(account));
-    const before = binance.requests.length;
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
     const transactions = await allTransactions(id);
     expect(transactions).toHaveLength(1 + 100 + 2);
     expect(netByAsset(transactions)).toEqual({ BNB: '0.9', USDT: '41' });
-    const refs = (await t.ctx.db.selectFrom('connect_account_transactions').select('provider_ref').where('account_id', '=', id).execute()).map((r) => r.provider_ref);
+    const refs = (await live.app.ctx.db.selectFrom('connect_account_transactions').select('provider_ref').where('account_id', '=', id).execute()).map((r) => r.provider_ref);
     expect(refs).toEqual(expect.arrayContaining(['pay:M_P_1:USDT', 'pay:M_P_1:BNB', 'pay:M_R_0:USDT']));
-    const calls = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/pay/transactions' && r.headers['x-mbx-apikey'] === account.key).map((r) => r.query);
+    const calls = live.fake.requests.slice(before).filter((r) => r.path === '/sapi/v1/pay/transactions' && r.headers['x-mbx-apikey'] === account.key).map((r) => r.query);
     expect(calls.every((q) => Number(q.get('endTime')) - Number(q.get('startTime')) < 90 * DAY && q.get('limit') === '100')).toBe(true);
     expect(Math.min(...calls.map((q) => Number(q.get('startTime'))))).toBeGreaterThanOrEqual(Date.now() - 541 * DAY);
     // A range answering 100, then its first half.
@@ -594,27 +579,27 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
   });
 
   it('reads the Funding wallet from the beginning for a cursor from before it had a history, the other books from theirs', async () => {
-    const account = binance.addAccount({
+    const account = live.fake.addAccount({
       deposits: [deposit('dep-old-cursor', 'USDT', '5.00000000', 400)],
       fiatOrders: [fiatOrder(0, 'fd-old', '10', '10', '0', 'Successful', (Date.now() - Date.UTC(2020, 0, 1)) / DAY)],
     });
     const id = await connected('binance', fields(account));
     const spot = JSON.stringify({ since: Date.now() - 10 * DAY, assets: ['USDT'], trades: {}, converted: true });
     const earn = JSON.stringify({ since: Date.now() - 10 * DAY });
-    await t.ctx.db.updateTable('connect_accounts').set({ transaction_cursor: JSON.stringify({ books: { spot, earn } }) }).where('id', '=', id).execute();
-    const before = binance.requests.length;
+    await live.app.ctx.db.updateTable('connect_accounts').set({ transaction_cursor: JSON.stringify({ books: { spot, earn } }) }).where('id', '=', id).execute();
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
-    const mine = binance.requests.slice(before).filter((r) => r.headers['x-mbx-apikey'] === account.key);
+    const mine = live.fake.requests.slice(before).filter((r) => r.headers['x-mbx-apikey'] === account.key);
     expect(Number(mine.find((r) => r.path === '/sapi/v1/capital/deposit/hisrec')?.query.get('startTime'))).toBe(JSON.parse(spot).since);
     expect(Number(mine.find((r) => r.path === '/sapi/v1/simple-earn/locked/history/rewardsRecord')?.query.get('startTime'))).toBe(JSON.parse(earn).since);
     expect(Number(mine.find((r) => r.path === '/sapi/v1/fiat/orders')?.query.get('beginTime'))).toBe(Date.UTC(2017, 6, 1));
     expect((await allTransactions(id)).map((tx) => [tx.asset, tx.amount])).toEqual([['EUR', '10']]);
-    const { transaction_cursor: cursor } = await t.ctx.db.selectFrom('connect_accounts').select('transaction_cursor').where('id', '=', id).executeTakeFirstOrThrow();
+    const { transaction_cursor: cursor } = await live.app.ctx.db.selectFrom('connect_accounts').select('transaction_cursor').where('id', '=', id).executeTakeFirstOrThrow();
     expect(Object.keys((JSON.parse(cursor as string) as { books: object }).books).sort()).toEqual(['earn', 'funding', 'spot']);
   });
 
   it('reads the dust log from December 2020: each small balance converted to BNB as two legs, the service charge as the fee', async () => {
-    const account = binance.addAccount({
+    const account = live.fake.addAccount({
       balances: [
         { asset: 'BNB', free: '0.00588000', locked: '0.00000000' },
         { asset: 'USDT', free: '9.50000000', locked: '0.00000000' },
@@ -633,7 +618,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       ],
     });
     const id = await connected('binance', fields(account));
-    const before = binance.requests.length;
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
     const transactions = await allTransactions(id);
     expect(transactions.filter((tx) => tx.type === 'trade').map(({ asset, amount, fee, fee_asset }) => ({ asset, amount, fee, fee_asset }))).toEqual(
@@ -645,7 +630,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       ]),
     );
     expect(netByAsset(transactions)).toEqual({ BNB: '0.00588', ETH: '0', USDT: '9.5' });
-    const calls = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/asset/dribblet' && r.headers['x-mbx-apikey'] === account.key);
+    const calls = live.fake.requests.slice(before).filter((r) => r.path === '/sapi/v1/asset/dribblet' && r.headers['x-mbx-apikey'] === account.key);
     // Nothing asked before the log begins; every range within Binance's 90 days.
     expect(Math.min(...calls.map((r) => Number(r.query.get('startTime'))))).toBe(Date.UTC(2020, 11, 1));
     expect(calls.every((r) => Number(r.query.get('endTime')) - Number(r.query.get('startTime')) <= 90 * DAY)).toBe(true);
@@ -658,7 +643,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       operateTime: Date.now() - 10 * DAY + i * 1_000_000,
       details: [{ transId: 70_000_000 + i, fromAsset: 'USDT', amount: '0.01', transferedAmount: '0.00002', serviceChargeAmount: '0.0000004' }],
     }));
-    const account = binance.addAccount({
+    const account = live.fake.addAccount({
       balances: [
         { asset: 'BNB', free: '0.00490000', locked: '0.00000000' },
         { asset: 'USDT', free: '7.50000000', locked: '0.00000000' },
@@ -667,13 +652,13 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       dust,
     });
     const id = await connected('binance', fields(account));
-    const before = binance.requests.length;
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
     const transactions = await allTransactions(id);
     expect(transactions.filter((tx) => tx.type === 'trade')).toHaveLength(500);
     expect(netByAsset(transactions)).toEqual({ BNB: '0.0049', USDT: '7.5' });
     // A range answering 100, then its first half.
-    const calls = binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/asset/dribblet' && r.headers['x-mbx-apikey'] === account.key);
+    const calls = live.fake.requests.slice(before).filter((r) => r.path === '/sapi/v1/asset/dribblet' && r.headers['x-mbx-apikey'] === account.key);
     const full = calls.findIndex((r, i) => calls[i + 1]?.query.get('startTime') === r.query.get('startTime') && Number(calls[i + 1]?.query.get('endTime')) < Number(r.query.get('endTime')));
     expect(full).toBeGreaterThanOrEqual(0);
   });
@@ -683,7 +668,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     ['withdraw', { enableWithdrawals: true }, 'This key can withdraw or transfer funds.'],
     ['trade and withdraw', { enableFutures: true, enableInternalTransfer: true }, 'This key can trade and withdraw.'],
   ])('refuses a key that can %s, before creating any account', async (_what, powers, message) => {
-    const account = binance.addAccount();
+    const account = live.fake.addAccount();
     Object.assign(account.restrictions, powers);
     const { session: created, path, agent } = await consented();
     const res = await agent.post(`${path}/providers/binance`, fields(account));
@@ -694,7 +679,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
   });
 
   it('explains a wrong secret, an unknown key and a clock that is off, and the session stays open', async () => {
-    const account = binance.addAccount();
+    const account = live.fake.addAccount();
     const { session: created, path, agent } = await consented();
     const wrongSecret = await agent.post(`${path}/providers/binance`, { apiKey: account.key, secret: `${account.secret}x` });
     expect(wrongSecret.statusCode).toBe(422);
@@ -706,46 +691,46 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     expect(unknownKey.body).toContain('Binance did not accept this key.');
     expect(unknownKey.body).toContain('IP addresses');
 
-    binance.setClockOffset(-120_000);
+    live.fake.setClockOffset(-120_000);
     try {
       const skewed = await agent.post(`${path}/providers/binance`, fields(account));
       expect(skewed.statusCode).toBe(422);
       expect(skewed.body).toContain('(nonce)');
     } finally {
-      binance.setClockOffset(0);
+      live.fake.setClockOffset(0);
     }
     expect(await session(created.id)).toMatchObject({ status: 'open', accounts: [] });
     expect((await agent.post(`${path}/providers/binance`, fields(account))).statusCode).toBe(303);
   });
 
   it('explains a rate limit (HTTP 429) and maintenance in the flow as "try later"', async () => {
-    const account = binance.addAccount({ failWith: BINANCE_RATE_LIMITED });
+    const account = live.fake.addAccount({ failWith: BINANCE_RATE_LIMITED });
     const { path, agent } = await consented();
     const limited = await agent.post(`${path}/providers/binance`, fields(account));
     expect(limited.statusCode).toBe(503);
     expect(limited.body).toContain('Binance is limiting how often we may ask.');
 
     delete account.failWith;
-    binance.setStatus('maintenance');
+    live.fake.setStatus('maintenance');
     try {
       const down = await agent.post(`${path}/providers/binance`, fields(account));
       expect(down.statusCode).toBe(503);
       expect(down.body).toMatch(/Binance is (not responding right now|down for maintenance)/);
     } finally {
-      binance.setStatus('normal');
+      live.fake.setStatus('normal');
     }
   });
 
   it('records a rate limit on refresh with the time to come back, and a revoked key as requires_reauth', async () => {
-    const account = binance.addAccount({ balances: [{ asset: 'BTC', free: '1.00000000', locked: '0.00000000' }] });
+    const account = live.fake.addAccount({ balances: [{ asset: 'BTC', free: '1.00000000', locked: '0.00000000' }] });
     const id = await connected('binance', fields(account));
     account.failWith = BINANCE_RATE_LIMITED;
-    const before = Math.floor(t.clock.now() / 1000);
+    const before = Math.floor(live.app.clock.now() / 1000);
     const limited = await refresh(id, ['balances']);
     expect(limited.balance_refresh).toMatchObject({ status: 'failed', error: { code: 'provider_rate_limited' } });
     expect(limited.balance_refresh.next_refresh_available_at).toBeGreaterThanOrEqual(before + EXCHANGE_RATE_LIMIT_SECONDS);
 
-    t.clock.advance(EXCHANGE_RATE_LIMIT_SECONDS);
+    live.app.clock.advance(EXCHANGE_RATE_LIMIT_SECONDS);
     account.failWith = { status: 401, body: { code: -2015, msg: 'Invalid API-key, IP, or permissions for action.' } };
     const revoked = await refresh(id, ['transactions']);
     expect(revoked.status).toBe('requires_reauth');
@@ -756,13 +741,13 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     // ccxt's own pace (here 50 ms a unit of cost; GET /api/v3/account costs 4 units in ccxt's table,
     // so ~200 ms apart) instead of the tests' lifted one. Every call of the connections is paced too.
     await withPace(50, async (paced, steps) => {
-      const accounts = [binance.addAccount(), binance.addAccount()];
+      const accounts = [live.fake.addAccount(), live.fake.addAccount()];
       const ids = [await steps.connected('binance', fields(accounts[0] as BinanceAccount)), await steps.connected('binance', fields(accounts[1] as BinanceAccount))];
-      const before = binance.requests.length;
+      const before = live.fake.requests.length;
       for (const id of ids) expect((await steps.call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['balances'] })).statusCode).toBe(200);
       await runDueJobs(paced.ctx);
       // The two refreshes ran side by side in the worker; their calls still came one pace apart.
-      const calls = binance.requests.slice(before).filter((r) => r.path === '/api/v3/account').sort((a, b) => a.at - b.at);
+      const calls = live.fake.requests.slice(before).filter((r) => r.path === '/api/v3/account').sort((a, b) => a.at - b.at);
       expect(calls.map((r) => r.headers['x-mbx-apikey']).sort()).toEqual(accounts.map((a) => a.key).sort());
       expect((calls[1] as { at: number }).at - (calls[0] as { at: number }).at).toBeGreaterThanOrEqual(90);
     });
@@ -773,11 +758,11 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     // counts each account's weight per endpoint over that minute and refuses a call past 180,000:
     // fiat deposits and withdrawals weigh 90,000 a call, two a minute.
     const minute = 6_000;
-    binance.countUidWeight(minute);
+    live.fake.countUidWeight(minute);
     try {
       await withPace(5, async (paced, steps) => {
         const fiat = (key: string) => [fiatOrder(0, `${key.slice(0, 8)}-in`, '10', '10', '0', 'Successful', 3), fiatOrder(1, `${key.slice(0, 8)}-out`, '4', '4', '0', 'Finished', 2)];
-        const [first, other] = [binance.addAccount(), binance.addAccount()] as [BinanceAccount, BinanceAccount];
+        const [first, other] = [live.fake.addAccount(), live.fake.addAccount()] as [BinanceAccount, BinanceAccount];
         first.fiatOrders = fiat(first.key);
         other.fiatOrders = fiat(other.key);
         const ids = [await steps.connected('binance', fields(first)), await steps.connected('binance', fields(other))];
@@ -785,15 +770,15 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
         const recent = JSON.stringify({ since: Date.now() - 10 * DAY });
         const cursor = JSON.stringify({ books: { spot: JSON.stringify({ since: Date.now() - 10 * DAY, assets: [], trades: {}, converted: true }), earn: recent } });
         await paced.ctx.db.updateTable('connect_accounts').set({ transaction_cursor: cursor }).where('id', 'in', ids).execute();
-        const before = binance.requests.length;
+        const before = live.fake.requests.length;
         expect((await steps.refresh(ids[0] as string, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
         // At once: the first account again (its minute still spent) and the other.
         for (const id of ids) expect((await steps.call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['transactions'] })).statusCode).toBe(200);
         await runDueJobs(paced.ctx);
         for (const id of ids) expect((await steps.call('GET', `/v1/connect/accounts/${id}`)).json().transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
-        expect(binance.uidRefusals).toEqual([]);
+        expect(live.fake.uidRefusals).toEqual([]);
 
-        const calls = (account: BinanceAccount) => binance.requests.slice(before).filter((r) => r.path === '/sapi/v1/fiat/orders' && r.headers['x-mbx-apikey'] === account.key).map((r) => r.at);
+        const calls = (account: BinanceAccount) => live.fake.requests.slice(before).filter((r) => r.path === '/sapi/v1/fiat/orders' && r.headers['x-mbx-apikey'] === account.key).map((r) => r.at);
         const [a1, a2, a3, a4] = calls(first) as [number, number, number, number];
         expect(calls(first)).toHaveLength(4);
         // The first account's second refresh waited for its minute; the other account never waited
@@ -813,7 +798,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
         for (const id of ids) expect(netByAsset(await steps.allTransactions(id))).toEqual({ EUR: '6' });
       });
     } finally {
-      binance.countUidWeight(undefined);
+      live.fake.countUidWeight(undefined);
     }
   });
 
@@ -821,11 +806,11 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     ['in seconds', () => '900'],
     ['as an HTTP date', () => new Date(Date.now() + 900_000).toUTCString()],
   ])("waits as long as Binance's Retry-After asks (%s) when that is longer than our own wait", async (_form, retryAfter) => {
-    const account = binance.addAccount({ balances: [{ asset: 'BTC', free: '1.00000000', locked: '0.00000000' }] });
+    const account = live.fake.addAccount({ balances: [{ asset: 'BTC', free: '1.00000000', locked: '0.00000000' }] });
     const id = await connected('binance', fields(account));
     account.failWith = { ...BINANCE_RATE_LIMITED, headers: { 'retry-after': retryAfter() } };
     try {
-      const before = Math.floor(t.clock.now() / 1000);
+      const before = Math.floor(live.app.clock.now() / 1000);
       const limited = await refresh(id, ['balances']);
       expect(limited.balance_refresh).toMatchObject({ status: 'failed', error: { code: 'provider_rate_limited' } });
       // An HTTP date is whole seconds: up to one short of 900.
@@ -837,8 +822,8 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
   });
 
   it('never writes an API key or secret to the logs or the database', async () => {
-    const account = binance.addAccount({ balances: [{ asset: 'BTC', free: '1.00000000', locked: '0.00000000' }] });
-    const refused = binance.addAccount({ restrictions: { enableWithdrawals: true } });
+    const account = live.fake.addAccount({ balances: [{ asset: 'BTC', free: '1.00000000', locked: '0.00000000' }] });
+    const refused = live.fake.addAccount({ restrictions: { enableWithdrawals: true } });
     const { session: created, path, agent } = await consented();
     expect((await agent.post(`${path}/providers/binance`, fields(refused))).statusCode).toBe(422);
     expect((await agent.post(`${path}/providers/binance`, fields(account))).statusCode).toBe(303);
@@ -847,7 +832,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     await refresh(id as string, ['balances', 'transactions']);
 
     const logs = log.lines.join('\n');
-    const dump = [...(await snapshotDatabase(t.ctx.db, [])).values()].join('\n');
+    const dump = [...(await snapshotDatabase(live.app.ctx.db, [])).values()].join('\n');
     for (const secret of [account.key, account.secret, refused.key, refused.secret]) {
       expect(logs.includes(secret), 'logs').toBe(false);
       expect(dump.includes(secret), 'database').toBe(false);

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
-import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
 import { bitfinexLedger, startFakeBitfinex, type BitfinexAccount, type FakeBitfinex } from '../../../test/support/fake-bitfinex.js';
-import { liveExchangeSteps, netByAsset } from '../../../test/support/live-exchange.js';
+import { liveExchangeSuite, netByAsset } from '../../../test/support/live-exchange.js';
 import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-walk.js';
-import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 import { EXCHANGE_RATE_LIMIT_SECONDS, EXCHANGE_UNAVAILABLE_SECONDS } from './ccxt-errors.js';
 
 /** The mts of the entry at `index` of the ledger newest first (a page of 2,500 ends at 2,499). */
@@ -17,34 +15,20 @@ const mtsAt = (account: BitfinexAccount, index: number) => [...account.ledger].s
  * newest first by end time, 2,500 a page.
  */
 describe.each(engines())('Bitfinex through ccxt on %s', (engine) => {
-  let t: TestApp;
-  let client: TestClient;
-  let bitfinex: FakeBitfinex;
-  const { consented, connected, refresh, allTransactions, call } = liveExchangeSteps(
-    () => t,
-    () => client,
-  );
-  const fields = (account: BitfinexAccount) => ({ apiKey: account.key, secret: account.secret });
-
-  beforeAll(async () => {
-    bitfinex = await startFakeBitfinex();
-    t = await startTestApp(engine, { seams: { exchangeOverrides: { bitfinex: pointExchangeAt('bitfinex', bitfinex.url) } } });
-    client = await t.newClient();
-  });
-  afterAll(async () => {
-    await t?.close();
+  const live = liveExchangeSuite(engine, 'bitfinex', startFakeBitfinex, {
     // A read-only key may make no write call (`auth/w/…`), in any flow of this file.
-    expect(bitfinex.requests.filter((r) => r.path.startsWith('/v2/auth/w/')).map((r) => r.path)).toEqual([]);
-    await bitfinex?.close();
+    check: (fake) => expect(fake.requests.filter((r) => r.path.startsWith('/v2/auth/w/')).map((r) => r.path)).toEqual([]),
   });
+  const { consented, connected, refresh, allTransactions, call } = live;
+  const fields = (account: BitfinexAccount) => ({ apiKey: account.key, secret: account.secret });
 
   it('adds up every wallet’s balances, walks the ledger page by page across a shared millisecond, and the history adds up to them', async () => {
     // 2,613 entries, seven to a millisecond in the padding: the first page of 2,500 ends inside one.
-    const account = bitfinex.addAccount({ ledger: bitfinexLedger({ padding: 2600 }) });
+    const account = live.fake.addAccount({ ledger: bitfinexLedger({ padding: 2600 }) });
     const boundary = mtsAt(account, 2499);
     expect(mtsAt(account, 2500)).toBe(boundary);
     const id = await connected('bitfinex', fields(account));
-    const before = bitfinex.requests.length;
+    const before = live.fake.requests.length;
     const refreshed = await refresh(id, ['balances', 'transactions']);
     expect(refreshed.balance_refresh).toMatchObject({ status: 'succeeded', error: null });
     expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
@@ -65,7 +49,7 @@ describe.each(engines())('Bitfinex through ccxt on %s', (engine) => {
     // that millisecond is asked again, however Bitfinex reads `end`): the entries of the boundary
     // millisecond left off the first page come with it. It also holds entries at the very end it
     // asked for (the fake reads `end` as inclusive), so the third ends at its oldest millisecond.
-    expect(bitfinex.ledgerCalls(before)).toEqual([{ limit: 2500 }, { limit: 2500, end: boundary + 1 }, { limit: 2500, end: mtsAt(account, 2612) }]);
+    expect(live.fake.ledgerCalls(before)).toEqual([{ limit: 2500 }, { limit: 2500, end: boundary + 1 }, { limit: 2500, end: mtsAt(account, 2612) }]);
 
     const byType = (type: string) => transactions.filter((tx) => tx.type === type);
     expect(byType('deposit').map((tx) => [tx.asset, tx.amount]).sort()).toEqual([
@@ -97,27 +81,27 @@ describe.each(engines())('Bitfinex through ccxt on %s', (engine) => {
   });
 
   it('lists no deposit addresses, and asks for none: ccxt’s lookup is a write endpoint', async () => {
-    const account = bitfinex.addAccount({ ledger: bitfinexLedger() });
+    const account = live.fake.addAccount({ ledger: bitfinexLedger() });
     const id = await connected('bitfinex', fields(account));
-    const before = bitfinex.requests.length;
+    const before = live.fake.requests.length;
     const refreshed = await refresh(id, ['balances']);
     expect(refreshed).toMatchObject({ status: 'active', balance_refresh: { status: 'succeeded' } });
     expect((await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data).toEqual([]);
-    expect(bitfinex.requests.slice(before).map((r) => r.path)).toEqual(['/v2/auth/r/wallets', '/v2/auth/r/wallets', '/v2/auth/r/wallets']);
+    expect(live.fake.requests.slice(before).map((r) => r.path)).toEqual(['/v2/auth/r/wallets', '/v2/auth/r/wallets', '/v2/auth/r/wallets']);
   });
 
   it('reads back only to the cursor’s time on the next refresh', async () => {
-    const account = bitfinex.addAccount({ ledger: bitfinexLedger() });
+    const account = live.fake.addAccount({ ledger: bitfinexLedger() });
     const id = await connected('bitfinex', fields(account));
     await refresh(id, ['transactions']);
     const newest = Math.max(...account.ledger.map((e) => e.mts));
     account.ledger.push({ id: 9000, currency: 'BTC', wallet: 'exchange', mts: Date.now(), amount: '0.25', description: 'Deposit (BITCOIN) #5005 on wallet exchange' });
-    const before = bitfinex.requests.length;
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
     // From a day before the newest entry read (whole seconds): the last day's and the new entry,
     // then one call ending just past the oldest of those, which brings nothing new.
     const since = (Math.floor(newest / 1000) - 86_400) * 1000;
-    expect(bitfinex.ledgerCalls(before)).toEqual([
+    expect(live.fake.ledgerCalls(before)).toEqual([
       { start: since, limit: 2500 },
       { start: since, limit: 2500, end: newest + 1 },
     ]);
@@ -132,25 +116,25 @@ describe.each(engines())('Bitfinex through ccxt on %s', (engine) => {
       [['orders'], 'This key can trade.'],
       [['withdraw'], 'This key can withdraw or transfer funds.'],
     ] as const) {
-      const refused = await agent.post(`${path}/providers/bitfinex`, fields(bitfinex.addAccount({ writes: [...writes] })));
+      const refused = await agent.post(`${path}/providers/bitfinex`, fields(live.fake.addAccount({ writes: [...writes] })));
       expect(refused.statusCode).toBe(422);
       expect(refused.body).toContain(what);
     }
-    const reader = bitfinex.addAccount();
+    const reader = live.fake.addAccount();
     const wrong = await agent.post(`${path}/providers/bitfinex`, { ...fields(reader), secret: `${reader.secret}0` });
     expect(wrong.statusCode).toBe(422);
     expect(wrong.body).toContain('Bitfinex did not accept');
   });
 
   it.each([
-    ['the rate limit', (on: boolean) => bitfinex.setRateLimited(on), 'provider_rate_limited', EXCHANGE_RATE_LIMIT_SECONDS],
-    ['maintenance', (on: boolean) => bitfinex.setStatus(on ? 'maintenance' : 'operative'), 'provider_unavailable', EXCHANGE_UNAVAILABLE_SECONDS],
+    ['the rate limit', (on: boolean) => live.fake.setRateLimited(on), 'provider_rate_limited', EXCHANGE_RATE_LIMIT_SECONDS],
+    ['maintenance', (on: boolean) => live.fake.setStatus(on ? 'maintenance' : 'operative'), 'provider_unavailable', EXCHANGE_UNAVAILABLE_SECONDS],
   ])('records %s as a failed refresh with the time to come back', async (_what, set, code, seconds) => {
-    const account = bitfinex.addAccount({ ledger: bitfinexLedger() });
+    const account = live.fake.addAccount({ ledger: bitfinexLedger() });
     const id = await connected('bitfinex', fields(account));
     set(true);
     try {
-      const before = Math.floor(t.clock.now() / 1000);
+      const before = Math.floor(live.app.clock.now() / 1000);
       const refreshed = await refresh(id, ['balances', 'transactions']);
       for (const state of [refreshed.balance_refresh, refreshed.transaction_refresh]) {
         expect(state).toMatchObject({ status: 'failed', error: { code } });
@@ -163,9 +147,9 @@ describe.each(engines())('Bitfinex through ccxt on %s', (engine) => {
   });
 
   it('marks the account requires_reauth when Bitfinex stops accepting the key', async () => {
-    const account = bitfinex.addAccount({ ledger: bitfinexLedger() });
+    const account = live.fake.addAccount({ ledger: bitfinexLedger() });
     const id = await connected('bitfinex', fields(account));
-    bitfinex.revoke(account);
+    live.fake.revoke(account);
     const refreshed = await refresh(id, ['balances', 'transactions']);
     expect(refreshed.status).toBe('requires_reauth');
     expect(refreshed.balance_refresh).toMatchObject({ status: 'failed', error: { code: 'reauthentication_required' } });

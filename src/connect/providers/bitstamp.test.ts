@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { request } from 'node:https';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
-import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
 import {
   BITSTAMP_MAINTENANCE,
   BITSTAMP_RATE_LIMITED,
@@ -13,10 +12,9 @@ import {
   type BitstampAccount,
   type FakeBitstamp,
 } from '../../../test/support/fake-bitstamp.js';
-import { liveExchangeSteps, netByAsset } from '../../../test/support/live-exchange.js';
+import { liveExchangeSuite, netByAsset } from '../../../test/support/live-exchange.js';
 import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-walk.js';
 import { SELF_SIGNED_TLS } from '../../../test/support/self-signed-tls.js';
-import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 import { formatUnits } from '../amounts.js';
 import { EXCHANGE_RATE_LIMIT_SECONDS, EXCHANGE_UNAVAILABLE_SECONDS } from './ccxt-errors.js';
 
@@ -75,29 +73,14 @@ const added = (padding: number) => ({ BTC: '0.42524569', ETH: '0.5', LTC: '2', U
  * refresh job.
  */
 describe.each(engines())('Bitstamp through ccxt on %s', (engine) => {
-  let t: TestApp;
-  let client: TestClient;
-  let bitstamp: FakeBitstamp;
-  const { consented, connected, refresh, allTransactions, call } = liveExchangeSteps(
-    () => t,
-    () => client,
-  );
+  const live = liveExchangeSuite(engine, 'bitstamp', startFakeBitstamp);
+  const { consented, connected, refresh, allTransactions, call } = live;
   const fields = (account: BitstampAccount) => ({ apiKey: account.key, secret: account.secret });
 
-  beforeAll(async () => {
-    bitstamp = await startFakeBitstamp();
-    t = await startTestApp(engine, { seams: { exchangeOverrides: { bitstamp: pointExchangeAt('bitstamp', bitstamp.url) } } });
-    client = await t.newClient();
-  });
-  afterAll(async () => {
-    await t?.close();
-    await bitstamp?.close();
-  });
-
   it('walks user_transactions 1,000 a page, each trade as its two legs, and the history adds up to the balances', async () => {
-    const account = bitstamp.addAccount(history(1100));
+    const account = live.fake.addAccount(history(1100));
     const id = await connected('bitstamp', fields(account));
-    const before = bitstamp.requests.length;
+    const before = live.fake.requests.length;
     const refreshed = await refresh(id, ['balances', 'transactions']);
     expect(refreshed.balance_refresh).toMatchObject({ status: 'succeeded', error: null });
     expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
@@ -137,35 +120,35 @@ describe.each(engines())('Bitstamp through ccxt on %s', (engine) => {
     expect(transactions.filter((tx) => tx.type === 'transfer')).toEqual([expect.objectContaining({ asset: 'XRP', amount: '25' })]);
 
     // Oldest first, 1,000 a page, the second from the thousandth entry's id: 1,108 entries in two pages.
-    expect(ledgerCalls(bitstamp, before).map((p) => [p.get('since_id'), p.get('sort'), p.get('limit'), p.get('offset')])).toEqual([
+    expect(ledgerCalls(live.fake, before).map((p) => [p.get('since_id'), p.get('sort'), p.get('limit'), p.get('offset')])).toEqual([
       [null, 'asc', '1000', null],
       [String(account.transactions[999]?.id), 'asc', '1000', null],
     ]);
   });
 
   it('corrects in place a row stored under ccxt’s reading, a deposit as a withdrawal', async () => {
-    const account = bitstamp.addAccount({ transactions: [bitstampTransfer(300_500_001, Date.now(), 'usd', '10000.00')], balances: { usd: { total: '10000.00', available: '10000.00' } } });
+    const account = live.fake.addAccount({ transactions: [bitstampTransfer(300_500_001, Date.now(), 'usd', '10000.00')], balances: { usd: { total: '10000.00', available: '10000.00' } } });
     const id = await connected('bitstamp', fields(account));
     await refresh(id, ['transactions']);
     // What a refresh stored before the rows were read by column: the same reference, as an outflow,
     // and the cursor of that walk by offset (a time), which the walk by id reads from the start.
-    await t.ctx.db.updateTable('connect_account_transactions').set({ type: 'withdrawal', amount: '-10000' }).where('account_id', '=', id).where('provider_ref', '=', 'ledger:300500001').execute();
-    await t.ctx.db.updateTable('connect_accounts').set({ transaction_cursor: JSON.stringify({ since: Date.now() - DAY }) }).where('id', '=', id).execute();
+    await live.app.ctx.db.updateTable('connect_account_transactions').set({ type: 'withdrawal', amount: '-10000' }).where('account_id', '=', id).where('provider_ref', '=', 'ledger:300500001').execute();
+    await live.app.ctx.db.updateTable('connect_accounts').set({ transaction_cursor: JSON.stringify({ since: Date.now() - DAY }) }).where('id', '=', id).execute();
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
     expect((await allTransactions(id)).map((tx) => [tx.type, tx.asset, tx.amount])).toEqual([['deposit', 'USD', '10000']]);
   });
 
   it('reads on from the newest id read on the next refresh, whether Bitstamp answers that row again or not', async () => {
-    const account = bitstamp.addAccount(history(0));
+    const account = live.fake.addAccount(history(0));
     const id = await connected('bitstamp', fields(account));
     await refresh(id, ['transactions']);
     const newestRead = account.transactions.at(-1)?.id;
     account.transactions.push(bitstampTrade(400_000_001, Date.now(), ['btc', 'usd'], '-0.00100000', '96.12', 96123.45, '0.24'));
-    const before = bitstamp.requests.length;
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
     // One call from the newest id read: the fake answers that row again (our reading of
     // `since_id`), which is left out; the new trade is its two legs.
-    expect(ledgerCalls(bitstamp, before).map((p) => p.get('since_id'))).toEqual([String(newestRead)]);
+    expect(ledgerCalls(live.fake, before).map((p) => p.get('since_id'))).toEqual([String(newestRead)]);
     const transactions = await allTransactions(id);
     expect(transactions).toHaveLength(11 + 2);
     expect(new Set(transactions.map((tx) => tx.id)).size).toBe(transactions.length);
@@ -173,19 +156,19 @@ describe.each(engines())('Bitstamp through ccxt on %s', (engine) => {
   });
 
   it('records a page failing mid-walk as a failed refresh, and the next refresh goes on from the last page stored', async () => {
-    const account = bitstamp.addAccount(history(1200));
+    const account = live.fake.addAccount(history(1200));
     const id = await connected('bitstamp', fields(account));
-    bitstamp.failNext((r) => r.path === '/api/v2/user_transactions/' && new URLSearchParams(r.body).has('since_id'), BITSTAMP_MAINTENANCE);
+    live.fake.failNext((r) => r.path === '/api/v2/user_transactions/' && new URLSearchParams(r.body).has('since_id'), BITSTAMP_MAINTENANCE);
     const failed = await refresh(id, ['transactions']);
     expect(failed.transaction_refresh).toMatchObject({ status: 'failed', error: { code: 'provider_unavailable' } });
     // The first page is stored (the oldest 1,000 entries, deposits all); the refresh is not complete.
     expect(await allTransactions(id)).toHaveLength(1000);
 
-    t.clock.advance(EXCHANGE_UNAVAILABLE_SECONDS);
-    const before = bitstamp.requests.length;
+    live.app.clock.advance(EXCHANGE_UNAVAILABLE_SECONDS);
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
     // From the id of the last entry stored: the first page is not read again.
-    expect(ledgerCalls(bitstamp, before).map((p) => p.get('since_id'))).toEqual([String(account.transactions[999]?.id)]);
+    expect(ledgerCalls(live.fake, before).map((p) => p.get('since_id'))).toEqual([String(account.transactions[999]?.id)]);
     const transactions = await allTransactions(id);
     expect(transactions).toHaveLength(11 + 1200);
     expect(netByAsset(transactions)).toEqual(added(1200));
@@ -198,10 +181,10 @@ describe.each(engines())('Bitstamp through ccxt on %s', (engine) => {
     ['an HTTP 429 with no response code', { status: 429, body: { status: 'error', reason: 'Too many requests' } }, 'provider_rate_limited', EXCHANGE_RATE_LIMIT_SECONDS],
     ['maintenance', BITSTAMP_MAINTENANCE, 'provider_unavailable', EXCHANGE_UNAVAILABLE_SECONDS],
   ])('records %s as a failed refresh with the time to come back', async (_what, answer, code, seconds) => {
-    const account = bitstamp.addAccount(history(0));
+    const account = live.fake.addAccount(history(0));
     const id = await connected('bitstamp', fields(account));
-    for (const path of ['/api/v2/account_balances/', '/api/v2/user_transactions/']) bitstamp.failNext((r) => r.path === path, answer);
-    const before = Math.floor(t.clock.now() / 1000);
+    for (const path of ['/api/v2/account_balances/', '/api/v2/user_transactions/']) live.fake.failNext((r) => r.path === path, answer);
+    const before = Math.floor(live.app.clock.now() / 1000);
     const refreshed = await refresh(id, ['balances', 'transactions']);
     for (const state of [refreshed.balance_refresh, refreshed.transaction_refresh]) {
       expect(state).toMatchObject({ status: 'failed', error: { code } });
@@ -211,16 +194,16 @@ describe.each(engines())('Bitstamp through ccxt on %s', (engine) => {
   });
 
   it('explains the rate limit on the form as a wait, not as an answer it could not use', async () => {
-    const account = bitstamp.addAccount(history(0));
+    const account = live.fake.addAccount(history(0));
     const { path, agent } = await consented();
-    bitstamp.failNext((r) => r.path === '/api/v2/account_balances/', BITSTAMP_RATE_LIMITED);
+    live.fake.failNext((r) => r.path === '/api/v2/account_balances/', BITSTAMP_RATE_LIMITED);
     const res = await agent.post(`${path}/providers/bitstamp`, fields(account));
     expect(res.statusCode).toBe(503);
     expect(res.body).toContain('Bitstamp is limiting how often we may ask.');
   });
 
   it('marks the account requires_reauth when Bitstamp stops accepting the key, and refuses a wrong secret on the form', async () => {
-    const account = bitstamp.addAccount(history(0));
+    const account = live.fake.addAccount(history(0));
     const id = await connected('bitstamp', fields(account));
     const secret = account.secret;
     // The key's secret changed at Bitstamp: our signatures no longer match (API0005).
@@ -237,7 +220,7 @@ describe.each(engines())('Bitstamp through ccxt on %s', (engine) => {
 
   it('reads deposit addresses where the key may, and none (the account staying active) where it may not', async () => {
     const addresses = { btc: { address: 'bc1qbitstampdeposit000000000000000000000000' }, eth: { address: '0x00000000000000000000000000000000000000bb' }, xrp: { address: 'rDsbeomae4FXwgQTJp9Rs64Qg9vDiTCdBv', destination_tag: 89_123_457 } };
-    const withDeposit = bitstamp.addAccount({ ...history(0), permissions: new Set(['account_balance', 'user_transactions', 'deposit']), addresses });
+    const withDeposit = live.fake.addAccount({ ...history(0), permissions: new Set(['account_balance', 'user_transactions', 'deposit']), addresses });
     const id = await connected('bitstamp', fields(withDeposit));
     expect((await refresh(id, ['balances'])).balance_refresh).toMatchObject({ status: 'succeeded' });
     expect((await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data.map((a: Record<string, string>) => [a.asset, a.address, a.label]).sort()).toEqual([
@@ -247,7 +230,7 @@ describe.each(engines())('Bitstamp through ccxt on %s', (engine) => {
     ]);
 
     // The key our steps ask for has no deposit permission: Bitstamp answers API0003.
-    const readOnly = bitstamp.addAccount({ ...history(0), addresses });
+    const readOnly = live.fake.addAccount({ ...history(0), addresses });
     const other = await connected('bitstamp', fields(readOnly));
     const refreshed = await refresh(other, ['balances']);
     expect(refreshed).toMatchObject({ status: 'active', balance_refresh: { status: 'succeeded' } });

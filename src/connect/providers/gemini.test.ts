@@ -1,9 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
-import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
-import { GEMINI_MARKETS, startFakeGemini, type FakeGemini, type GeminiAccount, type GeminiTrade } from '../../../test/support/fake-gemini.js';
-import { liveExchangeSteps, netByAsset } from '../../../test/support/live-exchange.js';
-import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
+import { GEMINI_MARKETS, startFakeGemini, type GeminiAccount, type GeminiTrade } from '../../../test/support/fake-gemini.js';
+import { liveExchangeSuite, netByAsset } from '../../../test/support/live-exchange.js';
 
 const DAY = 86_400_000;
 
@@ -13,13 +11,8 @@ const DAY = 86_400_000;
  * market) page forward by time, as Gemini documents the walk.
  */
 describe.each(engines())('Gemini through ccxt on %s', (engine) => {
-  let t: TestApp;
-  let client: TestClient;
-  let gemini: FakeGemini;
-  const { consented, connected, refresh, allTransactions, call } = liveExchangeSteps(
-    () => t,
-    () => client,
-  );
+  const live = liveExchangeSuite(engine, 'gemini', startFakeGemini);
+  const { consented, connected, refresh, allTransactions, call } = live;
   const fields = (account: GeminiAccount) => ({ apiKey: account.key, secret: account.secret });
   const trade = (symbol: string, tid: number, type: 'Buy' | 'Sell', amount: string, price: string, fee_amount: string, fee_currency: string, daysAgo: number): GeminiTrade => ({
     symbol,
@@ -33,16 +26,6 @@ describe.each(engines())('Gemini through ccxt on %s', (engine) => {
     timestampms: Date.now() - daysAgo * DAY,
   });
 
-  beforeAll(async () => {
-    gemini = await startFakeGemini();
-    t = await startTestApp(engine, { seams: { exchangeOverrides: { gemini: pointExchangeAt('gemini', gemini.url) } } });
-    client = await t.newClient();
-  });
-  afterAll(async () => {
-    await t?.close();
-    await gemini?.close();
-  });
-
   it('reads every page of transfers and every market’s trades, following the assets found, and the history adds up to the balances', async () => {
     const deposits = Array.from({ length: 120 }, (_, i) => ({
       eid: 1000 + i,
@@ -53,7 +36,7 @@ describe.each(engines())('Gemini through ccxt on %s', (engine) => {
       txHash: i.toString(16).padStart(64, '0'),
       timestampms: Date.now() - 60 * DAY + i * 3_600_000,
     }));
-    const account = gemini.addAccount({
+    const account = live.fake.addAccount({
       balances: [
         { currency: 'BTC', amount: '1.2', available: '1.2' },
         { currency: 'USD', amount: '4995.001', available: '4995.001' },
@@ -68,7 +51,7 @@ describe.each(engines())('Gemini through ccxt on %s', (engine) => {
       ],
     });
     const id = await connected('gemini', fields(account));
-    const before = gemini.requests.length;
+    const before = live.fake.requests.length;
     const refreshed = await refresh(id, ['balances', 'transactions']);
     expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
     expect(refreshed.balance_refresh).toMatchObject({ status: 'succeeded' });
@@ -76,7 +59,7 @@ describe.each(engines())('Gemini through ccxt on %s', (engine) => {
     expect((await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data).toEqual([
       expect.objectContaining({ address: 'bc1qgeminideposit000000000000000000000000', asset: 'BTC', network: 'BTC', kind: 'deposit' }),
     ]);
-    expect(gemini.requests.slice(before).filter((r) => r.path.startsWith('/v1/addresses/')).map((r) => r.path)).toEqual(['/v1/addresses/bitcoin']);
+    expect(live.fake.requests.slice(before).filter((r) => r.path.startsWith('/v1/addresses/')).map((r) => r.path)).toEqual(['/v1/addresses/bitcoin']);
 
     const transactions = await allTransactions(id);
     expect(transactions.filter((tx) => tx.type === 'deposit')).toHaveLength(121);
@@ -88,7 +71,7 @@ describe.each(engines())('Gemini through ccxt on %s', (engine) => {
       ['USD', '4995.001'],
     ]);
 
-    const payloads = gemini.requests.slice(before).map((r) => ({ path: r.path, body: JSON.parse(Buffer.from(String(r.headers['x-gemini-payload'] ?? ''), 'base64').toString('utf8') || '{}') as Record<string, unknown> }));
+    const payloads = live.fake.requests.slice(before).map((r) => ({ path: r.path, body: JSON.parse(Buffer.from(String(r.headers['x-gemini-payload'] ?? ''), 'base64').toString('utf8') || '{}') as Record<string, unknown> }));
     // Transfers from the beginning, 50 at a time, each page from one ms after the newest read, to an empty page.
     const transferPages = payloads.filter((p) => p.path === '/v1/transfers').map((p) => p.body);
     expect(transferPages).toHaveLength(4);
@@ -100,14 +83,14 @@ describe.each(engines())('Gemini through ccxt on %s', (engine) => {
   });
 
   it('asks each market only for trades after the last one read on the next refresh', async () => {
-    const account = gemini.addAccount({ balances: [{ currency: 'USD', amount: '100', available: '100' }], trades: [trade('btcusd', 10, 'Buy', '0.001', '60000', '0.6', 'USD', 3)] });
+    const account = live.fake.addAccount({ balances: [{ currency: 'USD', amount: '100', available: '100' }], trades: [trade('btcusd', 10, 'Buy', '0.001', '60000', '0.6', 'USD', 3)] });
     const id = await connected('gemini', fields(account));
     await refresh(id, ['transactions']);
     const first = account.trades[0] as GeminiTrade;
     account.trades.push(trade('btcusd', 11, 'Sell', '0.001', '61000', '0.61', 'USD', 0));
-    const before = gemini.requests.length;
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
-    const btc = gemini.requests
+    const btc = live.fake.requests
       .slice(before)
       .map((r) => JSON.parse(Buffer.from(String(r.headers['x-gemini-payload'] ?? ''), 'base64').toString('utf8') || '{}') as Record<string, unknown>)
       .filter((b) => b.request === '/v1/mytrades' && b.symbol === 'btcusd');
@@ -118,27 +101,27 @@ describe.each(engines())('Gemini through ccxt on %s', (engine) => {
   });
 
   it('reads no deposit addresses, but keeps the account active, when the key’s role cannot list them', async () => {
-    const account = gemini.addAccount({
+    const account = live.fake.addAccount({
       roles: { isAuditor: false, isFundManager: false, isTrader: false },
       balances: [{ currency: 'BTC', amount: '0.1', available: '0.1' }],
       addresses: { bitcoin: [{ address: 'bc1qgeminideposit000000000000000000000000', timestamp: Date.now() }] },
     });
     const id = await connected('gemini', fields(account));
-    const before = gemini.requests.length;
+    const before = live.fake.requests.length;
     const refreshed = await refresh(id, ['balances']);
     expect(refreshed).toMatchObject({ status: 'active', balance_refresh: { status: 'succeeded', error: null } });
     // Gemini refused the lookup (MissingRole), which ccxt reports as an authentication failure.
-    expect(gemini.requests.slice(before).filter((r) => r.path === '/v1/addresses/bitcoin')).toHaveLength(1);
+    expect(live.fake.requests.slice(before).filter((r) => r.path === '/v1/addresses/bitcoin')).toHaveLength(1);
     expect((await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data).toEqual([]);
   });
 
   it('refuses a key with the Trader or Fund Manager role, and explains a wrong secret', async () => {
-    const trader = gemini.addAccount({ roles: { isAuditor: false, isFundManager: false, isTrader: true } });
+    const trader = live.fake.addAccount({ roles: { isAuditor: false, isFundManager: false, isTrader: true } });
     const { path, agent } = await consented();
     const refused = await agent.post(`${path}/providers/gemini`, fields(trader));
     expect(refused.statusCode).toBe(422);
     expect(refused.body).toContain('This key can trade.');
-    const auditor = gemini.addAccount();
+    const auditor = live.fake.addAccount();
     const wrong = await agent.post(`${path}/providers/gemini`, { apiKey: auditor.key, secret: `${auditor.secret}x` });
     expect(wrong.statusCode).toBe(422);
     expect(wrong.body).toContain('Gemini did not accept this API key and secret.');

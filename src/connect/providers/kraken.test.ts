@@ -3,10 +3,9 @@ import { isIP } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { engines } from '../../../test/support/database.js';
 import { snapshotDatabase } from '../../../test/support/db-snapshot.js';
-import { krakenLedger, startFakeKraken, type FakeKraken, type KrakenAccount } from '../../../test/support/fake-kraken.js';
-import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
-import { liveExchangeSteps } from '../../../test/support/live-exchange.js';
-import { captureStream, startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
+import { krakenLedger, startFakeKraken, type KrakenAccount } from '../../../test/support/fake-kraken.js';
+import { liveExchangeSuite } from '../../../test/support/live-exchange.js';
+import { captureStream } from '../../../test/support/test-app.js';
 import { EXCHANGE_RATE_LIMIT_SECONDS, EXCHANGE_UNAVAILABLE_SECONDS } from './ccxt-errors.js';
 
 /**
@@ -14,40 +13,26 @@ import { EXCHANGE_RATE_LIMIT_SECONDS, EXCHANGE_UNAVAILABLE_SECONDS } from './ccx
  * class, unmodified, against a local fake Kraken that checks every signature as Kraken documents it.
  */
 describe.each(engines())('Kraken through ccxt on %s', (engine) => {
-  let t: TestApp;
-  let client: TestClient;
-  let kraken: FakeKraken;
   const log = captureStream();
   /** Every host a connection looked up: no name may be (ccxt must reach only the fake, by IP literal). */
   const lookups: string[] = [];
 
-  beforeAll(async () => {
+  // Before the fake and the app start (hooks run in order), and after both are closed (in reverse).
+  beforeAll(() => {
     const lookup = dns.lookup;
     vi.spyOn(dns, 'lookup').mockImplementation(((hostname: string, ...rest: unknown[]) => {
       lookups.push(hostname);
       return (lookup as (...args: unknown[]) => unknown)(hostname, ...rest);
     }) as typeof dns.lookup);
-    kraken = await startFakeKraken();
-    t = await startTestApp(engine, {
-      // Every log line the service writes, so the secrets test sees all of them.
-      config: { LOG_LEVEL: 'trace' },
-      logStream: log.stream,
-      seams: { exchangeOverrides: { kraken: pointExchangeAt('kraken', kraken.url) } },
-    });
-    client = await t.newClient();
   });
-  afterAll(async () => {
+  afterAll(() => {
     vi.restoreAllMocks();
-    await t?.close();
-    await kraken?.close();
     // Some clients pass IP literals through lookup too; those resolve nothing.
     expect(lookups.filter((host) => isIP(host) === 0)).toEqual([]);
   });
-
-  const { call, consented, session, refresh, allTransactions, connected: connectedTo } = liveExchangeSteps(
-    () => t,
-    () => client,
-  );
+  // Every log line the service writes, so the secrets test sees all of them.
+  const live = liveExchangeSuite(engine, 'kraken', startFakeKraken, { app: { config: { LOG_LEVEL: 'trace' }, logStream: log.stream } });
+  const { call, consented, session, refresh, allTransactions, connected: connectedTo } = live;
   const connected = (account: KrakenAccount) => connectedTo('kraken', { apiKey: account.key, secret: account.secret });
 
   it('offers the exchanges of the table in live mode, and Kraken asks for exactly a key and a secret with read-only steps', async () => {
@@ -64,7 +49,7 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
   });
 
   it('explains a wrong secret in plain words, stores nothing, and lets the person try again in the same session', async () => {
-    const account = kraken.addAccount({ balances: { XXBT: { balance: '0.5000000000', hold_trade: '0.0000000000' } } });
+    const account = live.fake.addAccount({ balances: { XXBT: { balance: '0.5000000000', hold_trade: '0.0000000000' } } });
     const { session: created, path, agent } = await consented();
     const wrong = await agent.post(`${path}/providers/kraken`, { apiKey: account.key, secret: Buffer.alloc(64, 1).toString('base64') });
     expect(wrong.statusCode).toBe(422);
@@ -85,7 +70,7 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
     ['a locked account', 'ETrade:User Locked', 422, 'Kraken says this account is locked or suspended.'],
     ['an outage', 'EService:Unavailable', 503, 'Kraken is not responding right now.'],
   ])('explains %s (%s) in the flow and creates no account', async (_what, error, status, message) => {
-    const account = kraken.addAccount({ failWith: error });
+    const account = live.fake.addAccount({ failWith: error });
     const { session: created, path, agent } = await consented();
     const res = await agent.post(`${path}/providers/kraken`, { apiKey: error === 'EAPI:Invalid key' ? `${account.key}x` : account.key, secret: account.secret });
     expect(res.statusCode).toBe(status);
@@ -95,15 +80,15 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
 
   it('refuses an empty field before asking Kraken', async () => {
     const { path, agent } = await consented();
-    const before = kraken.requests.length;
+    const before = live.fake.requests.length;
     const res = await agent.post(`${path}/providers/kraken`, { apiKey: 'some-key', secret: '  ' });
     expect(res.statusCode).toBe(422);
     expect(res.body).toContain('Enter the api secret.');
-    expect(kraken.requests.length).toBe(before);
+    expect(live.fake.requests.length).toBe(before);
   });
 
   it('refreshes balances as exact decimal strings, and deposit addresses with them', async () => {
-    const account = kraken.addAccount({
+    const account = live.fake.addAccount({
       balances: {
         XXBT: { balance: '1.2345678901', hold_trade: '0.1000000000' },
         // 17 significant digits: a float would make it …123.4568.
@@ -127,7 +112,7 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
   });
 
   it('reads no deposit addresses, but keeps the account active, when the key lacks the Deposit Funds permission', async () => {
-    const account = kraken.addAccount({
+    const account = live.fake.addAccount({
       permissions: new Set(['query_funds', 'query_ledger']),
       balances: { XXBT: { balance: '1.0000000000', hold_trade: '0.0000000000' } },
       depositAddresses: { XXBT: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' },
@@ -139,12 +124,12 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
   });
 
   it('walks every ledger page and stores each entry once, with signed exact amounts and fees', async () => {
-    const account = kraken.addAccount({ ledger: krakenLedger(120) });
+    const account = live.fake.addAccount({ ledger: krakenLedger(120) });
     const id = await connected(account);
-    const offsetsBefore = kraken.ledgerOffsets().length;
+    const offsetsBefore = live.fake.ledgerOffsets().length;
     const refreshed = await refresh(id, ['transactions']);
     expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
-    expect(kraken.ledgerOffsets().slice(offsetsBefore)).toEqual([0, 50, 100]);
+    expect(live.fake.ledgerOffsets().slice(offsetsBefore)).toEqual([0, 50, 100]);
 
     const stored = await allTransactions(id);
     expect(stored).toHaveLength(120);
@@ -160,7 +145,7 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
   });
 
   it('records a failed page mid-walk as a failed refresh, and the next refresh goes on from the last page stored', async () => {
-    const account = kraken.addAccount({ ledger: krakenLedger(120), failLedgerAtOffset: 100 });
+    const account = live.fake.addAccount({ ledger: krakenLedger(120), failLedgerAtOffset: 100 });
     const id = await connected(account);
     const refreshed = await refresh(id, ['transactions']);
     expect(refreshed.transaction_refresh).toMatchObject({ status: 'failed', error: { code: 'provider_unavailable' } });
@@ -168,36 +153,36 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
     expect(await allTransactions(id)).toHaveLength(100);
 
     delete account.failLedgerAtOffset;
-    t.clock.advance(EXCHANGE_UNAVAILABLE_SECONDS);
-    const before = kraken.requests.length;
+    live.app.clock.advance(EXCHANGE_UNAVAILABLE_SECONDS);
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
     // It asks only for what is older than the oldest entry stored (Kraken's `end`, inclusive):
     // the 20 left and the few of the boundary second again, one page.
     const oldestStored = Math.floor((account.ledger[20] as { time: number }).time);
-    const resumed = kraken.requests.slice(before).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
+    const resumed = live.fake.requests.slice(before).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
     expect(resumed.map((p) => [p.get('end'), p.get('ofs')])).toEqual([[String(oldestStored + 1), '0']]);
     expect(await allTransactions(id)).toHaveLength(120);
 
     // Done: the next refresh is incremental, from a day before the newest entry.
     const newest = Math.floor(Math.max(...account.ledger.map((e) => e.time)));
-    const again = kraken.requests.length;
+    const again = live.fake.requests.length;
     await refresh(id, ['transactions']);
-    const next = kraken.requests.slice(again).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
+    const next = live.fake.requests.slice(again).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
     expect(next.every((p) => p.get('start') === String(newest - 86_400) && !p.has('end'))).toBe(true);
   });
 
   it('reads only what is new (and the last day again) on the next refresh, from the stored cursor', async () => {
     // Hourly entries: 120 span five days.
     const start = 1_767_603_600;
-    const account = kraken.addAccount({ ledger: krakenLedger(120, { startTime: start, spacing: 3600 }) });
+    const account = live.fake.addAccount({ ledger: krakenLedger(120, { startTime: start, spacing: 3600 }) });
     const id = await connected(account);
     await refresh(id, ['transactions']);
     const newest = Math.floor(Math.max(...account.ledger.map((e) => e.time)));
 
     account.ledger.push(...krakenLedger(30, { startTime: newest + 3 * 86_400, spacing: 3600, first: 120 }));
-    const requestsBefore = kraken.requests.length;
+    const requestsBefore = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
-    const ledgerCalls = kraken.requests.slice(requestsBefore).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
+    const ledgerCalls = live.fake.requests.slice(requestsBefore).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
     // From a day before the newest entry already read: 24 re-read, 30 new → two pages.
     expect(ledgerCalls.map((p) => [p.get('start'), p.get('ofs')])).toEqual([
       [String(newest - 86_400), '0'],
@@ -210,12 +195,12 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
     ['the rate limit', (a: KrakenAccount) => (a.failWith = 'EAPI:Rate limit exceeded'), 'provider_rate_limited', EXCHANGE_RATE_LIMIT_SECONDS],
     ['an outage', (a: KrakenAccount) => (a.failWith = 'EService:Unavailable'), 'provider_unavailable', EXCHANGE_UNAVAILABLE_SECONDS],
   ])('records %s as a failed refresh with the time to come back', async (_what, breakIt, code, seconds) => {
-    const account = kraken.addAccount({ ledger: krakenLedger(3) });
+    const account = live.fake.addAccount({ ledger: krakenLedger(3) });
     const id = await connected(account);
     breakIt(account);
-    const before = Math.floor(t.clock.now() / 1000);
+    const before = Math.floor(live.app.clock.now() / 1000);
     const refreshed = await refresh(id, ['balances', 'transactions']);
-    const after = Math.floor(t.clock.now() / 1000);
+    const after = Math.floor(live.app.clock.now() / 1000);
     for (const state of [refreshed.balance_refresh, refreshed.transaction_refresh]) {
       expect(state).toMatchObject({ status: 'failed', error: { code } });
       expect(state.next_refresh_available_at).toBeGreaterThanOrEqual(before + seconds);
@@ -225,20 +210,20 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
   });
 
   it('records maintenance as unavailable with the time to come back', async () => {
-    const account = kraken.addAccount({ ledger: krakenLedger(3) });
+    const account = live.fake.addAccount({ ledger: krakenLedger(3) });
     const id = await connected(account);
-    kraken.setStatus('maintenance');
+    live.fake.setStatus('maintenance');
     try {
       const refreshed = await refresh(id, ['transactions']);
       expect(refreshed.transaction_refresh).toMatchObject({ status: 'failed', error: { code: 'provider_unavailable' } });
       expect(refreshed.transaction_refresh.next_refresh_available_at).toBeGreaterThan(0);
     } finally {
-      kraken.setStatus('online');
+      live.fake.setStatus('online');
     }
   });
 
   it('marks the account requires_reauth, with an event, when Kraken stops accepting the key', async () => {
-    const account = kraken.addAccount({ balances: { XXBT: { balance: '1.0000000000', hold_trade: '0.0000000000' } } });
+    const account = live.fake.addAccount({ balances: { XXBT: { balance: '1.0000000000', hold_trade: '0.0000000000' } } });
     const id = await connected(account);
     account.failWith = 'EAPI:Invalid key';
     const refreshed = await refresh(id, ['balances']);
@@ -249,10 +234,10 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
   });
 
   it('never writes an API key or secret to the logs or the database', async () => {
-    const account = kraken.addAccount({ balances: { XXBT: { balance: '1.0000000000', hold_trade: '0.0000000000' } }, ledger: krakenLedger(60) });
+    const account = live.fake.addAccount({ balances: { XXBT: { balance: '1.0000000000', hold_trade: '0.0000000000' } }, ledger: krakenLedger(60) });
     const { session: created, path, agent } = await consented();
     // A failed attempt first (its key and secret must not be kept either), then the real one.
-    const other = kraken.addAccount({ failWith: 'EGeneral:Permission denied' });
+    const other = live.fake.addAccount({ failWith: 'EGeneral:Permission denied' });
     expect((await agent.post(`${path}/providers/kraken`, { apiKey: other.key, secret: other.secret })).statusCode).toBe(422);
     expect((await agent.post(`${path}/providers/kraken`, { apiKey: account.key, secret: account.secret })).statusCode).toBe(303);
     expect((await agent.post(`${path}/finish`)).statusCode).toBe(200);
@@ -263,7 +248,7 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
 
     expect(log.lines.length).toBeGreaterThan(0);
     const logs = log.lines.join('\n');
-    const dump = [...(await snapshotDatabase(t.ctx.db, [])).values()].join('\n');
+    const dump = [...(await snapshotDatabase(live.app.ctx.db, [])).values()].join('\n');
     for (const secret of [account.key, account.secret, other.key, other.secret]) {
       for (const form of [secret, encodeURIComponent(secret), Buffer.from(secret, 'base64').toString('hex')]) {
         expect(logs.includes(form), 'logs').toBe(false);

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
-import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
 import { startFakeKucoin, type FakeKucoin, type KucoinAccount, type KucoinEntry } from '../../../test/support/fake-kucoin.js';
-import { liveExchangeSteps, netByAsset } from '../../../test/support/live-exchange.js';
+import { liveExchangeSuite, netByAsset } from '../../../test/support/live-exchange.js';
 import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-walk.js';
-import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 import { EXCHANGE_RATE_LIMIT_SECONDS } from './ccxt-errors.js';
 
 const DAY = 86_400_000;
@@ -81,34 +79,19 @@ function highFrequency(padding: number) {
  * year, and the Trade HF ledger by id.
  */
 describe.each(engines())('KuCoin through ccxt on %s', (engine) => {
-  let t: TestApp;
-  let client: TestClient;
-  let kucoin: FakeKucoin;
-  const { consented, connected, refresh, allTransactions, call } = liveExchangeSteps(
-    () => t,
-    () => client,
-  );
+  const live = liveExchangeSuite(engine, 'kucoin', startFakeKucoin);
+  const { consented, connected, refresh, allTransactions, call } = live;
   const fields = (account: KucoinAccount) => ({ apiKey: account.key, secret: account.secret, password: account.passphrase });
-  const calls = (from: number, path: string) => kucoin.requests.slice(from).filter((r) => r.path === path).map((r) => r.query);
+  const calls = (from: number, path: string) => live.fake.requests.slice(from).filter((r) => r.path === path).map((r) => r.query);
   const balancesOf = async (id: string) => (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data.map((b: { asset: string; total: string }) => [b.asset, b.total]);
 
-  beforeAll(async () => {
-    kucoin = await startFakeKucoin();
-    t = await startTestApp(engine, { seams: { exchangeOverrides: { kucoin: pointExchangeAt('kucoin', kucoin.url) } } });
-    client = await t.newClient();
-  });
-  afterAll(async () => {
-    await t?.close();
-    await kucoin?.close();
-  });
-
   it('walks the account ledger a day a call back a year, past quiet days, and the history adds up to the Main and Trade balances', async () => {
-    const account = kucoin.addAccount({
+    const account = live.fake.addAccount({
       ...classic(1200),
       addresses: { BTC: [{ chain: 'btc', address: 'bc1qkucoindeposit00000000000000000000000000' }], USDT: [{ chain: 'eth', address: '0x00000000000000000000000000000000000000aa' }, { chain: 'trx', address: 'TKucoinDeposit000000000000000000000' }] },
     });
     const id = await connected('kucoin', fields(account));
-    const before = kucoin.requests.length;
+    const before = live.fake.requests.length;
     const refreshed = await refresh(id, ['balances', 'transactions']);
     expect(refreshed.balance_refresh).toMatchObject({ status: 'succeeded', error: null });
     expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
@@ -149,9 +132,9 @@ describe.each(engines())('KuCoin through ccxt on %s', (engine) => {
   });
 
   it('reads a high-frequency account’s Trade HF balances and ledger, paged by id', async () => {
-    const account = kucoin.addAccount(highFrequency(250));
+    const account = live.fake.addAccount(highFrequency(250));
     const id = await connected('kucoin', fields(account));
-    const before = kucoin.requests.length;
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['balances', 'transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
     expect(await balancesOf(id)).toEqual([
       ['BTC', '0.46049'],
@@ -168,20 +151,20 @@ describe.each(engines())('KuCoin through ccxt on %s', (engine) => {
   });
 
   it('reads a quiet account’s next refresh from the last walk’s start, not the year again', async () => {
-    const account = kucoin.addAccount({ entries: [], balances: [] });
+    const account = live.fake.addAccount({ entries: [], balances: [] });
     const id = await connected('kucoin', fields(account));
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
-    const before = kucoin.requests.length;
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
     expect(calls(before, '/api/v1/accounts/ledgers').length).toBeLessThanOrEqual(2);
   });
 
   it('reads back only to the cursor’s time on the next refresh', async () => {
-    const account = kucoin.addAccount(classic(0));
+    const account = live.fake.addAccount(classic(0));
     const id = await connected('kucoin', fields(account));
     await refresh(id, ['transactions']);
     account.entries.push({ id: '265329987799999', currency: 'USDT', amount: '5', fee: '0', direction: 'in', bizType: 'Deposit', accountType: 'MAIN', createdAt: Date.now() });
-    const before = kucoin.requests.length;
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
     // From a day before the newest entry the last refresh read (the withdrawal ten days ago):
     // eleven or twelve windows, not a year's.
@@ -192,37 +175,37 @@ describe.each(engines())('KuCoin through ccxt on %s', (engine) => {
   });
 
   it('records a used-up quota as rate limited, with the time to come back, and an outage as unavailable', async () => {
-    const account = kucoin.addAccount(classic(0));
+    const account = live.fake.addAccount(classic(0));
     const id = await connected('kucoin', fields(account));
-    kucoin.failNext((r) => r.path === '/api/v1/accounts', { status: 429, body: { code: '429000', msg: 'Too Many Requests' }, headers: { 'gw-ratelimit-reset': '1500' } });
-    const before = Math.floor(t.clock.now() / 1000);
+    live.fake.failNext((r) => r.path === '/api/v1/accounts', { status: 429, body: { code: '429000', msg: 'Too Many Requests' }, headers: { 'gw-ratelimit-reset': '1500' } });
+    const before = Math.floor(live.app.clock.now() / 1000);
     const limited = await refresh(id, ['balances']);
     expect(limited.balance_refresh).toMatchObject({ status: 'failed', error: { code: 'provider_rate_limited' } });
     expect(limited.balance_refresh.next_refresh_available_at).toBeGreaterThanOrEqual(before + EXCHANGE_RATE_LIMIT_SECONDS);
     expect(limited.status).toBe('active');
 
     // The older per-endpoint limit, 200002, likewise.
-    const other = await connected('kucoin', fields(kucoin.addAccount(classic(0))));
-    kucoin.failNext((r) => r.path === '/api/v1/accounts', { status: 200, body: { code: '200002', msg: 'Too many requests' } });
+    const other = await connected('kucoin', fields(live.fake.addAccount(classic(0))));
+    live.fake.failNext((r) => r.path === '/api/v1/accounts', { status: 200, body: { code: '200002', msg: 'Too many requests' } });
     expect((await refresh(other, ['balances'])).balance_refresh).toMatchObject({ status: 'failed', error: { code: 'provider_rate_limited' } });
 
-    kucoin.failNext((r) => r.path === '/api/v1/accounts/ledgers', { status: 503, body: 'Service Unavailable: we are temporarily offline for maintenance', text: true });
+    live.fake.failNext((r) => r.path === '/api/v1/accounts/ledgers', { status: 503, body: 'Service Unavailable: we are temporarily offline for maintenance', text: true });
     const down = await refresh(id, ['transactions']);
     expect(down.transaction_refresh).toMatchObject({ status: 'failed', error: { code: 'provider_unavailable' } });
     expect(down.transaction_refresh.next_refresh_available_at).toBeGreaterThan(0);
   });
 
   it('marks the account requires_reauth when KuCoin stops accepting the key', async () => {
-    const account = kucoin.addAccount(classic(0));
+    const account = live.fake.addAccount(classic(0));
     const id = await connected('kucoin', fields(account));
-    kucoin.failNext((r) => r.path === '/api/v1/accounts', { status: 401, body: { code: '400003', msg: 'KC-API-KEY not exists' } });
+    live.fake.failNext((r) => r.path === '/api/v1/accounts', { status: 401, body: { code: '400003', msg: 'KC-API-KEY not exists' } });
     const refreshed = await refresh(id, ['balances']);
     expect(refreshed.status).toBe('requires_reauth');
     expect(refreshed.balance_refresh).toMatchObject({ status: 'failed', error: { code: 'reauthentication_required' } });
   });
 
   it('refuses a unified trading account, which it cannot read yet', async () => {
-    const unified = kucoin.addAccount({ mode: 'UNIFIED' });
+    const unified = live.fake.addAccount({ mode: 'UNIFIED' });
     const { path, agent } = await consented();
     const refused = await agent.post(`${path}/providers/kucoin`, fields(unified));
     expect(refused.statusCode).toBe(422);
@@ -230,12 +213,12 @@ describe.each(engines())('KuCoin through ccxt on %s', (engine) => {
   });
 
   it('refuses a key that can trade, and explains a wrong passphrase', async () => {
-    const trader = kucoin.addAccount({ permission: 'General,Spot' });
+    const trader = live.fake.addAccount({ permission: 'General,Spot' });
     const { path, agent } = await consented();
     const refused = await agent.post(`${path}/providers/kucoin`, fields(trader));
     expect(refused.statusCode).toBe(422);
     expect(refused.body).toContain('This key can trade.');
-    const reader = kucoin.addAccount();
+    const reader = live.fake.addAccount();
     const wrong = await agent.post(`${path}/providers/kucoin`, { ...fields(reader), password: `${reader.passphrase}x` });
     expect(wrong.statusCode).toBe(422);
     expect(wrong.body).toContain('KuCoin did not accept');

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
-import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
 import { okxBillAnswer, startFakeOkx, type FakeOkx, type OkxAccount, type OkxBill } from '../../../test/support/fake-okx.js';
-import { liveExchangeSteps, netByAsset } from '../../../test/support/live-exchange.js';
+import { liveExchangeSuite, netByAsset } from '../../../test/support/live-exchange.js';
 import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-walk.js';
-import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 
 const DAY = 86_400_000;
 
@@ -54,30 +52,15 @@ function history(padding: number, tradingPadding = 0) {
  * by bill id.
  */
 describe.each(engines())('OKX through ccxt on %s', (engine) => {
-  let t: TestApp;
-  let client: TestClient;
-  let okx: FakeOkx;
-  const { consented, connected, refresh, allTransactions, call } = liveExchangeSteps(
-    () => t,
-    () => client,
-  );
+  const live = liveExchangeSuite(engine, 'okx', startFakeOkx);
+  const { consented, connected, refresh, allTransactions, call } = live;
   const fields = (account: OkxAccount) => ({ apiKey: account.key, secret: account.secret, password: account.passphrase });
-  const billCalls = (from: number, path: string) => okx.requests.slice(from).filter((r) => r.path === path).map((r) => r.query);
-
-  beforeAll(async () => {
-    okx = await startFakeOkx();
-    t = await startTestApp(engine, { seams: { exchangeOverrides: { okx: pointExchangeAt('okx', okx.url) } } });
-    client = await t.newClient();
-  });
-  afterAll(async () => {
-    await t?.close();
-    await okx?.close();
-  });
+  const billCalls = (from: number, path: string) => live.fake.requests.slice(from).filter((r) => r.path === path).map((r) => r.query);
 
   it('reads both books’ bills page by page and both books’ balances, and the history adds up to them', async () => {
-    const account = okx.addAccount({ ...history(230, 150), addresses: { BTC: [{ chain: 'BTC-Bitcoin', addr: 'bc1qokxdeposit0000000000000000000000000000' }] } });
+    const account = live.fake.addAccount({ ...history(230, 150), addresses: { BTC: [{ chain: 'BTC-Bitcoin', addr: 'bc1qokxdeposit0000000000000000000000000000' }] } });
     const id = await connected('okx', fields(account));
-    const before = okx.requests.length;
+    const before = live.fake.requests.length;
     const refreshed = await refresh(id, ['balances', 'transactions']);
     expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
     expect(refreshed.balance_refresh).toMatchObject({ status: 'succeeded', error: null });
@@ -120,11 +103,11 @@ describe.each(engines())('OKX through ccxt on %s', (engine) => {
   });
 
   it('reads back only to the cursor’s time on the next refresh, in each book', async () => {
-    const account = okx.addAccount(history(230));
+    const account = live.fake.addAccount(history(230));
     const id = await connected('okx', fields(account));
     await refresh(id, ['transactions']);
     account.fundingBills.push({ billId: '9000000', ccy: 'USDT', balChg: '5', bal: '0', type: '1', ts: Date.now() });
-    const before = okx.requests.length;
+    const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
     // One page each: it reaches back past the last refresh's newest bill less a day.
     expect(billCalls(before, '/api/v5/asset/bills-history')).toHaveLength(1);
@@ -135,12 +118,12 @@ describe.each(engines())('OKX through ccxt on %s', (engine) => {
   });
 
   it('refuses a key that can trade, and explains a wrong passphrase', async () => {
-    const trader = okx.addAccount({ perm: 'read_only,trade' });
+    const trader = live.fake.addAccount({ perm: 'read_only,trade' });
     const { path, agent } = await consented();
     const refused = await agent.post(`${path}/providers/okx`, fields(trader));
     expect(refused.statusCode).toBe(422);
     expect(refused.body).toContain('This key can trade.');
-    const reader = okx.addAccount();
+    const reader = live.fake.addAccount();
     const wrong = await agent.post(`${path}/providers/okx`, { ...fields(reader), password: `${reader.passphrase}x` });
     expect(wrong.statusCode).toBe(422);
     expect(wrong.body).toContain('OKX did not accept');
