@@ -1,8 +1,6 @@
 import { createPublicKey, generateKeyPairSync, randomUUID, verify, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, type FakeResponse } from './fake-exchange-server.js';
-import { pointExchangeAt } from './exchange-overrides.js';
 import { SELF_SIGNED_TLS } from './self-signed-tls.js';
-import type { ExchangeOverrides } from '../../src/connect/providers/ccxt-provider.js';
 
 /**
  * A local Coinbase Advanced Trade API (and the v2 endpoints ccxt's coinbase class reads with it),
@@ -41,8 +39,6 @@ export interface CoinbaseAccount {
 
 export interface FakeCoinbase extends FakeExchangeServer {
   addAccount(options?: Partial<Pick<CoinbaseAccount, 'permissions' | 'wallets' | 'failWith'>>): CoinbaseAccount;
-  /** ccxt options that reach this fake: its URLs, and a fetch that trusts its self-signed certificate. */
-  overrides(): ExchangeOverrides;
   /** Also accept OAuth access tokens of this issuer (RS256 JWTs whose `sub` is an account's key). */
   trustOAuthIssuer(issuer: string, keys: JsonWebKey[]): void;
 }
@@ -270,9 +266,6 @@ export async function startFakeCoinbase(): Promise<FakeCoinbase> {
       };
       accounts.set(account.key, account);
       return account;
-    },
-    overrides(): ExchangeOverrides {
-      return pointExchangeAt('coinbase', server.url);
     },
     trustOAuthIssuer(issuer: string, keys: JsonWebKey[]): void {
       oauth = { issuer, keys: new Map(keys.map((jwk) => [String((jwk as { kid?: string }).kid), createPublicKey({ key: jwk, format: 'jwk' })])) };

@@ -1,6 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 /** One request as a fake exchange received it. */
 export interface FakeRequest {
@@ -91,4 +92,24 @@ export async function startFakeExchangeServer(
         server.close((error) => (error ? reject(error) : resolve()));
       }),
   };
+}
+
+/**
+ * A fake exchange for the tests of a file or describe block: started before them (`start`), and
+ * after them `check` (what must hold over all of them), then closed. `fake` is set once the tests
+ * run. Hooks registered after this one run inside it (after hooks run in reverse order).
+ */
+export function fakeForTests<F extends FakeExchangeServer>(start: () => Promise<F>, check?: (fake: F) => void): { fake: F } {
+  const held = {} as { fake: F };
+  beforeAll(async () => {
+    held.fake = await start();
+  });
+  afterAll(async () => {
+    try {
+      if (held.fake) check?.(held.fake);
+    } finally {
+      await held.fake?.close();
+    }
+  });
+  return held;
 }

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import { formatUnits, parseUnits } from '../../src/connect/amounts.js';
-import type { ExchangeOverrides } from '../../src/connect/providers/ccxt-provider.js';
 import { createHostedSession } from './browser-session.js';
 import { runDueJobs } from './connect.js';
 import type { Engine } from './database.js';
 import { pointExchangeAt } from './exchange-overrides.js';
-import type { FakeExchangeServer } from './fake-exchange-server.js';
+import { fakeForTests, type FakeExchangeServer } from './fake-exchange-server.js';
 import { FormAgent } from './form-agent.js';
 import { startTestApp, type TestApp, type TestClient } from './test-app.js';
 
@@ -99,32 +98,20 @@ export function liveExchangeSteps(t: () => TestApp, client: () => TestClient) {
 }
 
 /**
- * A live-exchange test file's set-up: before its tests, the fake exchange (`startFake`), then a
- * test app (`app`: its options) whose ccxt for exchange `id` reaches it (`overrides`: by default
- * the fake's URL, with ccxt's pacing lifted) and a client; after them, the app closed, then `check` (what must hold
- * over the whole file), then the fake closed. `fake` and `app` are set once the tests run; the
- * steps act on that app.
+ * A live-exchange test file's set-up: before its tests, the fake exchange (`startFake`, see
+ * fakeForTests), then a test app (`app`: its options) whose ccxt for exchange `id` reaches it (its
+ * URL, with ccxt's pacing lifted) and a client; after them, the app closed, then `check` (what must
+ * hold over the whole file), then the fake closed. `fake` and `app` are set once the tests run;
+ * the steps act on that app.
  */
-export function liveExchangeSuite<F extends FakeExchangeServer>(
-  engine: Engine,
-  id: string,
-  startFake: () => Promise<F>,
-  options: { app?: Parameters<typeof startTestApp>[1]; overrides?: (fake: F) => ExchangeOverrides; check?: (fake: F) => void } = {},
-) {
-  const live = {} as { fake: F; app: TestApp; client: TestClient };
+export function liveExchangeSuite<F extends FakeExchangeServer>(engine: Engine, id: string, startFake: () => Promise<F>, options: { app?: Parameters<typeof startTestApp>[1]; check?: (fake: F) => void } = {}) {
+  const live = fakeForTests(startFake, options.check) as { fake: F; app: TestApp; client: TestClient };
   beforeAll(async () => {
-    live.fake = await startFake();
-    const exchangeOverrides = { [id]: options.overrides?.(live.fake) ?? pointExchangeAt(id, live.fake.url) };
-    live.app = await startTestApp(engine, { ...options.app, seams: { ...options.app?.seams, exchangeOverrides } });
+    live.app = await startTestApp(engine, { ...options.app, seams: { ...options.app?.seams, exchangeOverrides: { [id]: pointExchangeAt(id, live.fake.url) } } });
     live.client = await live.app.newClient();
   });
   afterAll(async () => {
     await live.app?.close();
-    try {
-      if (live.fake) options.check?.(live.fake);
-    } finally {
-      await live.fake?.close();
-    }
   });
   return Object.assign(
     live,

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium, PHONE } from '../../../test/support/browser.js';
 import { createHostedSession, fetchSession } from '../../../test/support/browser-session.js';
 import { startFakeCoinbaseOAuth, OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET, type FakeCoinbaseOAuth } from '../../../test/support/fake-coinbase-oauth.js';
+import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
 import { startFakeCoinbase, type FakeCoinbase } from '../../../test/support/fake-coinbase.js';
 import { freePort } from '../../../test/support/free-port.js';
 import { PageChecks } from '../../../test/support/page-checks.js';
@@ -34,7 +35,7 @@ describe.skipIf(!chromiumAvailable())('Sign in with Coinbase in Chromium', () =>
     [t, browser] = await Promise.all([
       startTestApp('sqlite', {
         config: { PUBLIC_BASE_URL: origin, OAUTH_COINBASE_CLIENT_ID: OAUTH_CLIENT_ID, OAUTH_COINBASE_CLIENT_SECRET: OAUTH_CLIENT_SECRET },
-        seams: { exchangeOverrides: { coinbase: coinbase.overrides() }, oauthServerOverrides: { coinbase: oauth.server } },
+        seams: { exchangeOverrides: { coinbase: pointExchangeAt('coinbase', coinbase.url) }, oauthServerOverrides: { coinbase: oauth.server } },
       }),
       launchChromium(),
     ]);

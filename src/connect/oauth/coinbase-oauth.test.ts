@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
 import { snapshotDatabase } from '../../../test/support/db-snapshot.js';
 import { startFakeCoinbaseOAuth, OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET, type FakeCoinbaseOAuth } from '../../../test/support/fake-coinbase-oauth.js';
+import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
 import { startFakeCoinbase, type FakeCoinbase } from '../../../test/support/fake-coinbase.js';
 import { liveExchangeSteps } from '../../../test/support/live-exchange.js';
 import { captureStream, startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
@@ -29,7 +30,7 @@ describe.each(engines())('Sign in with Coinbase on %s', (engine) => {
     t = await startTestApp(engine, {
       config: { LOG_LEVEL: 'trace', OAUTH_COINBASE_CLIENT_ID: OAUTH_CLIENT_ID, OAUTH_COINBASE_CLIENT_SECRET: OAUTH_CLIENT_SECRET },
       logStream: log.stream,
-      seams: { exchangeOverrides: { coinbase: coinbase.overrides() }, oauthServerOverrides: { coinbase: oauth.server } },
+      seams: { exchangeOverrides: { coinbase: pointExchangeAt('coinbase', coinbase.url) }, oauthServerOverrides: { coinbase: oauth.server } },
     });
     client = await t.newClient();
   });

@@ -35,9 +35,13 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
   const live = liveExchangeSuite(engine, 'binance', startFakeBinance, { app: { config: { LOG_LEVEL: 'trace' }, logStream: log.stream } });
   const { consented, session, connected, refresh, allTransactions, call } = live;
   const fields = (account: BinanceAccount) => ({ apiKey: account.key, secret: account.secret });
-  /** Runs `check` against an app of its own whose ccxt paces Binance at `rateLimit` ms a unit of cost (closed after). */
-  async function withPace(rateLimit: number, check: (app: TestApp, steps: ReturnType<typeof liveExchangeSteps>) => Promise<void>): Promise<void> {
-    const app = await startTestApp(engine, { seams: { exchangeOverrides: { binance: { ...pointExchangeAt('binance', live.fake.url), rateLimit } } } });
+  /**
+   * Runs `check` against an app of its own (closed after) whose ccxt paces Binance at `rateLimit` ms
+   * a unit of cost, or whose refreshes have `historyBudgetMs` to walk a history.
+   */
+  async function withApp(change: { rateLimit?: number; historyBudgetMs?: number }, check: (app: TestApp, steps: ReturnType<typeof liveExchangeSteps>) => Promise<void>): Promise<void> {
+    const binance = { ...pointExchangeAt('binance', live.fake.url), ...(change.rateLimit === undefined ? {} : { rateLimit: change.rateLimit }) };
+    const app = await startTestApp(engine, { seams: { exchangeOverrides: { binance }, ...(change.historyBudgetMs === undefined ? {} : { refreshHistoryBudgetMs: change.historyBudgetMs }) } });
     try {
       const appClient = await app.newClient();
       await check(
@@ -196,13 +200,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
 
   it("goes on in new jobs from each stored range and market when a run's time is spent, reading each once", async () => {
     // A run stops after every stored page here (no time budget at all).
-    const slow = await startTestApp(engine, { seams: { exchangeOverrides: { binance: pointExchangeAt('binance', live.fake.url) }, refreshHistoryBudgetMs: 0 } });
-    try {
-      const slowClient = await slow.newClient();
-      const steps = liveExchangeSteps(
-        () => slow,
-        () => slowClient,
-      );
+    await withApp({ historyBudgetMs: 0 }, async (slow, steps) => {
       const account = live.fake.addAccount({
         balances: [{ asset: 'USDT', free: '798.80080000', locked: '0.00000000' }],
         deposits: [{ id: 'dep-slow', amount: '1000.00000000', coin: 'USDT', network: 'ETH', status: 1, address: '0x0000000000000000000000000000000000000003', txId: `0x${'9'.repeat(64)}`, insertTime: Date.now() - 400 * DAY }],
@@ -247,9 +245,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
       const books = (JSON.parse(cursor as string) as { books: Record<string, string> }).books;
       expect(JSON.parse(books.spot as string)).toEqual({ since: expect.any(Number), assets: ['BNB', 'SOL', 'USDT'], trades: { 'BNB/USDT': '7', 'SOL/BNB': '8', 'SOL/USDT': '9' }, converted: true });
       expect(JSON.parse(books.earn as string)).toEqual({ since: expect.any(Number) });
-    } finally {
-      await slow.close();
-    }
+    });
   }, 120_000); // hundreds of jobs: ~10 s here, several times that on a loaded CI machine
 
   it('pages the deposits of a 90-day range 1,000 at a time', async () => {
@@ -740,7 +736,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
   it("paces the calls of every account on Binance together, at ccxt's rate limit", async () => {
     // ccxt's own pace (here 50 ms a unit of cost; GET /api/v3/account costs 4 units in ccxt's table,
     // so ~200 ms apart) instead of the tests' lifted one. Every call of the connections is paced too.
-    await withPace(50, async (paced, steps) => {
+    await withApp({ rateLimit: 50 }, async (paced, steps) => {
       const accounts = [live.fake.addAccount(), live.fake.addAccount()];
       const ids = [await steps.connected('binance', fields(accounts[0] as BinanceAccount)), await steps.connected('binance', fields(accounts[1] as BinanceAccount))];
       const before = live.fake.requests.length;
@@ -760,7 +756,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     const minute = 6_000;
     live.fake.countUidWeight(minute);
     try {
-      await withPace(5, async (paced, steps) => {
+      await withApp({ rateLimit: 5 }, async (paced, steps) => {
         const fiat = (key: string) => [fiatOrder(0, `${key.slice(0, 8)}-in`, '10', '10', '0', 'Successful', 3), fiatOrder(1, `${key.slice(0, 8)}-out`, '4', '4', '0', 'Finished', 2)];
         const [first, other] = [live.fake.addAccount(), live.fake.addAccount()] as [BinanceAccount, BinanceAccount];
         first.fiatOrders = fiat(first.key);

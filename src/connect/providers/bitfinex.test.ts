@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
-import { bitfinexLedger, startFakeBitfinex, type BitfinexAccount, type FakeBitfinex } from '../../../test/support/fake-bitfinex.js';
+import { fakeForTests } from '../../../test/support/fake-exchange-server.js';
+import { bitfinexLedger, startFakeBitfinex, type BitfinexAccount } from '../../../test/support/fake-bitfinex.js';
 import { liveExchangeSuite, netByAsset } from '../../../test/support/live-exchange.js';
 import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-walk.js';
 import { EXCHANGE_RATE_LIMIT_SECONDS, EXCHANGE_UNAVAILABLE_SECONDS } from './ccxt-errors.js';
@@ -158,25 +159,18 @@ describe.each(engines())('Bitfinex through ccxt on %s', (engine) => {
 
 /** The ledger walk through the provider interface the refresh uses: checkpoints that resume. */
 describe('the Bitfinex ledger walked across jobs', () => {
-  let bitfinex: FakeBitfinex;
+  const bitfinex = fakeForTests(startFakeBitfinex);
 
-  beforeAll(async () => {
-    bitfinex = await startFakeBitfinex();
-  });
-  afterAll(async () => {
-    await bitfinex?.close();
-  });
-
-  const walk = (account: BitfinexAccount, cursor: string | null, pages = Infinity) => walkHistory(providerAt('bitfinex', bitfinex.url), { apiKey: account.key, secret: account.secret }, cursor, pages);
+  const walk = (account: BitfinexAccount, cursor: string | null, pages = Infinity) => walkHistory(providerAt('bitfinex', bitfinex.fake.url), { apiKey: account.key, secret: account.secret }, cursor, pages);
 
   it('resumes from a page’s checkpoint at the millisecond it reached, and reads every entry', async () => {
-    const account = bitfinex.addAccount({ ledger: bitfinexLedger({ padding: 2600 }) });
+    const account = bitfinex.fake.addAccount({ ledger: bitfinexLedger({ padding: 2600 }) });
     const first = await walk(account, null, 1);
     const checkpoint = first.read.at(-1)?.checkpoint as string;
     expect(JSON.parse(checkpoint)).toEqual({ backfill: { until: mtsAt(account, 2499) + 1, top: expect.any(Number) } });
-    const before = bitfinex.requests.length;
+    const before = bitfinex.fake.requests.length;
     const rest = await walk(account, checkpoint);
-    expect(bitfinex.ledgerCalls(before)[0]).toEqual({ limit: 2500, end: mtsAt(account, 2499) + 1 });
+    expect(bitfinex.fake.ledgerCalls(before)[0]).toEqual({ limit: 2500, end: mtsAt(account, 2499) + 1 });
     expect(new Set([...refsOf(first.read), ...refsOf(rest.read)])).toEqual(new Set(account.ledger.map((e) => `ledger:${e.id}`)));
     const newest = Math.max(...account.ledger.map((e) => Math.floor(e.mts / 1000)));
     expect(JSON.parse(rest.returned as string)).toEqual({ since: (newest - 86_400) * 1000 });
@@ -186,7 +180,7 @@ describe('the Bitfinex ledger walked across jobs', () => {
     // 1,300 entries a millisecond: the second page, asked to end one past the first page's oldest
     // millisecond, is that millisecond above (1,300 read already), 1,187 read already and 13 new.
     // Ending the third one past its oldest again would ask the same page for ever.
-    const account = bitfinex.addAccount({ ledger: bitfinexLedger({ padding: 2600, perMillisecond: 1300 }) });
+    const account = bitfinex.fake.addAccount({ ledger: bitfinexLedger({ padding: 2600, perMillisecond: 1300 }) });
     const { read } = await walk(account, null);
     const refs = refsOf(read);
     expect(new Set(refs)).toEqual(new Set(account.ledger.map((e) => `ledger:${e.id}`)));
@@ -194,7 +188,7 @@ describe('the Bitfinex ledger walked across jobs', () => {
   });
 
   it('reads every entry of the millisecond a page boundary splits, were Bitfinex’s `end` exclusive', async () => {
-    const account = bitfinex.addAccount({ ledger: bitfinexLedger({ padding: 2600 }), endExclusive: true });
+    const account = bitfinex.fake.addAccount({ ledger: bitfinexLedger({ padding: 2600 }), endExclusive: true });
     const { read } = await walk(account, null);
     const refs = refsOf(read);
     expect(new Set(refs)).toEqual(new Set(account.ledger.map((e) => `ledger:${e.id}`)));

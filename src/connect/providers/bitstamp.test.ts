@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { request } from 'node:https';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
+import { fakeForTests } from '../../../test/support/fake-exchange-server.js';
 import {
   BITSTAMP_MAINTENANCE,
   BITSTAMP_RATE_LIMITED,
@@ -240,22 +241,15 @@ describe.each(engines())('Bitstamp through ccxt on %s', (engine) => {
 
 /** The walk through the provider interface the refresh uses, against ccxt's own reading of the entries. */
 describe('Bitstamp user_transactions read by columns', () => {
-  let bitstamp: FakeBitstamp;
+  const bitstamp = fakeForTests(startFakeBitstamp);
 
-  beforeAll(async () => {
-    bitstamp = await startFakeBitstamp();
-  });
-  afterAll(async () => {
-    await bitstamp?.close();
-  });
-
-  const walk = (account: BitstampAccount, history?: Parameters<typeof providerAt>[2]) => walkHistory(providerAt('bitstamp', bitstamp.url, history), { apiKey: account.key, secret: account.secret }, null);
+  const walk = (account: BitstampAccount, history?: Parameters<typeof providerAt>[2]) => walkHistory(providerAt('bitstamp', bitstamp.fake.url, history), { apiKey: account.key, secret: account.secret }, null);
 
   it('keeps the references ccxt’s reading gave a deposit, a trade’s legs beside them', async () => {
     const { transactions } = history(0);
     // Deposits only: the entries ccxt's reading (the row before its rows were read by column)
     // could store at all. That walk went by offset, newest first.
-    const deposits = bitstamp.addAccount({ transactions: transactions.filter((e) => e.type === '0' && e.usd !== 0) });
+    const deposits = bitstamp.fake.addAccount({ transactions: transactions.filter((e) => e.type === '0' && e.usd !== 0) });
     const ccxtReading = await walk(deposits, { kind: 'ledger-offset', param: 'offset', pageSize: 1000 });
     const ours = await walk(deposits);
     expect(refsOf(ours.read)).toEqual(refsOf(ccxtReading.read));
@@ -264,7 +258,7 @@ describe('Bitstamp user_transactions read by columns', () => {
     expect(ours.read.flatMap((p) => p.transactions).map((tx) => [tx.type, tx.amount])).toEqual([['deposit', '10000']]);
 
     // A trade (which ccxt's reading could never store) is its two legs.
-    const everything = bitstamp.addAccount({ transactions });
+    const everything = bitstamp.fake.addAccount({ transactions });
     const { read } = await walk(everything);
     const trade = transactions.find((e) => e.type === '2') as { id: number };
     expect(refsOf(read).filter((ref) => ref.startsWith(`ledger:${trade.id}`))).toEqual([`ledger:${trade.id}:base`, `ledger:${trade.id}:quote`]);
@@ -274,9 +268,9 @@ describe('Bitstamp user_transactions read by columns', () => {
 
   it.each(['inclusive', 'exclusive'] as const)('leaves the newest id read as each full page’s checkpoint; a walk from it reads on from there, each entry once (`since_id` %s)', async (reading) => {
     const { transactions } = history(2100);
-    const account = bitstamp.addAccount({ transactions, sinceId: reading });
+    const account = bitstamp.fake.addAccount({ transactions, sinceId: reading });
     const connection = { apiKey: account.key, secret: account.secret };
-    const provider = providerAt('bitstamp', bitstamp.url);
+    const provider = providerAt('bitstamp', bitstamp.fake.url);
     // Stopped after two pages, as a refresh out of time stops. Read as inclusive, `since_id`
     // answers the row asked from again (left out): 999 new ones on the second page.
     const first = await walkHistory(provider, connection, null, 2);
@@ -294,9 +288,9 @@ describe('Bitstamp user_transactions read by columns', () => {
   });
 
   it('keeps the cursor it had when an account has nothing to read', async () => {
-    const empty = bitstamp.addAccount({ transactions: [] });
+    const empty = bitstamp.fake.addAccount({ transactions: [] });
     const connection = { apiKey: empty.key, secret: empty.secret };
-    const provider = providerAt('bitstamp', bitstamp.url);
+    const provider = providerAt('bitstamp', bitstamp.fake.url);
     expect((await walkHistory(provider, connection, null)).returned).toBeNull();
     // A cursor of the former walk by offset (a time) is read from the start, and kept while there is nothing.
     const former = JSON.stringify({ since: Date.now() - DAY });
@@ -307,36 +301,29 @@ describe('Bitstamp user_transactions read by columns', () => {
     ['an answer that ignored since_id', { sinceId: 'ignored' as const }, 2],
     ['an answer newest first whatever sort says', { ignoresSort: true }, 1],
   ])('fails rather than pass rows over: %s', async (_what, misreading, calls) => {
-    const account = bitstamp.addAccount({ transactions: history(1000).transactions, ...misreading });
-    const before = bitstamp.requests.length;
+    const account = bitstamp.fake.addAccount({ transactions: history(1000).transactions, ...misreading });
+    const before = bitstamp.fake.requests.length;
     // What failed is not shown (the exchange's words may echo what we sent): the class.
     await expect(walk(account)).rejects.toThrow('Bitstamp call failed: Error');
-    expect(ledgerCalls(bitstamp, before)).toHaveLength(calls);
+    expect(ledgerCalls(bitstamp.fake, before)).toHaveLength(calls);
   });
 
   it('fails rather than pass rows over when a row booked late lists out of id order', async () => {
     // Oldest first by time, so a row with a high id and an old time comes before lower ids.
     const { transactions } = history(1100);
     const late = { ...bitstampTransfer(900_000_000, Date.now() - 45 * DAY, 'usd', '5.00'), type: '0' };
-    const account = bitstamp.addAccount({ transactions: [...transactions, late] });
+    const account = bitstamp.fake.addAccount({ transactions: [...transactions, late] });
     await expect(walk(account)).rejects.toThrow('Bitstamp call failed: Error');
   });
 });
 
 /** The fake itself refuses what Bitstamp documents it refuses: a fake that took anything would prove nothing. */
 describe('the fake Bitstamp', () => {
-  let bitstamp: FakeBitstamp;
-
-  beforeAll(async () => {
-    bitstamp = await startFakeBitstamp();
-  });
-  afterAll(async () => {
-    await bitstamp?.close();
-  });
+  const bitstamp = fakeForTests(startFakeBitstamp);
 
   /** A signed POST to the fake as Bitstamp's documentation builds it, with `change` applied last. */
   function post(account: BitstampAccount, path: string, body: string, change: { nonce?: string; timestamp?: string; host?: string; signHost?: string } = {}): Promise<{ status: number; json: Record<string, unknown> }> {
-    const url = new URL(path, bitstamp.url);
+    const url = new URL(path, bitstamp.fake.url);
     const nonce = change.nonce ?? randomUUID();
     const timestamp = change.timestamp ?? String(Date.now());
     const contentType = 'application/x-www-form-urlencoded';
@@ -354,12 +341,12 @@ describe('the fake Bitstamp', () => {
   }
 
   it('takes a request signed as documented (upper-case hex too), and refuses a reused nonce, a stale timestamp, a host signed with its scheme and a missing permission', async () => {
-    const account = bitstamp.addAccount({ balances: { btc: { total: '1.00000000', available: '1.00000000' } } });
+    const account = bitstamp.fake.addAccount({ balances: { btc: { total: '1.00000000', available: '1.00000000' } } });
     const nonce = randomUUID();
     expect(await post(account, '/api/v2/account_balances/', 'foo=bar', { nonce })).toMatchObject({ status: 200, json: expect.arrayContaining([expect.objectContaining({ currency: 'btc', total: '1.00000000' })]) });
     expect(await post(account, '/api/v2/account_balances/', 'foo=bar', { nonce })).toMatchObject({ status: 403, json: { code: 'API0004' } });
     expect(await post(account, '/api/v2/account_balances/', 'foo=bar', { timestamp: String(Date.now() - 151_000) })).toMatchObject({ status: 403, json: { code: 'API0017' } });
-    expect(await post(account, '/api/v2/account_balances/', 'foo=bar', { signHost: `https://${new URL(bitstamp.url).host}` })).toMatchObject({ status: 403, json: { code: 'API0005' } });
+    expect(await post(account, '/api/v2/account_balances/', 'foo=bar', { signHost: `https://${new URL(bitstamp.fake.url).host}` })).toMatchObject({ status: 403, json: { code: 'API0005' } });
     expect(await post(account, '/api/v2/btc_address/', 'foo=bar')).toMatchObject({ status: 403, json: { code: 'API0003', reason: 'No permission found' } });
     expect(await post(account, '/api/v2/user_transactions/', 'offset=200001')).toMatchObject({ status: 400, json: { reason: 'Invalid offset' } });
     expect(await post(account, '/api/v2/user_transactions/', `until_timestamp=${Math.floor(Date.now() / 1000) - 31 * 86_400}`)).toMatchObject({ status: 400, json: { response_code: '400.034' } });

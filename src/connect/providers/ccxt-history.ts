@@ -1,7 +1,7 @@
 import type { Exchange, LedgerEntry, MarketInterface, Trade } from 'ccxt';
 import { apiMethod, currencyCode, rowPages, walletsOf } from './ccxt-api.js';
-import { fromColumnEntry, fromConversion, fromDust, fromLedgerEntry, fromRecord, fromTrade, fromTransfer, type DustConversion } from './ccxt-records.js';
-import { isBooks, type Book, type HistorySource, type RecordList } from './exchanges.js';
+import { fromColumnEntry, fromConversion, fromDust, fromLedgerEntry, fromRecord, fromTrade, fromTransfer, unsigned, type DustConversion } from './ccxt-records.js';
+import { DAY_MS, isBooks, type Book, type HistorySource, type RecordList } from './exchanges.js';
 import type { ProviderTransaction, TransactionPages } from './provider.js';
 
 /** What a history walk knows of the account: the exchange's name, the stored cursor, the assets held. */
@@ -349,9 +349,9 @@ async function* recordPages(
     for (const [i, range] of ranges.entries()) {
       let read = 0;
       let page = range.page ?? 1;
-      for await (const rows of recordRows(exchange, source, list, range, page)) {
+      for await (const rows of recordRows(exchange, list, range, size, page)) {
         const transactions = rows.flatMap((row) => legsOf(row, list)).map((row) => fromRecord(row, list, currencyCode(exchange, row[list.fields.asset]), name));
-        for (const tx of transactions) if (tx.status === 'pending' && tx.occurredAt * 1000 > now - HOLD_DAYS * 86_400_000) hold = Math.min(hold ?? Infinity, tx.occurredAt * 1000);
+        for (const tx of transactions) if (tx.status === 'pending' && tx.occurredAt * 1000 > now - HOLD_DAYS * DAY_MS) hold = Math.min(hold ?? Infinity, tx.occurredAt * 1000);
         read += transactions.length;
         yield { transactions: newest.saw(transactions) };
         page += 1;
@@ -371,11 +371,11 @@ async function* recordPages(
   return JSON.stringify({ since: hold === undefined ? since : Math.min(since, hold) });
 }
 
-/** One range of a record list, page by page from `page`, or by halves where the list has no pages. */
-function recordRows(exchange: Exchange, source: Extract<HistorySource, { kind: 'records' }>, list: RecordList, range: TimeRange, page: number): AsyncGenerator<Record<string, unknown>[]> {
+/** One range of a record list, page by page (`size` rows) from `page`, or by halves where the list has no pages. */
+function recordRows(exchange: Exchange, list: RecordList, range: TimeRange, size: number, page: number): AsyncGenerator<Record<string, unknown>[]> {
   const bounds = (r: TimeRange) => ({ ...list.params, [list.range?.start ?? 'startTime']: r.from, [list.range?.end ?? 'endTime']: r.until });
   const halves = list.halves;
-  if (!halves) return rowPages(exchange, list.method, bounds(range), list.paging?.pageSize ?? source.pageSize, list.paging, page);
+  if (!halves) return rowPages(exchange, list.method, bounds(range), size, list.paging, page);
   const call = apiMethod(exchange, list.method);
   const read = async (r: TimeRange) => {
     const answer = (await call({ ...bounds(r), [halves.param]: halves.max })) as { data?: unknown } | undefined;
@@ -390,12 +390,12 @@ function legsOf(row: Record<string, unknown>, list: RecordList): Record<string, 
   const legs = list.legs;
   const detail = legs && String(row[list.fields.amount]).startsWith('-') ? row[legs.field] : undefined;
   if (!legs || !Array.isArray(detail) || detail.length === 0) return [row];
-  return (detail as Record<string, unknown>[]).map((leg) => ({ ...row, [list.fields.asset]: leg[legs.asset], [list.fields.amount]: `-${String(leg[legs.amount]).replace(/^-/, '')}` }));
+  return (detail as Record<string, unknown>[]).map((leg) => ({ ...row, [list.fields.asset]: leg[legs.asset], [list.fields.amount]: `-${unsigned(String(leg[legs.amount]))}` }));
 }
 
 /** The oldest time a list is asked for: the source's beginning, or the list's horizon back from now. */
 function horizonOf(source: Extract<HistorySource, { kind: 'records' }>, list: RecordList, now: number): number {
-  return list.range?.horizonDays === undefined ? source.earliest : Math.max(source.earliest, now - list.range.horizonDays * 86_400_000);
+  return list.range?.horizonDays === undefined ? source.earliest : Math.max(source.earliest, now - list.range.horizonDays * DAY_MS);
 }
 
 /**
@@ -407,7 +407,7 @@ function recordRanges(source: Extract<HistorySource, { kind: 'records' }>, list:
   const days = list.range?.days ?? source.days;
   const first = Math.max(from, horizon);
   if (days === 'all') return first < now ? [{ from: first, until: now }] : [];
-  const span = days * 86_400_000;
+  const span = days * DAY_MS;
   const ranges: TimeRange[] = [];
   for (let start = first; start < now; start += span) ranges.push({ from: start, until: Math.min(start + span - 1, now) });
   return ranges;
@@ -454,7 +454,7 @@ async function* transfersAndTrades(
     if (!position.walk) for await (const page of transferPages(exchange, name, position.since, source.paging)) yield { transactions: seen(page, 'transfers') };
   } else if (resumeFrom !== undefined) {
     // Range by range up to now: each call covers `days` from its start (ccxt sets the end).
-    const span = window.days * 86_400_000;
+    const span = window.days * DAY_MS;
     for (let from = Math.max(resumeFrom, window.earliest); from < exchange.milliseconds(); from += span) {
       for await (const page of transferPages(exchange, name, from, source.paging)) yield { transactions: seen(page, 'transfers') };
       yield { transactions: [], checkpoint: checkpoint({ transfersFrom: from + span }) };
@@ -471,7 +471,7 @@ async function* transfersAndTrades(
   if (conversions && convertsFrom !== undefined) {
     const convert = (r: TimeRange) => exchange.fetchConvertTradeHistory(undefined, r.from, conversions.pageSize, { until: r.until });
     const dust = conversions.dust && { ...conversions.dust, read: dustLog(exchange, name, conversions.dust.method) };
-    const span = conversions.days * 86_400_000;
+    const span = conversions.days * DAY_MS;
     for (let from = Math.max(convertsFrom, conversions.earliest); from < exchange.milliseconds(); from += span) {
       const range = { from, until: Math.min(from + span, exchange.milliseconds()) };
       for await (const page of byHalves(range, conversions.pageSize, convert, `${name}'s Convert history`)) yield { transactions: seen(page.flatMap((c) => fromConversion(c, name)), 'transfers') };

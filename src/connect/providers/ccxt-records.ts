@@ -26,7 +26,7 @@ function negate(amount: string): string {
 }
 
 /** A decimal without its sign. */
-const unsigned = (amount: string) => amount.replace(/^-/, '');
+export const unsigned = (amount: string) => amount.replace(/^-/, '');
 
 /** How a trade reads: what was bought or sold, and for what. */
 function tradeDescription(name: string, buy: boolean, quantity: string, base: string, cost: string, quote: string): string {

@@ -13,7 +13,7 @@ import { EXCHANGE_RATE_LIMIT_SECONDS } from './ccxt-errors.js';
  */
 describe.each(engines())('Coinbase through ccxt on %s', (engine) => {
   const log = captureStream();
-  const live = liveExchangeSuite(engine, 'coinbase', startFakeCoinbase, { app: { config: { LOG_LEVEL: 'trace' }, logStream: log.stream }, overrides: (fake) => fake.overrides() });
+  const live = liveExchangeSuite(engine, 'coinbase', startFakeCoinbase, { app: { config: { LOG_LEVEL: 'trace' }, logStream: log.stream } });
   const { consented, session, connected, refresh, allTransactions, call } = live;
   const fields = (account: CoinbaseAccount) => ({ apiKey: account.key, secret: account.secret });
 

@@ -276,10 +276,20 @@ export interface AccountLimits {
   weights: Readonly<Record<string, number>>;
 }
 
-const DAY_MS = 86_400_000;
+/** A day, ms. */
+export const DAY_MS = 86_400_000;
 
 /** Binance's fiat lists: `beginTime`/`endTime`, no range limit documented, 500 rows a page in `data`. */
 const FIAT_LIST = { range: { start: 'beginTime', end: 'endTime', days: 'all' }, paging: { page: 'page', size: 'rows', rows: 'data', pageSize: 500 } } as const;
+
+/** Binance's purchases (`transactionType` 0) and sales (1) with fiat: a fiat list of the crypto bought or sold. */
+const FIAT_PAYMENTS = {
+  method: 'sapiGetFiatPayments',
+  ref: 'fiat:payment',
+  fields: { asset: 'cryptoCurrency', time: 'createTime', id: ['orderNo'] },
+  status: { field: 'status', completed: ['Completed'], failed: ['Failed', 'Refunded'] },
+  ...FIAT_LIST,
+} as const;
 
 /** Binance's fiat deposits (`transactionType` 0) and withdrawals (1): a fiat list, its fee in the fiat currency. */
 const FIAT_ORDERS = {
@@ -310,25 +320,8 @@ const P2P_LIST = {
  * it a minute (the row's accountLimits pace it).
  */
 const FUNDING_RECORDS: readonly RecordList[] = [
-  {
-    method: 'sapiGetFiatPayments',
-    params: { transactionType: '0' },
-    ref: 'fiat:payment',
-    label: 'purchase with fiat',
-    fields: { asset: 'cryptoCurrency', amount: 'obtainAmount', time: 'createTime', id: ['orderNo'] },
-    status: { field: 'status', completed: ['Completed'], failed: ['Failed', 'Refunded'] },
-    ...FIAT_LIST,
-  },
-  {
-    method: 'sapiGetFiatPayments',
-    params: { transactionType: '1' },
-    ref: 'fiat:payment',
-    label: 'sale for fiat',
-    fields: { asset: 'cryptoCurrency', amount: 'sourceAmount', time: 'createTime', id: ['orderNo'] },
-    direction: 'out',
-    status: { field: 'status', completed: ['Completed'], failed: ['Failed', 'Refunded'] },
-    ...FIAT_LIST,
-  },
+  { ...FIAT_PAYMENTS, params: { transactionType: '0' }, label: 'purchase with fiat', fields: { ...FIAT_PAYMENTS.fields, amount: 'obtainAmount' } },
+  { ...FIAT_PAYMENTS, params: { transactionType: '1' }, label: 'sale for fiat', fields: { ...FIAT_PAYMENTS.fields, amount: 'sourceAmount' }, direction: 'out' },
   { ...FIAT_ORDERS, params: { transactionType: '0' }, ref: 'fiat:deposit', label: 'fiat deposit', type: 'deposit', fields: { ...FIAT_ORDERS.fields, amount: 'indicatedAmount' } },
   { ...FIAT_ORDERS, params: { transactionType: '1' }, ref: 'fiat:withdrawal', label: 'fiat withdrawal', type: 'withdrawal', fields: { ...FIAT_ORDERS.fields, amount: 'amount' }, direction: 'out' },
   { ...P2P_LIST, params: { tradeType: 'BUY' }, label: 'P2P purchase' },

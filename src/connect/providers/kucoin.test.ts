@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
-import { startFakeKucoin, type FakeKucoin, type KucoinAccount, type KucoinEntry } from '../../../test/support/fake-kucoin.js';
+import { fakeForTests } from '../../../test/support/fake-exchange-server.js';
+import { startFakeKucoin, type KucoinAccount, type KucoinEntry } from '../../../test/support/fake-kucoin.js';
 import { liveExchangeSuite, netByAsset } from '../../../test/support/live-exchange.js';
 import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-walk.js';
 import { EXCHANGE_RATE_LIMIT_SECONDS } from './ccxt-errors.js';
@@ -227,19 +228,12 @@ describe.each(engines())('KuCoin through ccxt on %s', (engine) => {
 
 /** The day-by-day walk through the provider interface the refresh uses: a checkpoint resumes it. */
 describe('KuCoin ledger walked across jobs', () => {
-  let kucoin: FakeKucoin;
+  const kucoin = fakeForTests(startFakeKucoin);
 
-  beforeAll(async () => {
-    kucoin = await startFakeKucoin();
-  });
-  afterAll(async () => {
-    await kucoin?.close();
-  });
-
-  const walk = (account: KucoinAccount, cursor: string | null, pages = Infinity) => walkHistory(providerAt('kucoin', kucoin.url), { apiKey: account.key, secret: account.secret, password: account.passphrase }, cursor, pages);
+  const walk = (account: KucoinAccount, cursor: string | null, pages = Infinity) => walkHistory(providerAt('kucoin', kucoin.fake.url), { apiKey: account.key, secret: account.secret, password: account.passphrase }, cursor, pages);
 
   it('resumes from its checkpoint at the window it reached, and reads every entry once', async () => {
-    const account = kucoin.addAccount(classic(1200));
+    const account = kucoin.fake.addAccount(classic(1200));
     // Two pages: the withdrawal's window (ten days ago; the quiet ones before it make no page of
     // their own) and the first page of the busy day. A classic account walks one book: its
     // checkpoint has the one-book form.
@@ -248,9 +242,9 @@ describe('KuCoin ledger walked across jobs', () => {
     expect(checkpoint.windowed).toBe(true);
     const { until } = checkpoint.backfill;
     expect(until).toBeLessThan(Date.now() - 19 * DAY);
-    const before = kucoin.requests.length;
+    const before = kucoin.fake.requests.length;
     const rest = await walk(account, first.read.at(-1)?.checkpoint as string);
-    expect(Number(kucoin.requests.slice(before).find((r) => r.path === '/api/v1/accounts/ledgers')?.query.get('endAt'))).toBe(until);
+    expect(Number(kucoin.fake.requests.slice(before).find((r) => r.path === '/api/v1/accounts/ledgers')?.query.get('endAt'))).toBe(until);
     // Every entry, none twice but those of the millisecond a resume asks again (upserted).
     const refs = new Set([...refsOf(first.read), ...refsOf(rest.read)]);
     expect([...refs].sort()).toEqual(account.entries.map((e) => `ledger:${e.id}`).sort());
@@ -258,7 +252,7 @@ describe('KuCoin ledger walked across jobs', () => {
 
   it.each([false, true])('reads every entry of a millisecond a page boundary splits (startAt and endAt exclusive: %s)', async (boundsExclusive) => {
     // Seven entries a millisecond: pages of 500 end inside one.
-    const account = kucoin.addAccount({ ...classic(1200, 7), boundsExclusive });
+    const account = kucoin.fake.addAccount({ ...classic(1200, 7), boundsExclusive });
     const { read } = await walk(account, null);
     const refs = refsOf(read);
     expect(new Set(refs)).toEqual(new Set(account.entries.map((e) => `ledger:${e.id}`)));
@@ -266,20 +260,20 @@ describe('KuCoin ledger walked across jobs', () => {
   });
 
   it('leaves a checkpoint every 30 quiet windows, so an empty account’s walk goes on across jobs too', async () => {
-    const account = kucoin.addAccount({ entries: [], balances: [] });
-    const before = kucoin.requests.length;
+    const account = kucoin.fake.addAccount({ entries: [], balances: [] });
+    const before = kucoin.fake.requests.length;
     const { read } = await walk(account, null, 1);
-    expect(kucoin.requests.slice(before).filter((r) => r.path === '/api/v1/accounts/ledgers')).toHaveLength(30);
+    expect(kucoin.fake.requests.slice(before).filter((r) => r.path === '/api/v1/accounts/ledgers')).toHaveLength(30);
     const { backfill } = JSON.parse(read[0]?.checkpoint as string) as { backfill: { until: number } };
     expect(Math.abs(backfill.until - (Date.now() - 30 * DAY))).toBeLessThan(60_000);
   });
 
   it('reads a cursor from before the windows afresh, back a year, once', async () => {
-    const account = kucoin.addAccount(classic(0));
-    const before = kucoin.requests.length;
+    const account = kucoin.fake.addAccount(classic(0));
+    const before = kucoin.fake.requests.length;
     // The walk by end time alone ended at the first quiet day: its cursor may hide older entries.
     const { returned } = await walk(account, JSON.stringify({ since: Date.now() - 5 * DAY }));
-    const starts = kucoin.requests.slice(before).filter((r) => r.path === '/api/v1/accounts/ledgers').map((r) => Number(r.query.get('startAt')));
+    const starts = kucoin.fake.requests.slice(before).filter((r) => r.path === '/api/v1/accounts/ledgers').map((r) => Number(r.query.get('startAt')));
     expect(Math.min(...starts)).toBeLessThan(Date.now() - 363 * DAY);
     expect(JSON.parse(returned as string)).toEqual({ since: expect.any(Number), windowed: true });
   });

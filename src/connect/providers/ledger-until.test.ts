@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { krakenLedger, startFakeKraken, type FakeKraken, type KrakenAccount } from '../../../test/support/fake-kraken.js';
+import { describe, expect, it } from 'vitest';
+import { fakeForTests } from '../../../test/support/fake-exchange-server.js';
+import { krakenLedger, startFakeKraken, type KrakenAccount } from '../../../test/support/fake-kraken.js';
 import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-walk.js';
 
 /**
@@ -11,24 +12,17 @@ import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-
  * unmodified, through the provider interface the refresh uses.
  */
 describe('a ledger paged back by time (ccxt until), against the fake Kraken', () => {
-  let kraken: FakeKraken;
+  const kraken = fakeForTests(startFakeKraken);
 
-  beforeAll(async () => {
-    kraken = await startFakeKraken();
-  });
-  afterAll(async () => {
-    await kraken?.close();
-  });
-
-  const provider = () => providerAt('kraken', kraken.url, { kind: 'ledger-until', pageSize: 50 });
+  const provider = () => providerAt('kraken', kraken.fake.url, { kind: 'ledger-until', pageSize: 50 });
 
   const walk = (account: KrakenAccount, cursor: string | null, pages = Infinity) => walkHistory(provider(), { apiKey: account.key, secret: account.secret }, cursor, pages);
-  const ledgerCalls = (from: number) => kraken.requests.slice(from).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
+  const ledgerCalls = (from: number) => kraken.fake.requests.slice(from).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
 
   it('reads every page newest to oldest, each entry once, and returns the cursor after the newest', async () => {
     const ledger = krakenLedger(175);
-    const account = kraken.addAccount({ ledger });
-    const before = kraken.requests.length;
+    const account = kraken.fake.addAccount({ ledger });
+    const before = kraken.fake.requests.length;
     const { read, returned } = await walk(account, null);
     expect(refsOf(read).sort()).toEqual(ledger.map((entry) => `ledger:${entry.id}`).sort());
     const calls = ledgerCalls(before);
@@ -45,7 +39,7 @@ describe('a ledger paged back by time (ccxt until), against the fake Kraken', ()
 
   it('resumes from a page’s checkpoint, reading only what is older, and ends as one walk would', async () => {
     const ledger = krakenLedger(175, { first: 1000 });
-    const account = kraken.addAccount({ ledger });
+    const account = kraken.fake.addAccount({ ledger });
     const first = await walk(account, null, 2);
     const checkpoint = first.read.at(-1)?.checkpoint;
     expect(JSON.parse(checkpoint as string)).toEqual({ backfill: { until: expect.any(Number), top: expect.any(Number) } });
@@ -60,10 +54,10 @@ describe('a ledger paged back by time (ccxt until), against the fake Kraken', ()
   it('reads back only to the cursor’s time on a later refresh', async () => {
     // An entry an hour: five days, of which the last one is read again.
     const ledger = krakenLedger(120, { first: 2000, spacing: 3600 });
-    const account = kraken.addAccount({ ledger });
+    const account = kraken.fake.addAccount({ ledger });
     const { returned } = await walk(account, null);
     account.ledger.push(...krakenLedger(3, { first: 3000, startTime: Math.floor(Math.max(...ledger.map((e) => e.time))) + 600 }));
-    const before = kraken.requests.length;
+    const before = kraken.fake.requests.length;
     const later = await walk(account, returned as string);
     // One page from the cursor's time (Kraken's `start`), then one ending at its oldest entry,
     // which holds nothing new: the end.
@@ -78,8 +72,8 @@ describe('a ledger paged back by time (ccxt until), against the fake Kraken', ()
 
   it('fails, rather than pass a ledger off as complete, when pages stop going back in time', async () => {
     // 120 entries in one second: every page ends where it began.
-    const account = kraken.addAccount({ ledger: krakenLedger(120, { first: 4000, spacing: 0 }) });
-    const before = kraken.requests.length;
+    const account = kraken.fake.addAccount({ ledger: krakenLedger(120, { first: 4000, spacing: 0 }) });
+    const before = kraken.fake.requests.length;
     await expect(walk(account, null)).rejects.toThrow(/Kraken call failed/);
     // The first page, then the same one again (nothing new, nothing older): the walk's own guard
     // stops it there, not an error of the exchange's.

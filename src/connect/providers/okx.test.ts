@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
-import { okxBillAnswer, startFakeOkx, type FakeOkx, type OkxAccount, type OkxBill } from '../../../test/support/fake-okx.js';
+import { fakeForTests } from '../../../test/support/fake-exchange-server.js';
+import { okxBillAnswer, startFakeOkx, type OkxAccount, type OkxBill } from '../../../test/support/fake-okx.js';
 import { liveExchangeSuite, netByAsset } from '../../../test/support/live-exchange.js';
 import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-walk.js';
 
@@ -132,45 +133,38 @@ describe.each(engines())('OKX through ccxt on %s', (engine) => {
 
 /** The walk over books, through the provider interface the refresh uses: checkpoints that resume. */
 describe('OKX books walked across jobs', () => {
-  let okx: FakeOkx;
+  const okx = fakeForTests(startFakeOkx);
 
-  beforeAll(async () => {
-    okx = await startFakeOkx();
-  });
-  afterAll(async () => {
-    await okx?.close();
-  });
-
-  const provider = () => providerAt('okx', okx.url);
+  const provider = () => providerAt('okx', okx.fake.url);
   const walk = (account: OkxAccount, cursor: string | null, pages = Infinity) => walkHistory(provider(), { apiKey: account.key, secret: account.secret, password: account.passphrase }, cursor, pages);
 
   const everything = (account: OkxAccount) => [...account.tradingBills.map((b) => `ledger:${b.billId}`), ...account.fundingBills.map((b) => `ledger:funding:${b.billId}`)].sort();
 
   it('resumes inside the first book from its checkpoint, then walks the next', async () => {
-    const account = okx.addAccount(history(30, 150));
+    const account = okx.fake.addAccount(history(30, 150));
     const first = await walk(account, null, 1);
     const checkpoint = JSON.parse(first.read.at(-1)?.checkpoint as string) as { books: Record<string, string>; at: string };
     expect(checkpoint.at).toBe('trading');
     const after = (JSON.parse(checkpoint.books.trading as string) as { backfill: { after: string } }).backfill.after;
-    const before = okx.requests.length;
+    const before = okx.fake.requests.length;
     const rest = await walk(account, first.read.at(-1)?.checkpoint as string);
-    expect(okx.requests.slice(before).find((r) => r.path === '/api/v5/account/bills-archive')?.query.get('after')).toBe(after);
+    expect(okx.fake.requests.slice(before).find((r) => r.path === '/api/v5/account/bills-archive')?.query.get('after')).toBe(after);
     expect([...refsOf(first.read), ...refsOf(rest.read)].sort()).toEqual(everything(account));
   });
 
   it('resumes mid-book from a checkpoint holding the finished book’s cursor, and ends with one cursor per book', async () => {
-    const account = okx.addAccount(history(230));
+    const account = okx.fake.addAccount(history(230));
     // The trading book (one page), its end, and the first funding page.
     const first = await walk(account, null, 3);
     const checkpoint = JSON.parse(first.read.at(-1)?.checkpoint as string) as { books: Record<string, string> };
     expect(JSON.parse(checkpoint.books.trading as string)).toEqual({ since: expect.any(Number) });
     expect(JSON.parse(checkpoint.books.funding as string)).toEqual({ backfill: { after: expect.stringMatching(/^\d+$/), top: expect.any(Number) } });
 
-    const before = okx.requests.length;
+    const before = okx.fake.requests.length;
     const rest = await walk(account, first.read.at(-1)?.checkpoint as string);
     // The trading book is not read again; the funding book goes on before the bill it reached.
-    expect(okx.requests.slice(before).filter((r) => r.path === '/api/v5/account/bills-archive')).toEqual([]);
-    const funding = okx.requests.slice(before).filter((r) => r.path === '/api/v5/asset/bills-history');
+    expect(okx.fake.requests.slice(before).filter((r) => r.path === '/api/v5/account/bills-archive')).toEqual([]);
+    const funding = okx.fake.requests.slice(before).filter((r) => r.path === '/api/v5/asset/bills-history');
     expect(funding[0]?.query.get('after')).toBe(JSON.parse(checkpoint.books.funding as string).backfill.after);
     expect([...refsOf(first.read), ...refsOf(rest.read)].sort()).toEqual(everything(account));
     const cursor = JSON.parse(rest.returned as string) as { books: Record<string, string> };
@@ -179,7 +173,7 @@ describe('OKX books walked across jobs', () => {
   });
 
   it('reads each book back only to its cursor’s time on a later walk', async () => {
-    const account = okx.addAccount(history(230));
+    const account = okx.fake.addAccount(history(230));
     const { returned } = await walk(account, null);
     const fresh: OkxBill = { billId: '9000001', ccy: 'USDT', balChg: '5', bal: '0', type: '1', ts: Date.now() };
     account.fundingBills.push(fresh);
@@ -193,12 +187,12 @@ describe('OKX books walked across jobs', () => {
   });
 
   it('fails, rather than pass a ledger off as complete, when the exchange ignores the bill id it is given', async () => {
-    const account = okx.addAccount(history(230));
+    const account = okx.fake.addAccount(history(230));
     // The second page answers the first again: not below the bill id asked about.
-    const first = okx.requests.length;
+    const first = okx.fake.requests.length;
     const stuck = account.fundingBills.slice(-100).map((b) => okxBillAnswer(b, 'funding'));
-    okx.failNext((r) => r.path === '/api/v5/asset/bills-history' && r.query.has('after'), { status: 200, body: { code: '0', msg: '', data: stuck } });
+    okx.fake.failNext((r) => r.path === '/api/v5/asset/bills-history' && r.query.has('after'), { status: 200, body: { code: '0', msg: '', data: stuck } });
     await expect(walk(account, null)).rejects.toThrow(/OKX call failed/);
-    expect(okx.requests.slice(first).filter((r) => r.path === '/api/v5/asset/bills-history')).toHaveLength(2);
+    expect(okx.fake.requests.slice(first).filter((r) => r.path === '/api/v5/asset/bills-history')).toHaveLength(2);
   });
 });
