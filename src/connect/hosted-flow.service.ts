@@ -1,9 +1,11 @@
 import type { Transaction } from 'kysely';
 import { clientDisplayName } from '../clients/client.service.js';
 import { unixSeconds } from '../platform/clock.js';
+import { emailIdentity } from '../platform/mail/address.js';
 import type { Database } from '../platform/db/schema.js';
 import { hashSecret } from '../platform/crypto/random.js';
 import type { Mode } from '../platform/scope.js';
+import { retrieveAccountHolder } from './account-holder.service.js';
 import type { Account } from './account.schemas.js';
 import { connectionPurpose, saveConnectedAccounts, toAccount, type AccountDeps } from './account.service.js';
 import { findAccountById, sessionAccountRows, updateAccount } from './account.repository.js';
@@ -150,6 +152,11 @@ export interface WalletToProve {
   account: Account;
   /** The wallet's descriptor (a one-address wallet's `addr(…)` is proven as that address). */
   subject: string;
+  /**
+   * Who will control the claim: the account holder's e-mail address as the client has it now,
+   * the only identity a session knows the person by (docs/verify.md, "Who controls a claim").
+   */
+  controller: string;
 }
 
 /**
@@ -163,7 +170,8 @@ export async function walletToProve(deps: HostedFlowDeps, hosted: HostedSession,
   if (!row || row.session_id !== hosted.session.id) return undefined;
   const { descriptor } = JSON.parse(deps.secretBox.open(row.connection_sealed, connectionPurpose(row.id))) as { descriptor?: string };
   if (!descriptor) return undefined;
-  return { account, subject: descriptor };
+  const holder = await retrieveAccountHolder(deps, { clientId: hosted.session.client_id, mode: hosted.mode }, hosted.session.account_holder_id);
+  return { account, subject: descriptor, controller: emailIdentity(holder.email) };
 }
 
 /** Records on the account the claim that proves it, in the claim's own transaction. */

@@ -14,6 +14,7 @@ import { returnUrlProblem, returnUrlWith } from './return-url.js';
 import { findSession, findSessionById, insertSession, listSessionRows, updateOpenSession } from './session.repository.js';
 import type { CreateSessionInput, Session, SessionListQuery, SessionPermission } from './session.schemas.js';
 import { expireSessionJob } from './expire-session.job.js';
+import { shareSessionClaims } from '../verify/sharing.service.js';
 
 export type ConnectDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'capabilities'>;
 
@@ -127,8 +128,10 @@ export async function recordConsent(deps: ConnectDeps, row: SessionRow): Promise
 }
 
 /**
- * The account holder finished: the session completes with the accounts connected in it. Refused
- * (false) when nothing was connected — the flow offers Cancel then — or the session already ended.
+ * The account holder finished: the session completes with the accounts connected in it, and the
+ * wallets proven in it are shared with the client (the disclaimer's "only when you choose Done").
+ * Refused (false) when nothing was connected — the flow offers Cancel then — or the session
+ * already ended.
  */
 export async function completeSession(deps: ConnectDeps, row: SessionRow): Promise<boolean> {
   const now = unixSeconds(deps.clock);
@@ -138,6 +141,8 @@ export async function completeSession(deps: ConnectDeps, row: SessionRow): Promi
     if (accounts.length === 0) return false;
     const completed = await updateOpenSession(trx, row.id, { status: 'completed', updated_at: now });
     if (!completed) return false;
+    const claimIds = accounts.flatMap((a) => (a.claim_id === null ? [] : [a.claim_id]));
+    await shareSessionClaims(trx, deps, { id: row.id, scope, permissions: JSON.parse(row.permissions) as SessionPermission[] }, claimIds);
     await recordEvent({ db: trx, clock: deps.clock }, scope, 'session.completed', await toSession({ ...deps, db: trx }, completed, accounts.map((a) => a.id)));
     return true;
   });
@@ -146,8 +151,9 @@ export async function completeSession(deps: ConnectDeps, row: SessionRow): Promi
 /**
  * Ends the session without a result (cancelled, expired, or the flow could not start). Accounts
  * connected in it so far are disconnected and their credentials erased: the account holder did
- * not finish, so the client never receives them. Returns the abandoned session, or undefined when
- * it had already ended.
+ * not finish, so the client never receives them, nor any claim proven in it (the claim stays the
+ * person's own, unshared, in the portal). Returns the abandoned session, or undefined when it had
+ * already ended.
  */
 export async function abandonSession(
   deps: ConnectDeps,

@@ -18,9 +18,9 @@ import {
   type AccessRequestListQuery,
   type CreateAccessRequestInput,
 } from './access-request.schemas.js';
-import { claimsOfHolders } from './claim.repository.js';
-import { shareClaim } from './sharing.service.js';
-import type { AccessRequestRow } from './verify.table.js';
+import { claimsOfController } from './claim.repository.js';
+import { shareClaim, type ClaimOwner } from './sharing.service.js';
+import type { AccessRequestRow, ClaimRow } from './verify.table.js';
 
 export type AccessRequestDeps = Pick<AppContext, 'db' | 'clock' | 'mailer' | 'capabilities'>;
 
@@ -143,17 +143,26 @@ export async function expireIfDue(deps: AccessRequestDeps, row: AccessRequestRow
 export type AnswerOutcome = { ok: true; request: AccessRequestRow } | { ok: false; reason: 'not_pending' | 'no_claims' | 'claim_not_yours' };
 
 /**
+ * The active claims the person acting may share in answer to a request: those they control,
+ * proven as the request's own account holder (a claim proven for another client stays with that
+ * client). The portal's picker shows exactly these.
+ */
+export async function shareableClaims(deps: Pick<AccessRequestDeps, 'db'>, row: AccessRequestRow, owner: ClaimOwner): Promise<ClaimRow[]> {
+  return (await claimsOfController(deps.db, owner.controller, owner.modes)).filter((c) => c.status === 'active' && c.mode === row.mode && c.account_holder_id === row.account_holder_id);
+}
+
+/**
  * The person shares the claims they picked: each gets a grant to the requesting client with the
  * request's permissions, and the request turns `granted` with `access_request.granted` (the
- * spec's "access granted" webhook), all in one transaction. Only active claims of the request's
- * own account holder can be shared: a claim proven for another client stays with that client.
+ * spec's "access granted" webhook), all in one transaction. Only {@link shareableClaims} can be
+ * shared: whoever now reads the holder's address cannot give away what another address proved.
  */
-export async function grantAccessRequest(deps: AccessRequestDeps, row: AccessRequestRow, claimIds: readonly string[]): Promise<AnswerOutcome> {
+export async function grantAccessRequest(deps: AccessRequestDeps, row: AccessRequestRow, owner: ClaimOwner, claimIds: readonly string[]): Promise<AnswerOutcome> {
   const current = await expireIfDue(deps, row);
   if (current.status !== 'pending') return { ok: false, reason: 'not_pending' };
   const picked = [...new Set(claimIds)];
   if (picked.length === 0) return { ok: false, reason: 'no_claims' };
-  const own = new Set((await claimsOfHolders(deps.db, [row.account_holder_id])).filter((c) => c.status === 'active').map((c) => c.id));
+  const own = new Set((await shareableClaims(deps, row, owner)).map((c) => c.id));
   if (!picked.every((id) => own.has(id))) return { ok: false, reason: 'claim_not_yours' };
   const now = unixSeconds(deps.clock);
   const scope: Scope = { clientId: row.client_id, mode: row.mode };

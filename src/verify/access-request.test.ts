@@ -4,6 +4,7 @@ import { engines } from '../../test/support/database.js';
 import { startTestApp, type TestApp, type TestClient } from '../../test/support/test-app.js';
 import { proveWith, testnetWallet } from '../../test/support/verify.js';
 import type { Scope } from '../platform/scope.js';
+import type { ClaimOwner } from './sharing.service.js';
 import { findAccessRequestById } from './access-request.repository.js';
 import { grantAccessRequest } from './access-request.service.js';
 import { revokeAccess, revokeClaim } from './sharing.service.js';
@@ -13,6 +14,8 @@ describe.each(engines())('access requests API on %s', (engine) => {
   let client: TestClient;
   let scope: Scope;
   let holderId: string;
+  /** Ada in the portal: the address her claims are proven under. */
+  const owner: ClaimOwner = { controller: 'ada@example.com', modes: ['test'] };
   const post = (url: string, json?: unknown, key = client.testKey) => t.call(key, { method: 'POST', url, ...(json === undefined ? {} : { json }) });
   const get = (url: string, key = client.testKey) => t.call(key, { method: 'GET', url });
   const create = (json: Record<string, unknown>, key = client.testKey) => post('/v1/verify/access_requests', json, key);
@@ -147,7 +150,7 @@ describe.each(engines())('access requests API on %s', (engine) => {
     const claim = await proveWith(t.ctx, scope, holderId, testnetWallet('p2wpkh'));
     expect((await get(`/v1/verify/claims/${claim.id}`)).statusCode).toBe(404);
     const row = await findAccessRequestById(t.ctx.db, created.id);
-    const outcome = await grantAccessRequest(t.ctx, row!, [claim.id]);
+    const outcome = await grantAccessRequest(t.ctx, row!, owner, [claim.id]);
     expect(outcome.ok).toBe(true);
     const granted = (await get(`/v1/verify/access_requests/${created.id}`)).json();
     expect(granted).toMatchObject({ status: 'granted', claim_ids: [claim.id], responded_at: expect.any(Number) });
@@ -158,10 +161,10 @@ describe.each(engines())('access requests API on %s', (engine) => {
     expect(event).toMatchObject({ status: 'granted', claim_ids: [claim.id] });
     // A second grant widens the client's access to both permissions; a later narrower one never takes any away.
     const wider = (await create({ type: 'sharing', account_holder_id: holderId, permissions: ['balances'] })).json();
-    await grantAccessRequest(t.ctx, (await findAccessRequestById(t.ctx.db, wider.id))!, [claim.id]);
+    await grantAccessRequest(t.ctx, (await findAccessRequestById(t.ctx.db, wider.id))!, owner, [claim.id]);
     expect((await get(`/v1/verify/claims/${claim.id}`)).json().access.permissions).toEqual(['balances', 'statements']);
     // Answered requests cannot be granted again.
-    expect(await grantAccessRequest(t.ctx, (await findAccessRequestById(t.ctx.db, created.id))!, [claim.id])).toEqual({ ok: false, reason: 'not_pending' });
+    expect(await grantAccessRequest(t.ctx, (await findAccessRequestById(t.ctx.db, created.id))!, owner, [claim.id])).toEqual({ ok: false, reason: 'not_pending' });
   });
 
   it('refuses to share a claim of another account holder, a revoked claim, or none', async () => {
@@ -169,27 +172,27 @@ describe.each(engines())('access requests API on %s', (engine) => {
     const otherHolder = (await post('/v1/connect/account_holders', { email: 'eve@example.com' })).json().id;
     const theirs = await proveWith(t.ctx, scope, otherHolder, testnetWallet('p2wpkh'));
     const mine = await proveWith(t.ctx, scope, holderId, testnetWallet('p2tr'));
-    await revokeClaim(t.ctx, [holderId], mine.id);
+    await revokeClaim(t.ctx, owner, mine.id);
     const row = (await findAccessRequestById(t.ctx.db, created.id))!;
-    expect(await grantAccessRequest(t.ctx, row, [theirs.id])).toEqual({ ok: false, reason: 'claim_not_yours' });
-    expect(await grantAccessRequest(t.ctx, row, [mine.id])).toEqual({ ok: false, reason: 'claim_not_yours' });
-    expect(await grantAccessRequest(t.ctx, row, [])).toEqual({ ok: false, reason: 'no_claims' });
+    expect(await grantAccessRequest(t.ctx, row, owner, [theirs.id])).toEqual({ ok: false, reason: 'claim_not_yours' });
+    expect(await grantAccessRequest(t.ctx, row, owner, [mine.id])).toEqual({ ok: false, reason: 'claim_not_yours' });
+    expect(await grantAccessRequest(t.ctx, row, owner, [])).toEqual({ ok: false, reason: 'no_claims' });
     expect((await get(`/v1/verify/access_requests/${created.id}`)).json().status).toBe('pending');
   });
 
   it('follows a revoke at once: the claim is a 404 for that client, with claim.access_revoked', async () => {
     const created = (await create({ type: 'sharing', account_holder_id: holderId, permissions: ['balances'] })).json();
     const claim = await proveWith(t.ctx, scope, holderId, testnetWallet('p2wpkh'));
-    await grantAccessRequest(t.ctx, (await findAccessRequestById(t.ctx.db, created.id))!, [claim.id]);
+    await grantAccessRequest(t.ctx, (await findAccessRequestById(t.ctx.db, created.id))!, owner, [claim.id]);
     expect((await get(`/v1/verify/claims/${claim.id}`)).statusCode).toBe(200);
-    expect(await revokeAccess(t.ctx, ['ah_someone_else'], client.clientId, claim.id)).toBe(false);
+    expect(await revokeAccess(t.ctx, { controller: 'someone.else@example.com', modes: ['test'] }, client.clientId, claim.id)).toBe(false);
     expect((await get(`/v1/verify/claims/${claim.id}`)).statusCode).toBe(200);
-    expect(await revokeAccess(t.ctx, [holderId], client.clientId, claim.id)).toBe(true);
+    expect(await revokeAccess(t.ctx, owner, client.clientId, claim.id)).toBe(true);
     expect((await get(`/v1/verify/claims/${claim.id}`)).statusCode).toBe(404);
     expect((await get('/v1/verify/claims?limit=100')).json().data.map((c: { id: string }) => c.id)).not.toContain(claim.id);
     const [event] = (await eventsOf('claim.access_revoked')).filter((o) => o.id === claim.id);
     expect(event).toMatchObject({ object: 'claim', status: 'active', access: { permissions: ['balances'], revoked_at: expect.any(Number) } });
-    expect(await revokeAccess(t.ctx, [holderId], client.clientId, claim.id)).toBe(false);
+    expect(await revokeAccess(t.ctx, owner, client.clientId, claim.id)).toBe(false);
   });
 
   it('revoking a claim ends every client’s access (claim.revoked to each) and the public check says revoked', async () => {
@@ -199,13 +202,13 @@ describe.each(engines())('access requests API on %s', (engine) => {
       .insertInto('verify_claim_grants')
       .values({ client_id: other.clientId, mode: 'test', claim_id: claim.id, permissions: '["balances"]', source: 'test', created_at: 0, revoked_at: null })
       .execute();
-    expect(await revokeClaim(t.ctx, [holderId], claim.id)).toBe(true);
+    expect(await revokeClaim(t.ctx, owner, claim.id)).toBe(true);
     for (const key of [client.testKey, other.testKey]) {
       expect((await get(`/v1/verify/claims/${claim.id}`, key)).statusCode).toBe(404);
       expect((await eventsOf('claim.revoked', key)).filter((o) => o.id === claim.id)).toEqual([expect.objectContaining({ status: 'revoked' })]);
     }
     const check = (await t.call(undefined, { method: 'POST', url: '/v1/verify/claims/verify', json: { receipt: claim.receipt } })).json();
     expect(check).toMatchObject({ valid: true, status: 'revoked' });
-    expect(await revokeClaim(t.ctx, [holderId], claim.id)).toBe(false);
+    expect(await revokeClaim(t.ctx, owner, claim.id)).toBe(false);
   });
 });

@@ -1,8 +1,8 @@
 import type { Insertable } from 'kysely';
 import type { Db, DbCapabilities } from '../platform/db/database.js';
 import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
-import type { Scope } from '../platform/scope.js';
-import type { ClaimGrantTable, ClaimRow, ClaimTable } from './verify.table.js';
+import type { Mode, Scope } from '../platform/scope.js';
+import type { ClaimGrantRow, ClaimGrantTable, ClaimRow, ClaimTable } from './verify.table.js';
 
 export async function insertClaim(db: Db, row: Insertable<ClaimTable>): Promise<void> {
   await db.insertInto('verify_claims').values(row).execute();
@@ -86,22 +86,26 @@ export async function revokeClaimRow(db: Db, claimId: string, now: number): Prom
   return db.updateTable('verify_claims').set({ status: 'revoked', revoked_at: now, updated_at: now }).where('id', '=', claimId).where('status', '=', 'active').returningAll().executeTakeFirst();
 }
 
-/** Claims of these account holders, newest first (the portal's wallets and claim picker). */
+/** Claims of these account holders, newest first (a statement document's claims). */
 export async function claimsOfHolders(db: Db, accountHolderIds: readonly string[]): Promise<ClaimRow[]> {
   if (accountHolderIds.length === 0) return [];
   return db.selectFrom('verify_claims').selectAll().where('account_holder_id', 'in', accountHolderIds).orderBy('seq', 'desc').execute();
 }
 
-/** Active grants of claims of these account holders, newest first (the portal's shared access page). */
-export async function activeGrantsOfHolders(db: Db, accountHolderIds: readonly string[]) {
-  if (accountHolderIds.length === 0) return [];
-  return db
-    .selectFrom('verify_claim_grants as g')
-    .innerJoin('verify_claims as c', 'c.id', 'g.claim_id')
-    .selectAll('g')
-    .select(['c.account_holder_id', 'c.statement'])
-    .where('c.account_holder_id', 'in', accountHolderIds)
-    .where('g.revoked_at', 'is', null)
-    .orderBy('g.seq', 'desc')
-    .execute();
+/** Claims an identity controls in these modes, newest first (the portal's wallets, shared access and claim picker). */
+export async function claimsOfController(db: Db, controller: string, modes: readonly Mode[]): Promise<ClaimRow[]> {
+  if (modes.length === 0) return [];
+  return db.selectFrom('verify_claims').selectAll().where('controller', '=', controller).where('mode', 'in', modes).orderBy('seq', 'desc').execute();
+}
+
+/** Whether an identity controls any claim in these modes (it may then sign in to the portal). */
+export async function controlsAnyClaim(db: Db, controller: string, modes: readonly Mode[]): Promise<boolean> {
+  if (modes.length === 0) return false;
+  return (await db.selectFrom('verify_claims').select('id').where('controller', '=', controller).where('mode', 'in', modes).limit(1).executeTakeFirst()) !== undefined;
+}
+
+/** Active grants of these claims, newest first. */
+export async function activeGrantsOfClaims(db: Db, claimIds: readonly string[]): Promise<ClaimGrantRow[]> {
+  if (claimIds.length === 0) return [];
+  return db.selectFrom('verify_claim_grants').selectAll().where('claim_id', 'in', claimIds).where('revoked_at', 'is', null).orderBy('seq', 'desc').execute();
 }

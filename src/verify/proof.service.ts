@@ -11,20 +11,17 @@ import { randomInt } from 'node:crypto';
 import { newId, randomBase62 } from '../platform/crypto/random.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
 import type { Database } from '../platform/db/schema.js';
-import { recordEvent } from '../platform/events/event.service.js';
 import type { Scope } from '../platform/scope.js';
 import { challengeMessage } from './challenge-message.js';
 import { countFailedAttempt, findChallenge, insertChallenge, lastDepositIndex, updateOpenChallenge } from './challenge.repository.js';
 import type { ClaimStatement, ClaimSubject } from './claim.schemas.js';
 import { insertClaim } from './claim.repository.js';
-import { toClaim } from './claim.service.js';
 import { signReceipt } from './receipt.js';
-import { shareClaim } from './sharing.service.js';
 import { diagnoseSignature, type SignatureProblem } from './signature-diagnosis.js';
 import { activeSigningKey } from './signing-key.service.js';
 import type { ChallengeOrigin, ChallengeRow, ChallengeSubject, ClaimRow } from './verify.table.js';
 
-export type ProofDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'chains' | 'depositWallets' | 'capabilities'>;
+export type ProofDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'chains' | 'depositWallets'>;
 
 /** How long a challenge can be answered. */
 export const CHALLENGE_TTL_SECONDS = 15 * 60;
@@ -43,6 +40,8 @@ export interface ProofRequest {
   /** The requester's display name, written into the message. */
   requesterName: string;
   origin: ChallengeOrigin;
+  /** The identity the claim will be bound to (`ClaimTable.controller`): who manages it in the portal. */
+  controller: string;
   label?: string | null;
 }
 
@@ -115,6 +114,7 @@ async function startChallenge(deps: ProofDeps, request: ProofRequest, input: str
       failed_attempts: 0,
       origin: JSON.stringify(request.origin),
       label: request.label ?? null,
+      controller: request.controller,
       claim_id: null,
       created_at: now,
       expires_at: expiresAt,
@@ -159,18 +159,18 @@ function proofTarget(input: string, mode: Scope['mode']): ProofTarget | { ok: fa
 }
 
 /**
- * A challenge started where the pages now are: the same account holder, tenancy and origin (for a
- * connect session, the same session and account). Undefined otherwise, so a challenge answered
- * under another place's URL can never finish as that place's proof (and, in connect, mark another
- * account proven).
+ * A challenge started where the pages now are: the same account holder, tenancy, identity and
+ * origin (for a connect session, the same session and account). Undefined otherwise, so a
+ * challenge answered under another place's URL can never finish as that place's proof (and, in
+ * connect, mark another account proven), nor one started by another identity as this one's.
  */
 export async function findPlacedChallenge(
   deps: Pick<ProofDeps, 'db'>,
-  place: { scope: Scope; accountHolderId: string; origin: ChallengeOrigin },
+  place: { scope: Scope; accountHolderId: string; origin: ChallengeOrigin; controller: string },
   id: string,
 ): Promise<ChallengeRow | undefined> {
   const challenge = await findChallenge(deps.db, id);
-  if (!challenge || challenge.account_holder_id !== place.accountHolderId) return undefined;
+  if (!challenge || challenge.account_holder_id !== place.accountHolderId || challenge.controller !== place.controller) return undefined;
   if (challenge.client_id !== place.scope.clientId || challenge.mode !== place.scope.mode) return undefined;
   return sameOrigin(JSON.parse(challenge.origin) as ChallengeOrigin, place.origin) ? challenge : undefined;
 }
@@ -189,9 +189,11 @@ export type SubmitOutcome =
 
 /**
  * Checks a pasted signature against an open challenge. A valid one ends the challenge and makes the
- * claim (signed receipt, grant to the client the origin names, `claim.created`) in one
- * transaction, together with whatever `alsoInTransaction` writes (the connect flow marks its
- * account verified). A wrong one says why and counts against the challenge's five attempts.
+ * claim (signed receipt, bound to the challenge's controller) in one transaction, together with
+ * whatever `alsoInTransaction` writes (the connect flow records the claim on its account). Nobody
+ * else sees the claim yet: it is shared only when the person completes its connect session or
+ * approves a request in the portal. A wrong one says why and counts against the challenge's five
+ * attempts.
  */
 export async function submitSignature(
   deps: ProofDeps,
@@ -222,12 +224,11 @@ export interface FinishOptions {
   alsoInTransaction?: (trx: Transaction<Database>, claim: ClaimRow) => Promise<void>;
 }
 
-/** Ends the challenge and stores its claim, its sharing and what the caller adds, in one transaction. */
+/** Ends the challenge and stores its claim and what the caller adds, in one transaction. */
 async function finishProof(deps: ProofDeps, challenge: ChallengeRow, claim: { row: ClaimRow; values: Omit<ClaimRow, 'seq'> }, options: FinishOptions): Promise<SubmitOutcome> {
   const committed = await deps.db.transaction().execute(async (trx) => {
     if (!(await updateOpenChallenge(trx, challenge.id, { status: 'used', claim_id: claim.row.id }))) return false;
     await insertClaim(trx, claim.values);
-    await shareByOrigin(trx, deps, challenge, claim.row);
     await options.alsoInTransaction?.(trx, claim.row);
     return true;
   });
@@ -333,6 +334,7 @@ async function issueClaim(
     client_id: challenge.client_id,
     mode: challenge.mode,
     account_holder_id: challenge.account_holder_id,
+    controller: challenge.controller,
     statement: JSON.stringify(statement),
     addresses: JSON.stringify(addresses),
     status: 'active',
@@ -358,21 +360,4 @@ function networkOf(challenge: ChallengeRow): NetworkName {
   const network = parsed.ok ? parsed.address.networks.find((n) => modeNetworks(challenge.mode).includes(n)) : undefined;
   if (!network) throw new Error(`challenge ${challenge.id} has a signing address of no network of its mode`);
   return network;
-}
-
-/**
- * A claim proven in a connect session is shared with that session's client: `balances` if the
- * session asked for balances, `statements` if it asked for transactions (a statement is a claim's
- * transaction history). docs/verify.md, "Sharing".
- */
-async function shareByOrigin(trx: Transaction<Database>, deps: Pick<ProofDeps, 'clock' | 'capabilities'>, challenge: ChallengeRow, claim: ClaimRow): Promise<void> {
-  const origin = JSON.parse(challenge.origin) as ChallengeOrigin;
-  if (origin.kind !== 'connect_session') return;
-  const permissions = [
-    ...(origin.permissions.includes('balances') ? ['balances'] : []),
-    ...(origin.permissions.includes('transactions') ? ['statements'] : []),
-  ];
-  const scope: Scope = { clientId: challenge.client_id, mode: challenge.mode };
-  await shareClaim(trx, deps, { scope, claimId: claim.id, permissions, source: `connect_session:${origin.session_id}` });
-  await recordEvent({ db: trx, clock: deps.clock }, scope, 'claim.created', toClaim(claim));
 }

@@ -158,14 +158,14 @@ describe.each(engines())('proving ownership on %s', (engine) => {
     ['a seed phrase', () => 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about', 'private key or seed phrase'],
     ['text that is no wallet', () => 'my savings', 'not a wallet we can watch'],
   ])('refuses to start a challenge for %s, saying why', async (_name, subject, message) => {
-    const outcome = await startSignatureChallenge(t.ctx, { scope, accountHolderId: holderId, requesterName: 'Acme', origin: { kind: 'portal' } }, subject());
+    const outcome = await startSignatureChallenge(t.ctx, { scope, accountHolderId: holderId, requesterName: 'Acme', origin: { kind: 'portal' }, controller: 'ada@example.com' }, subject());
     expect(outcome).toMatchObject({ ok: false, message: expect.stringContaining(message) });
   });
 
   it('refuses to start a challenge in live mode without a chain data source', async () => {
     const outcome = await startSignatureChallenge(
       t.ctx,
-      { scope: { ...scope, mode: 'live' }, accountHolderId: holderId, requesterName: 'Acme', origin: { kind: 'portal' } },
+      { scope: { ...scope, mode: 'live' }, accountHolderId: holderId, requesterName: 'Acme', origin: { kind: 'portal' }, controller: 'ada@example.com' },
       makeWallet('p2wpkh', 'mainnet').address,
     );
     expect(outcome).toMatchObject({ ok: false, message: expect.stringContaining('ESPLORA_URL') });
@@ -195,7 +195,7 @@ describe.each(engines())('proving ownership with a deposit on %s', (engine) => {
   let scope: Scope;
   let holderId: string;
   let chain: SimulatedChain;
-  const request = () => ({ scope, accountHolderId: holderId, requesterName: 'Acme Lending', origin: { kind: 'portal' as const } });
+  const request = () => ({ scope, accountHolderId: holderId, requesterName: 'Acme Lending', origin: { kind: 'portal' as const }, controller: 'ada@example.com' });
 
   beforeAll(async () => {
     t = await startTestApp(engine);

@@ -3,8 +3,8 @@ import { unixSeconds } from '../platform/clock.js';
 import type { AppContext } from '../platform/context.js';
 import type { Database } from '../platform/db/schema.js';
 import { recordEvent } from '../platform/events/event.service.js';
-import type { Scope } from '../platform/scope.js';
-import { ACCESS_PERMISSIONS } from './access-request.schemas.js';
+import type { Mode, Scope } from '../platform/scope.js';
+import { ACCESS_PERMISSIONS, type AccessPermission } from './access-request.schemas.js';
 import { findClaimById, findGrantForUpdate, revokeAllGrantRows, revokeClaimRow, revokeGrantRow, upsertGrant } from './claim.repository.js';
 import { toClaim } from './claim.service.js';
 import type { ClaimGrantRow, ClaimRow } from './verify.table.js';
@@ -40,21 +40,62 @@ export async function shareClaim(trx: Transaction<Database>, deps: Pick<SharingD
   });
 }
 
+/**
+ * What a connect session's client may see of a claim proven in it: `balances` if the session asked
+ * for balances, `statements` if it asked for transactions (a statement is a claim's transaction
+ * history). docs/verify.md, "Sharing".
+ */
+export function sessionSharePermissions(sessionPermissions: readonly string[]): AccessPermission[] {
+  return [...(sessionPermissions.includes('balances') ? (['balances'] as const) : []), ...(sessionPermissions.includes('transactions') ? (['statements'] as const) : [])];
+}
+
+/**
+ * The person chose Done in a connect session: the claims they proved in it are shared with the
+ * session's client (`claim.created` to it), in the session's completion transaction. Until then,
+ * and for ever when the session is abandoned, the client sees none of them. A claim the person
+ * revoked meanwhile, or one that is not of the session's tenancy, is left alone.
+ */
+export async function shareSessionClaims(
+  trx: Transaction<Database>,
+  deps: Pick<SharingDeps, 'clock' | 'capabilities'>,
+  session: { id: string; scope: Scope; permissions: readonly string[] },
+  claimIds: readonly string[],
+): Promise<void> {
+  const permissions = sessionSharePermissions(session.permissions);
+  for (const claimId of claimIds) {
+    const claim = await findClaimById(trx, claimId);
+    if (!claim || claim.status !== 'active' || claim.client_id !== session.scope.clientId || claim.mode !== session.scope.mode) continue;
+    await shareClaim(trx, deps, { scope: session.scope, claimId, permissions, source: `connect_session:${session.id}` });
+    await recordEvent({ db: trx, clock: deps.clock }, session.scope, 'claim.created', toClaim(claim));
+  }
+}
+
 /** The claim as an event shows a client whose access ended. */
 function claimWithAccess(claim: ClaimRow, grant: ClaimGrantRow) {
   return { ...toClaim(claim), access: { permissions: JSON.parse(grant.permissions) as string[], granted_at: grant.created_at, revoked_at: grant.revoked_at } };
 }
 
+/** The identity acting in the portal: it manages the claims it controls, in the modes its sign-in reaches. */
+export interface ClaimOwner {
+  controller: string;
+  modes: readonly Mode[];
+}
+
+/** Whether the person acting controls the claim (docs/verify.md, "Who controls a claim"). */
+export function controls(owner: ClaimOwner, claim: Pick<ClaimRow, 'controller' | 'mode'>): boolean {
+  return claim.controller === owner.controller && owner.modes.includes(claim.mode);
+}
+
 /**
  * The person stops sharing one claim with one client (`claim.access_revoked` to that client). At
- * once: the client's next read of the claim is a 404. `ownerIds` are the account holders the
- * person is; a claim of anyone else is left alone. Returns whether access was revoked now.
+ * once: the client's next read of the claim is a 404. A claim the person does not control is left
+ * alone. Returns whether access was revoked now.
  */
-export async function revokeAccess(deps: SharingDeps, ownerIds: readonly string[], clientId: string, claimId: string): Promise<boolean> {
+export async function revokeAccess(deps: SharingDeps, owner: ClaimOwner, clientId: string, claimId: string): Promise<boolean> {
   const now = unixSeconds(deps.clock);
   return deps.db.transaction().execute(async (trx) => {
     const claim = await findClaimById(trx, claimId);
-    if (!claim || !ownerIds.includes(claim.account_holder_id)) return false;
+    if (!claim || !controls(owner, claim)) return false;
     const grant = await revokeGrantRow(trx, clientId, claimId, now);
     if (!grant) return false;
     await recordEvent({ db: trx, clock: deps.clock }, { clientId, mode: grant.mode }, 'claim.access_revoked', claimWithAccess(claim, grant));
@@ -67,11 +108,11 @@ export async function revokeAccess(deps: SharingDeps, ownerIds: readonly string[
  * being shared with every client, each of which gets `claim.revoked`. Returns whether it was
  * revoked now.
  */
-export async function revokeClaim(deps: SharingDeps, ownerIds: readonly string[], claimId: string): Promise<boolean> {
+export async function revokeClaim(deps: SharingDeps, owner: ClaimOwner, claimId: string): Promise<boolean> {
   const now = unixSeconds(deps.clock);
   return deps.db.transaction().execute(async (trx) => {
     const existing = await findClaimById(trx, claimId);
-    if (!existing || !ownerIds.includes(existing.account_holder_id)) return false;
+    if (!existing || !controls(owner, existing)) return false;
     const claim = await revokeClaimRow(trx, claimId, now);
     if (!claim) return false;
     for (const grant of await revokeAllGrantRows(trx, claimId, now)) {

@@ -203,7 +203,7 @@ describe.each(engines())('statement PDFs on %s', (engine) => {
     const pendingId = (await t.call(world.client.testKey, { method: 'POST', url: '/v1/verify/statements/generate', json: { account_holder_id: world.holderId, claim_ids: [claim.id], period, timezone: 'UTC' } })).json().id;
     const doomed = await world.proveAddress();
     const failedId = (await t.call(world.client.testKey, { method: 'POST', url: '/v1/verify/statements/generate', json: { account_holder_id: world.holderId, claim_ids: [doomed.id], period, timezone: 'UTC' } })).json().id;
-    await revokeAccess(t.ctx, [world.holderId], world.client.clientId, doomed.id);
+    await revokeAccess(t.ctx, { controller: 'ada@example.com', modes: ['test'] }, world.client.clientId, doomed.id);
     await runDueJobs(t.ctx);
     const failed = (await get(`/v1/verify/statements/${failedId}`)).json();
     expect(failed.status).toBe('failed');

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runDueJobs } from '../../test/support/connect.js';
 import { engines } from '../../test/support/database.js';
 import { startTestApp, type TestApp, type TestClient } from '../../test/support/test-app.js';
-import { proveWith, sandboxSigner, startChallenge, testnetWallet } from '../../test/support/verify.js';
+import { proveWith, sandboxSigner, shareAsSessionDone, startChallenge, testnetWallet } from '../../test/support/verify.js';
 import { createChainSources } from '../bitcoin/chain-for-mode.js';
 import { EsploraChainSource, SimulatedChain, startEsploraServer, type EsploraServer } from '../bitcoin/chain/index.js';
 import { buildSandboxChain } from '../bitcoin/sandbox/sandbox-chain.js';
@@ -60,9 +60,11 @@ describe.each(engines())('statements API on %s', (engine) => {
     spender.address = spending.wallet.address;
     claims.balancesOnly = (await prove(holderId, ['balances'])).id;
     claims.ofAnotherHolder = (await prove(otherHolder, ['transactions'])).id;
-    const challenge = await startChallenge(t.ctx, scope, holderId, sandbox.descriptor, { kind: 'connect_session', session_id: 'sess_statements', permissions: ['transactions'] });
+    const inSession = { kind: 'connect_session' as const, session_id: 'sess_statements', permissions: ['transactions'] };
+    const challenge = await startChallenge(t.ctx, scope, holderId, sandbox.descriptor, inSession);
     const proven = await submitSignature(t.ctx, challenge, signMessage(sandboxSigner(0), challenge.message));
     if (!proven.ok) throw new Error(JSON.stringify(proven));
+    await shareAsSessionDone(t.ctx, scope, inSession, proven.claim.id);
     claims.wallet = proven.claim.id;
 
     // The spender's history on the sandbox chain (after the sandbox's own, which ends in September 2026).
@@ -257,7 +259,7 @@ describe.each(engines())('statements API on %s', (engine) => {
     const completed = (await get(`/v1/verify/statements/${made.id}`)).json();
     expect(completed.status).toBe('completed');
     expect(completed.summary).toMatchObject({ opening_balance: '0', closing_balance: '0', transaction_count: 0 });
-    expect(await revokeAccess(t.ctx, [holderId], client.clientId, claimId)).toBe(true);
+    expect(await revokeAccess(t.ctx, { controller: 'ada@example.com', modes: ['test'] }, client.clientId, claimId)).toBe(true);
     const refused = await post(body);
     expect(refused.statusCode).toBe(404);
     expect(refused.json().error).toMatchObject({ code: 'resource_missing', param: 'claim_ids[0]' });
@@ -267,7 +269,7 @@ describe.each(engines())('statements API on %s', (engine) => {
   it('fails a statement whose claim stops being shared before it is computed, with statement.failed', async () => {
     const { id: claimId } = await prove(holderId, ['transactions']);
     const made = (await post({ account_holder_id: holderId, claim_ids: [claimId], period: october, timezone: 'UTC' })).json();
-    await revokeAccess(t.ctx, [holderId], client.clientId, claimId);
+    await revokeAccess(t.ctx, { controller: 'ada@example.com', modes: ['test'] }, client.clientId, claimId);
     await runDueJobs(t.ctx);
     const failed = (await get(`/v1/verify/statements/${made.id}`)).json();
     expect(failed).toMatchObject({ status: 'failed', summary: null, chain: null, completed_at: null });

@@ -4,9 +4,11 @@ import { clientDisplayName } from '../clients/client.service.js';
 import { unixSeconds } from '../platform/clock.js';
 import type { AppContext } from '../platform/context.js';
 import { recordEvent } from '../platform/events/event.service.js';
+import { emailIdentity } from '../platform/mail/address.js';
 import { renderEmail } from '../platform/mail/email-layout.js';
 import { MailError, type OutgoingMail } from '../platform/mail/mailer.js';
 import { findAccessRequestById, updateNotification } from './access-request.repository.js';
+import { controlsAnyClaim } from './claim.repository.js';
 import { PERMISSION_MEANINGS, type AccessPermission } from './access-request.schemas.js';
 import { toAccessRequest } from './access-request.service.js';
 import { createSignInLink, reachableModes, REQUEST_LINK_TTL_SECONDS, SIGN_IN_LINK_TTL_SECONDS } from './portal/portal-auth.service.js';
@@ -95,13 +97,15 @@ export async function sendAccessRequestMail(deps: VerifyMailDeps, id: string, at
 
 /**
  * Sends a sign-in link if any account holder (in the modes the mail transport may reach) has the
- * address; otherwise nothing. A link asked for with a request id opens that request when it is the
- * person's and still pending.
+ * address, or the address controls claims there (a holder's old address still manages what it
+ * proved: docs/verify.md, "Who controls a claim"); otherwise nothing. A link asked for with a
+ * request id opens that request when it is the person's and still pending.
  */
 export async function sendSignInMail(deps: VerifyMailDeps, input: { email: string; access_request_id?: string }, attempt: { log: FastifyBaseLogger }): Promise<void> {
-  const holders = await accountHoldersByEmail(deps, input.email, reachableModes(deps.mailer));
-  if (holders.length === 0) {
-    attempt.log.info('portal sign-in link not sent: no account holder has the address');
+  const modes = reachableModes(deps.mailer);
+  const holders = await accountHoldersByEmail(deps, input.email, modes);
+  if (holders.length === 0 && !(await controlsAnyClaim(deps.db, emailIdentity(input.email), modes))) {
+    attempt.log.info('portal sign-in link not sent: no account holder has the address and it controls no claim');
     return;
   }
   const request = input.access_request_id ? await findAccessRequestById(deps.db, input.access_request_id) : undefined;

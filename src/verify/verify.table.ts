@@ -51,6 +51,8 @@ export interface ChallengeTable {
   origin: string;
   /** The person's label for the claim. */
   label: string | null;
+  /** The identity proving it, which the claim is bound to (see ClaimTable.controller). */
+  controller: string;
   claim_id: string | null;
   created_at: number;
   expires_at: number;
@@ -63,6 +65,13 @@ export interface ClaimTable {
   client_id: string;
   mode: Mode;
   account_holder_id: string;
+  /**
+   * Who controls the claim: the e-mail identity (lower-cased) it was proven under — the portal
+   * sign-in that proved it, or the account holder's address at the time when it was proven in a
+   * connect session. Only that identity sees and manages it in the portal; an account holder whose
+   * address changes later hands the new address nothing (docs/verify.md, "Who controls a claim").
+   */
+  controller: string;
   /** The claim's statement (everything the receipt signs), as JSON. */
   statement: string;
   /** Wallet claims: every address of the wallet found in use at verification, JSON array. */

@@ -68,7 +68,10 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 /** Controls shown smaller than `min` CSS pixels high: too small to tap reliably (hidden ones are not on the page). */
 export function smallTapTargets(page: Page, min = 44): Promise<string[]> {
-  return page.evaluate<string[]>(`[...document.querySelectorAll('button, .button, input:not([type=hidden]), textarea, .provider-link')]
+  // A link alone on its line (the whole text of its block) is a control to tap, not a word in a
+  // sentence: WCAG 2.5.8 exempts only links inside running text.
+  return page.evaluate<string[]>(`[...document.querySelectorAll('button, .button, input:not([type=hidden]), textarea, .provider-link, a[href]')]
+    .filter((e) => e.tagName !== 'A' || (e.parentElement && e.parentElement.textContent.trim() === e.textContent.trim()))
     .filter((e) => { const r = e.getBoundingClientRect(); return e.getClientRects().length > 0 && r.height < ${min}; })
     .map((e) => (e.textContent || e.getAttribute('name') || e.tagName).trim())`);
 }

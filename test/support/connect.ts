@@ -9,7 +9,9 @@ import {
 } from '../../src/connect/hosted-flow.service.js';
 import type { AppContext } from '../../src/platform/context.js';
 import { Worker } from '../../src/platform/jobs/worker.js';
+import { sandboxWallet } from '../../src/bitcoin/sandbox/sandbox-wallet.js';
 import { eventually } from './eventually.js';
+import { FormAgent } from './form-agent.js';
 import { queueIdle } from './queue.js';
 import type { TestApp } from './test-app.js';
 
@@ -95,4 +97,44 @@ export async function runDueJobs(ctx: AppContext, timeoutMs = 25_000): Promise<v
   } finally {
     await worker.stop(1000);
   }
+}
+
+/** A hosted session, driven through its pages as a browser without JavaScript, in which the sandbox wallet was connected and proven. */
+export interface ProvenSession {
+  sessionId: string;
+  /** The hosted URL's path. */
+  path: string;
+  agent: FormAgent;
+  accountId: string;
+  claimId: string;
+}
+
+/**
+ * Creates a session for an existing account holder through the API, then, as the person would on
+ * the hosted pages: accepts the disclaimer, connects the sandbox wallet, proves it with "Sign with
+ * the sandbox wallet" — and stops there, before Done or Cancel.
+ */
+export async function proveInHostedSession(t: TestApp, key: string, holderId: string, permissions: string[]): Promise<ProvenSession> {
+  const created = await t.call(key, { method: 'POST', url: '/v1/connect/sessions', json: { account_holder: holderId, permissions } });
+  if (created.statusCode !== 200) throw new Error(`session: ${created.statusCode} ${created.body}`);
+  const session = created.json() as CreatedSession;
+  const path = new URL(session.hosted_url).pathname;
+  const agent = new FormAgent(t.app, 'connect');
+  await agent.get(path);
+  await agent.post(`${path}/consent`);
+  await agent.get(`${path}/providers/bitcoin`);
+  const connected = await agent.post(`${path}/providers/bitcoin`, { wallet: sandboxWallet().descriptor });
+  if (connected.statusCode !== 303) throw new Error(`connect: ${connected.statusCode}`);
+  await agent.get(path);
+  const accountId = (await t.ctx.db.selectFrom('connect_accounts').select('id').where('session_id', '=', session.id).executeTakeFirstOrThrow()).id;
+  const started = await agent.post(`${path}/accounts/${accountId}/prove`);
+  if (started.statusCode !== 303) throw new Error(`start proof: ${started.statusCode}`);
+  const challengeUrl = started.headers.location as string;
+  await agent.get(challengeUrl);
+  const proven = await agent.post(`${challengeUrl}/sandbox`);
+  if (proven.statusCode !== 303) throw new Error(`proof: ${proven.statusCode} ${proven.body}`);
+  const claimId = (await t.ctx.db.selectFrom('connect_accounts').select('claim_id').where('id', '=', accountId).executeTakeFirstOrThrow()).claim_id;
+  if (!claimId) throw new Error('the account records no claim');
+  await agent.get(path);
+  return { sessionId: session.id, path, agent, accountId, claimId };
 }

@@ -202,8 +202,9 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
     return sendExit(reply, hosted, url, { kind: 'cancelled' });
   });
 
-  // The verify module's ownership proof, for a wallet connected in this session. A proven wallet is
-  // shared with the session's client as a claim, and its account shows `ownership: verified`.
+  // The verify module's ownership proof, for a wallet connected in this session. A proven wallet
+  // becomes a claim recorded on its account; Done shares it with the session's client (and its
+  // account shows `ownership: verified`), Cancel or expiry shares nothing.
   await app.register(
     proofRoutes({
       async resolve(request, reply) {
@@ -224,6 +225,7 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
           subject: wallet.subject,
           subjectName: wallet.account.display_name,
           origin: { kind: 'connect_session', session_id: hosted.session.id, permissions: hosted.permissions, account_id: wallet.account.id },
+          controller: wallet.controller,
           back: { href: base, label: 'Back to your connected accounts' },
           doneUrl: base,
           sendOptions: { testMode: hosted.mode === 'test', formActionOrigins: returnOrigins(hosted) },

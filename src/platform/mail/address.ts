@@ -31,6 +31,17 @@ export function isMailAddress(text: string): boolean {
   return ADDRESS_LITERAL.test(domain) && (isIPv4(domain.slice(1, -1)) || (domain.startsWith('[IPv6:') && isIPv6(domain.slice(6, -1))));
 }
 
+/**
+ * The key one person's address is known by (the portal's sign-in, a claim's controller): the
+ * address with ASCII letters lower-cased, as mail systems treat `Ada@Example.com` and
+ * `ada@example.com` alike. Only ASCII is folded: addresses are ASCII by rule (`isMailAddress`, the
+ * API's `email` format), and Unicode case mapping would merge different mailboxes (the Kelvin sign
+ * `K` lower-cases to `k`).
+ */
+export function emailIdentity(address: string): string {
+  return address.trim().replace(/[A-Z]+/g, (letters) => letters.toLowerCase());
+}
+
 /** `Name <address>`, `"Name, Inc." <address>` or a bare address; undefined when it is none of these. */
 export function parseMailbox(text: string): Mailbox | undefined {
   const value = text.trim();

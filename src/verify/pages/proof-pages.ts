@@ -263,17 +263,18 @@ export function unknownChallengePage(place: ProofPlace): PageContent {
 }
 
 /**
- * Text the person copies exactly (a message, an address): read-only, with a Copy button the kit's
- * script reveals, and the same text (or a payment URI) as a QR code for a phone.
+ * Text the person copies exactly (a message, an address, a receipt): read-only, with a Copy button
+ * the kit's script reveals, and the same text (or a payment URI) as a QR code for a phone when it
+ * is short enough to scan.
  */
-function copyableText(options: {
+export function copyableText(options: {
   id: string;
   label: string;
   hint?: string;
   rows: number;
   text: string;
   copyLabel: string;
-  qr: { text: string; summary: string; label: string; caption: string };
+  qr?: { text: string; summary: string; label: string; caption: string };
 }): SafeHtml {
   const hintId = `${options.id}-hint`;
   return html`<div class="field">
@@ -284,8 +285,10 @@ ${options.hint ? html`<span class="hint" id="${hintId}">${options.hint}</span>` 
 <div class="actions">
 <button type="button" class="button button-secondary" data-copy="${options.id}" hidden>${options.copyLabel}</button>
 </div>
-<details class="disclosure">
+${options.qr
+  ? html`<details class="disclosure">
 <summary>${options.qr.summary}</summary>
 <figure class="qr-code">${qrCodeSvg(options.qr.text, options.qr.label)}<figcaption>${options.qr.caption}</figcaption></figure>
-</details>`;
+</details>`
+  : ''}`;
 }

@@ -26,6 +26,11 @@ export interface ProofPlace {
   /** How the person calls it ("Bitcoin wallet (native segwit)"); absent: "this address" / "this wallet". */
   subjectName?: string;
   origin: ChallengeOrigin;
+  /**
+   * The identity the claim is bound to, who alone manages it in the portal: the signed-in
+   * person's address there; in a connect session, the account holder's address now.
+   */
+  controller: string;
   /** The way back without proving. */
   back: { href: string; label: string };
   /** Where to go once proven (after a POST: answered with 303). */

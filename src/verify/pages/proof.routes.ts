@@ -84,7 +84,7 @@ export function proofRoutes(host: ProofHost): FastifyPluginAsync<{ kit: PageKit 
       if (entered && subject === '') return retry('subject', 'Enter an address, an extended public key or a descriptor.');
       // The label goes into the signed receipt: plain text of one line (no control characters).
       if (label.length > MAX_LABEL_LENGTH || /\p{Cc}/u.test(label)) return retry('label', `Give a name of at most ${MAX_LABEL_LENGTH} characters, on one line.`);
-      const proofRequest = { scope: place.scope, accountHolderId: place.accountHolderId, requesterName: place.requesterName, origin: place.origin, label: label === '' ? null : label };
+      const proofRequest = { scope: place.scope, accountHolderId: place.accountHolderId, requesterName: place.requesterName, origin: place.origin, controller: place.controller, label: label === '' ? null : label };
       const started = await (fields.method === 'deposit' ? startDepositChallenge : startSignatureChallenge)(ctx, proofRequest, subject);
       if (!started.ok) return entered ? retry('subject', started.message) : send(reply, place, proofUnavailablePage(place, started.message));
       return reply.redirect(`${place.base}/${started.challenge.id}`, 303);

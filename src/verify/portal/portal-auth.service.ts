@@ -3,7 +3,9 @@ import { clientDisplayName } from '../../clients/client.service.js';
 import { unixSeconds } from '../../platform/clock.js';
 import type { AppContext } from '../../platform/context.js';
 import { hashSecret, newSecret } from '../../platform/crypto/random.js';
+import { emailIdentity } from '../../platform/mail/address.js';
 import type { Mode } from '../../platform/scope.js';
+import type { ClaimOwner } from '../sharing.service.js';
 import type { PortalSessionRow } from '../verify.table.js';
 
 export type PortalDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'mailer'>;
@@ -30,11 +32,6 @@ export function reachableModes(mailer: AppContext['mailer']): Mode[] {
   return mailer.transport === 'smtp' ? ['test', 'live'] : ['test'];
 }
 
-/** An e-mail address as the portal keys on it. */
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
-
 /**
  * Makes a single-use sign-in link for an address (stored as a hash: the token lives only in the
  * e-mail), optionally opening an access request once used.
@@ -46,7 +43,7 @@ export async function createSignInLink(deps: PortalDeps, input: { email: string;
     .insertInto('verify_portal_links')
     .values({
       token_hash: hashSecret(token),
-      email: normaliseEmail(input.email),
+      email: emailIdentity(input.email),
       modes: JSON.stringify(reachableModes(deps.mailer)),
       access_request_id: input.accessRequestId ?? null,
       created_at: now,
@@ -67,7 +64,7 @@ export type SignInRequestOutcome = { ok: true } | { ok: false; retryAfterSeconds
 export async function admitSignInRequest(deps: Pick<PortalDeps, 'db' | 'clock'>, email: string, ip: string): Promise<SignInRequestOutcome> {
   const now = unixSeconds(deps.clock);
   const since = now - SIGN_IN_LIMITS.windowSeconds;
-  const address = normaliseEmail(email);
+  const address = emailIdentity(email);
   return deps.db.transaction().execute(async (trx) => {
     await trx.deleteFrom('verify_portal_sign_in_attempts').where('email', '=', address).where('created_at', '<', since).execute();
     await trx.deleteFrom('verify_portal_sign_in_attempts').where('ip', '=', ip).where('created_at', '<', since).execute();
@@ -143,18 +140,30 @@ export interface PersonHolder {
   clientName: string;
 }
 
-/** Who is signed in: an e-mail address, and every account holder with it in the session's modes. */
+/**
+ * Who is signed in: an e-mail address (the identity that controls the claims proven under it), the
+ * modes the sign-in reaches, and every account holder that has the address now in those modes
+ * (whose requests the person answers).
+ */
 export interface PortalPerson {
   email: string;
+  modes: Mode[];
   holders: PersonHolder[];
 }
 
+/** The signed-in person as the owner of claims: the claims their address controls, in their modes. */
+export function ownerOf(person: PortalPerson): ClaimOwner {
+  return { controller: person.email, modes: person.modes };
+}
+
 export async function portalPerson(deps: Pick<PortalDeps, 'db'>, session: Pick<PortalSessionRow, 'email' | 'modes'>): Promise<PortalPerson> {
-  const rows = await accountHoldersByEmail(deps, session.email, JSON.parse(session.modes) as Mode[]);
+  const modes = JSON.parse(session.modes) as Mode[];
+  const rows = await accountHoldersByEmail(deps, session.email, modes);
   const names = new Map<string, string>();
   for (const row of rows) if (!names.has(row.client_id)) names.set(row.client_id, (await clientDisplayName(deps, row.client_id)) ?? 'A client');
   return {
     email: session.email,
+    modes,
     holders: rows.map((row) => ({ id: row.id, clientId: row.client_id, mode: row.mode, name: row.name, clientName: names.get(row.client_id) as string })),
   };
 }

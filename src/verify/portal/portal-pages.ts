@@ -4,7 +4,9 @@ import type { NavLink } from '../../platform/web/layout.js';
 import type { PageContent } from '../../platform/web/page-surface.js';
 import { PERMISSION_MEANINGS, type AccessPermission } from '../access-request.schemas.js';
 import type { ClaimStatement } from '../claim.schemas.js';
-import type { PersonHolder, PortalPerson } from './portal-auth.service.js';
+import type { Mode } from '../../platform/scope.js';
+import { copyableText } from '../pages/proof-pages.js';
+import type { PortalPerson } from './portal-auth.service.js';
 import type { PortalClaim, PortalRequest } from './portal.service.js';
 
 /** What every signed-in page shows around its body: the sections, who is signed in, and signing out. */
@@ -43,13 +45,25 @@ function day(seconds: number): string {
   return new Date(seconds * 1000).toLocaleDateString('en-GB', { timeZone: 'UTC', day: 'numeric', month: 'long', year: 'numeric' });
 }
 
-function testBadge(holder: PersonHolder): SafeHtml | string {
-  return holder.mode === 'test' ? html` <span class="badge">Test mode</span>` : '';
+function testBadge(item: { mode: Mode }): SafeHtml | string {
+  return item.mode === 'test' ? html` <span class="badge">Test mode</span>` : '';
 }
 
 function permissionWords(permissions: readonly string[]): string {
   const words = permissions.map((p) => (p === 'balances' ? 'see balances' : 'request statements'));
   return words.join(' and ');
+}
+
+/**
+ * What approving does to a claim the requester may already see: sharing keeps what was granted
+ * and adds what the request asks (docs/verify.md, "Sharing"), so the picker says exactly that.
+ */
+function alreadySharedWords(claim: PortalClaim, clientId: string, clientName: string, asked: readonly string[]): string | undefined {
+  const share = claim.sharedWith.find((s) => s.clientId === clientId);
+  if (!share) return undefined;
+  const added = asked.filter((p) => !share.permissions.includes(p));
+  const now = `Already shared with ${clientName}, who may ${permissionWords(share.permissions)}`;
+  return added.length === 0 ? `${now}: approving changes nothing for this wallet.` : `${now}: approving also lets them ${permissionWords(added)}.`;
 }
 
 /** A claim as the person knows it: their label, or what it proves. */
@@ -106,7 +120,7 @@ ${earlier.length ? html`<h2>Earlier</h2><ul class="item-list">${earlier.map(item
 
 export interface ReviewView {
   request: PortalRequest;
-  /** The request's account holder's active claims: the ones that may be shared with this requester. */
+  /** The claims the person may share with this requester: theirs, active, proven as the request's account holder. */
   claims: PortalClaim[];
   error?: string;
 }
@@ -121,6 +135,7 @@ export function reviewPage(frame: PortalFrame, view: ReviewView): PageContent {
   if (row.status !== 'pending') return answeredPage(frame, view);
   const permissions = JSON.parse(row.permissions) as AccessPermission[];
   const claims = view.claims;
+  const already = (c: PortalClaim) => alreadySharedWords(c, row.client_id, holder.clientName, permissions);
   return signedInPage(frame, {
     status: view.error ? 422 : 200,
     title: `${view.error ? 'Error: ' : ''}Review the request of ${holder.clientName}`,
@@ -145,15 +160,15 @@ ${csrfField(frame.csrfToken)}
 ${csrfField(frame.csrfToken)}
 <fieldset class="claim-picker${view.error ? ' field-error' : ''}" id="claims" aria-describedby="claims-hint">
 <legend>Choose what to share</legend>
-<span class="hint" id="claims-hint">${holder.clientName} sees only what you pick.</span>
+<span class="hint" id="claims-hint">${holder.clientName} sees only what you pick. A wallet they already see keeps what you gave before and gains what this request asks.</span>
 ${claims.map(
   (c) => html`<div class="choice">
 <input type="checkbox" name="claim" value="${c.row.id}" id="claim-${c.row.id}"${claims.length === 1 ? html` checked` : ''}>
-<label for="claim-${c.row.id}"><span class="item-title">${claimName(c.statement)}</span><span class="item-text">${claimSubject(c.statement)} · verified ${day(c.statement.verified_at)}</span></label>
+<label for="claim-${c.row.id}"><span class="item-title">${claimName(c.statement)}</span><span class="item-text">${claimSubject(c.statement)} · verified ${day(c.statement.verified_at)}</span>${already(c) ? html`<span class="item-text shared-note">${already(c)}</span>` : ''}</label>
 </div>`,
 )}
 </fieldset>
-<p><a href="${base}/prove">Prove another wallet</a></p>
+<div class="actions"><a class="button button-secondary" href="${base}/prove">Prove another wallet</a></div>
 <div class="actions"><button type="submit" class="button">Approve and share</button>
 <button type="submit" class="button button-secondary" formaction="${base}/decline">Decline</button></div>
 </form>`}`,
@@ -183,10 +198,10 @@ function answeredPage(frame: PortalFrame, view: ReviewView): PageContent {
 
 /** Shared access: every client with access, each claim and what it may do, with Revoke. */
 export function accessPage(frame: PortalFrame, claims: PortalClaim[], notice?: string): PageContent {
-  const byClient = new Map<string, { clientName: string; holder: PersonHolder; items: { claim: PortalClaim; permissions: string[]; since: number }[] }>();
+  const byClient = new Map<string, { clientName: string; mode: Mode; items: { claim: PortalClaim; permissions: string[]; since: number }[] }>();
   for (const claim of claims) {
     for (const share of claim.sharedWith) {
-      const entry = byClient.get(share.clientId) ?? { clientName: share.clientName, holder: claim.holder, items: [] };
+      const entry = byClient.get(share.clientId) ?? { clientName: share.clientName, mode: claim.mode, items: [] };
       entry.items.push({ claim, permissions: share.permissions, since: share.since });
       byClient.set(share.clientId, entry);
     }
@@ -199,7 +214,7 @@ ${byClient.size === 0
   ? html`<p class="lead">You share nothing right now. When you approve a request, the company and what it may see are listed here, and you can revoke it at any time.</p>`
   : html`<p class="lead">Who can see what. Revoking takes effect at once: the company can no longer read the claim.</p>
 ${[...byClient.entries()].map(
-  ([clientId, entry]) => html`<h2>${entry.clientName}${testBadge(entry.holder)}</h2>
+  ([clientId, entry]) => html`<h2>${entry.clientName}${testBadge(entry)}</h2>
 <ul class="item-list">${entry.items.map(
     (item) => html`<li>
 <span class="item-title">${claimName(item.claim.statement)}</span>
@@ -218,7 +233,7 @@ ${csrfField(frame.csrfToken)}
 
 /** My wallets: the person's claims, their labels and sharing, proving another, revoking one. */
 export function walletsPage(frame: PortalFrame, claims: PortalClaim[], notice?: string): PageContent {
-  const several = new Set(frame.person.holders.map((h) => h.clientId)).size > 1;
+  const several = new Set(claims.map((c) => c.row.client_id)).size > 1;
   return signedInPage(frame, {
     title: 'My wallets',
     body: html`<h1>My wallets</h1>
@@ -228,13 +243,45 @@ ${claims.length === 0
   ? html`<p>You have not proven any wallet yet.</p>`
   : html`<ul class="item-list">${claims.map(
       (c) => html`<li>
-<span class="item-title">${claimName(c.statement)}${testBadge(c.holder)}${c.row.status === 'revoked' ? html` <span class="badge">Revoked</span>` : ''}</span>
+<span class="item-title">${claimName(c.statement)}${testBadge(c)}${c.row.status === 'revoked' ? html` <span class="badge">Revoked</span>` : ''}</span>
 <span class="item-text">${claimSubject(c.statement)}</span>
-<span class="item-text">Verified ${day(c.statement.verified_at)}${several ? ` · proven for ${c.holder.clientName}` : ''} · ${c.sharedWith.length === 0 ? 'not shared' : `shared with ${c.sharedWith.map((s) => s.clientName).join(', ')}`}</span>
-${c.row.status === 'active' ? html`<a class="item-action" href="${frame.prefix}/wallets/${c.row.id}/revoke">Revoke<span class="visually-hidden"> ${claimName(c.statement)}</span></a>` : ''}
+<span class="item-text">Verified ${day(c.statement.verified_at)}${several ? ` · proven for ${c.clientName}` : ''} · ${c.sharedWith.length === 0 ? 'not shared' : `shared with ${c.sharedWith.map((s) => s.clientName).join(', ')}`}</span>
+<span class="item-actions"><a class="item-action" href="${frame.prefix}/wallets/${c.row.id}">Receipt<span class="visually-hidden"> of ${claimName(c.statement)}</span></a>
+${c.row.status === 'active' ? html`<a class="item-action" href="${frame.prefix}/wallets/${c.row.id}/revoke">Revoke<span class="visually-hidden"> ${claimName(c.statement)}</span></a>` : ''}</span>
 </li>`,
     )}</ul>`}
 <div class="actions"><a class="button" href="${frame.prefix}/wallets/prove">Prove another wallet</a></div>`,
+  });
+}
+
+/** One claim: what it proves, for whom, and its receipt to copy or check (anyone can, with the published keys). */
+export function receiptPage(frame: PortalFrame, claim: PortalClaim): PageContent {
+  const { statement } = claim;
+  const revoked = claim.row.status === 'revoked';
+  return signedInPage(frame, {
+    title: `Receipt of ${claimName(statement)}`,
+    body: html`<a class="back-link" href="${frame.prefix}/wallets">‹ My wallets</a>
+<h1>${claimName(statement)}${testBadge(claim)}</h1>
+${revoked ? html`<div class="notice"><p><strong>Revoked.</strong> You revoked this claim: its receipt still verifies, and every check of it says it is revoked.</p></div>` : ''}
+<dl class="facts">
+<dt>What it proves</dt><dd>${claimSubject(statement)}</dd>
+<dt>Proven for</dt><dd>${claim.clientName}, on ${day(statement.verified_at)}</dd>
+<dt>Shared with</dt><dd>${claim.sharedWith.length === 0 ? 'nobody' : claim.sharedWith.map((s) => `${s.clientName} (may ${permissionWords(s.permissions)})`).join('; ')}</dd>
+<dt>Claim</dt><dd><span class="code">${claim.row.id}</span></dd>
+</dl>
+<h2>Your receipt</h2>
+${copyableText({
+  id: 'receipt',
+  label: 'Receipt text',
+  hint: 'Give it to whoever should check your proof. It says which address or wallet you control, signed by this service; it holds no key and no balance.',
+  rows: 8,
+  text: claim.row.receipt,
+  copyLabel: 'Copy receipt',
+})}
+<form method="post" action="/verify">
+<input type="hidden" name="receipt" value="${claim.row.receipt}">
+<div class="actions"><button type="submit" class="button button-secondary">Check it on the public page</button></div>
+</form>`,
   });
 }
 
@@ -255,6 +302,14 @@ ${csrfField(frame.csrfToken)}
 
 /** Proving a wallet from My wallets when the person is known to several companies: for whom. */
 export function chooseHolderPage(frame: PortalFrame): PageContent {
+  if (frame.person.holders.length === 0) {
+    return signedInPage(frame, {
+      title: 'No company asks for proofs here',
+      body: html`<a class="back-link" href="${frame.prefix}/wallets">‹ My wallets</a>
+<h1>No company asks for proofs at this address</h1>
+<p class="lead">A proof is made for a company that knows you by your e-mail address, and none does by ${frame.person.email} now. You can still see, and revoke, what you proved here before.</p>`,
+    });
+  }
   return signedInPage(frame, {
     title: 'Prove a wallet for whom?',
     body: html`<a class="back-link" href="${frame.prefix}/wallets">‹ My wallets</a>

@@ -41,6 +41,8 @@ const PAGES = [
   'portal-11-wallets',
   'portal-12-revoke-claim',
   'portal-13-choose-for-whom',
+  'portal-14-receipt',
+  'portal-15-review-already-shared',
 ];
 
 interface Client {
@@ -323,6 +325,16 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
     await page.getByRole('link', { name: 'My wallets' }).click();
     await page.getByRole('heading', { name: 'My wallets' }).waitFor();
     await look('portal-11-wallets');
+    // A claim's own page: its receipt, to copy or to check on the public page.
+    await page.getByRole('link', { name: `Receipt of ${shortName(kept.wallet.address)}` }).click();
+    await page.getByRole('heading', { name: shortName(kept.wallet.address) }).waitFor();
+    expect(await page.getByLabel('Receipt text', { exact: true }).inputValue()).toBe(kept.claim.receipt);
+    expect(await page.getByRole('button', { name: 'Copy receipt' }).isVisible()).toBe(true);
+    await look('portal-14-receipt');
+    await page.getByRole('button', { name: 'Check it on the public page' }).click();
+    await page.waitForURL(`${origin}/verify`);
+    await page.getByText(kept.claim.id).first().waitFor();
+    await page.goto(`${origin}/portal/wallets`);
     await page.getByRole('link', { name: `Revoke ${shortName(dropped.wallet.address)}` }).click();
     await page.getByRole('heading', { name: `Revoke ${shortName(dropped.wallet.address)}?` }).waitFor();
     await look('portal-12-revoke-claim');
@@ -330,6 +342,22 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
     await page.getByText('The claim is revoked and no longer shared with anyone.').waitFor();
     expect(await claimStatus(acme, dropped.claim.id)).toBe(404);
     expect((await webhook('claim.revoked', dropped.claim.id)).type).toBe('claim.revoked');
+  });
+
+  it('tells the person which wallets the requester already has, and what approving adds', async () => {
+    const holderId = await newHolder(acme, 'uma@example.com');
+    const { claim, wallet } = await prove(acme, holderId, { kind: 'connect_session', session_id: 'sess_uma', permissions: ['balances'] });
+    const created = await newRequest(acme, holderId, { permissions: ['balances', 'statements'] });
+    await followLink(signInLink(await nextMail('uma@example.com')));
+    const box = page.getByRole('checkbox', { name: new RegExp(wallet.address) });
+    await expect(page.locator('.choice').textContent()).resolves.toContain('Already shared with Acme Lending, who may see balances: approving also lets them request statements.');
+    await look('portal-15-review-already-shared');
+    expect(await box.isChecked()).toBe(true);
+    await page.getByRole('button', { name: 'Approve and share' }).click();
+    await page.getByText('You approved this request').waitFor();
+    const read = await api<{ access: { permissions: string[] } }>(acme.testKey, 'GET', `/v1/verify/claims/${claim.id}`);
+    expect(read.body.access.permissions).toEqual(['balances', 'statements']);
+    expect((await accessRequest(acme, created.id)).status).toBe('granted');
   });
 
   it('shows a person at two clients every request, pending first; a withdrawn request says so; proving asks for whom', async () => {

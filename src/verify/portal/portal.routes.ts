@@ -14,7 +14,7 @@ import {
   endPortalSession,
   findPortalSession,
   linkIsUsable,
-  normaliseEmail,
+  ownerOf,
   portalBaseUrl,
   portalPerson,
   signInWithLink,
@@ -32,10 +32,12 @@ import {
   revokeClaimPage,
   signInPage,
   tooManySignInsPage,
+  receiptPage,
   walletsPage,
   type PortalFrame,
 } from './portal-pages.js';
-import { personClaims, personRequest, personRequests, type PortalRequest } from './portal.service.js';
+import { personClaims, personRequest, personRequests, requestClaims, type PortalRequest } from './portal.service.js';
+import { emailIdentity } from '../../platform/mail/address.js';
 
 const PAGE = { schema: { hide: true } } as const;
 /** Notices after a POST, named in the redirect's query string (never free text from it). */
@@ -60,6 +62,7 @@ interface IdParams {
  * …    /requests/{id}/prove/…         prove a wallet for that request's requester (verify's proof pages)
  * GET  /access  POST /access/revoke   shared access
  * GET  /wallets, /wallets/prove       my wallets; for whom to prove one
+ * GET  /wallets/{claim}               one claim: what it proves, its receipt to copy or check
  * …    /wallets/prove/{holder}/…      prove a wallet (proof pages)
  * GET  /wallets/{claim}/revoke        confirm; POST revokes the claim
  */
@@ -114,7 +117,7 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
       reply.header('retry-after', String(admitted.retryAfterSeconds));
       return send(reply, tooManySignInsPage(prefix, reply.generateCsrf(), admitted.retryAfterSeconds));
     }
-    await enqueueJob(ctx.db, ctx.clock, portalSignInMailJob, { email: normaliseEmail(email), ...(requestId ? { access_request_id: requestId } : {}) });
+    await enqueueJob(ctx.db, ctx.clock, portalSignInMailJob, { email: emailIdentity(email), ...(requestId ? { access_request_id: requestId } : {}) });
     return send(reply, checkMailPage(email));
   });
 
@@ -156,9 +159,9 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
     return { person, found };
   }
 
-  /** The review page: the request and the claims its account holder may share with the requester. */
+  /** The review page: the request and the claims the person may share with the requester. */
   async function sendReview(reply: FastifyReply, seen: { person: PortalPerson; found: PortalRequest }, error?: string) {
-    const claims = (await personClaims(ctx, seen.person, seen.found.holder.id)).filter((c) => c.row.status === 'active');
+    const claims = await requestClaims(ctx, seen.person, seen.found);
     return send(reply, reviewPage(frame(reply, seen.person, 'requests'), { request: seen.found, claims, ...(error ? { error } : {}) }));
   }
 
@@ -173,7 +176,7 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
     if (!seen) return reply;
     const body = (request.body ?? {}) as Record<string, unknown>;
     const picked = (Object.hasOwn(body, 'claim') ? [body.claim].flat() : []).filter((v): v is string => typeof v === 'string');
-    const outcome = await grantAccessRequest(ctx, seen.found.row, picked);
+    const outcome = await grantAccessRequest(ctx, seen.found.row, ownerOf(seen.person), picked);
     if (!outcome.ok && outcome.reason !== 'not_pending') {
       return sendReview(reply, seen, outcome.reason === 'no_claims' ? 'Choose at least one wallet to share, or decline the request.' : 'Choose only wallets listed here.');
     }
@@ -197,7 +200,7 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
     const person = await signedIn(request, reply);
     if (!person) return reply;
     const fields = formValues(request.body, ['client', 'claim']);
-    const revoked = fields.client && fields.claim ? await revokeAccess(ctx, person.holders.map((h) => h.id), fields.client, fields.claim) : false;
+    const revoked = fields.client && fields.claim ? await revokeAccess(ctx, ownerOf(person), fields.client, fields.claim) : false;
     return reply.redirect(`${prefix}/access${revoked ? '?done=revoked' : ''}`, 303);
   });
 
@@ -215,11 +218,11 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
     return send(reply, chooseHolderPage(frame(reply, person, 'wallets')));
   });
 
-  /** One of the person's claims, or the wallets page to go back to. */
-  async function ownClaim(request: FastifyRequest<{ Params: IdParams }>, reply: FastifyReply) {
+  /** One of the claims the person controls (`active` only when it is to be revoked), or the wallets page to go back to. */
+  async function ownClaim(request: FastifyRequest<{ Params: IdParams }>, reply: FastifyReply, options: { active: boolean }) {
     const person = await signedIn(request, reply);
     if (!person) return undefined;
-    const claim = (await personClaims(ctx, person)).find((c) => c.row.id === request.params.id && c.row.status === 'active');
+    const claim = (await personClaims(ctx, person)).find((c) => c.row.id === request.params.id && (!options.active || c.row.status === 'active'));
     if (!claim) {
       reply.redirect(`${prefix}/wallets`, 303);
       return undefined;
@@ -227,27 +230,34 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
     return { person, claim };
   }
 
+  app.get<{ Params: IdParams }>('/wallets/:id', PAGE, async (request, reply) => {
+    const own = await ownClaim(request, reply, { active: false });
+    if (!own) return reply;
+    return kit.send(reply, receiptPage(frame(reply, own.person, 'wallets'), own.claim), { script: true });
+  });
+
   app.get<{ Params: IdParams }>('/wallets/:id/revoke', PAGE, async (request, reply) => {
-    const own = await ownClaim(request, reply);
+    const own = await ownClaim(request, reply, { active: true });
     if (!own) return reply;
     return send(reply, revokeClaimPage(frame(reply, own.person, 'wallets'), own.claim));
   });
 
   app.post<{ Params: IdParams }>('/wallets/:id/revoke', form, async (request, reply) => {
-    const own = await ownClaim(request, reply);
+    const own = await ownClaim(request, reply, { active: true });
     if (!own) return reply;
-    const revoked = await revokeClaim(ctx, own.person.holders.map((h) => h.id), own.claim.row.id);
+    const revoked = await revokeClaim(ctx, ownerOf(own.person), own.claim.row.id);
     return reply.redirect(`${prefix}/wallets${revoked ? '?done=claim_revoked' : ''}`, 303);
   });
 
-  /** The proof pages' place for one of the person's account holders. */
-  function placeFor(holder: PersonHolder, at: { base: string; back: ProofPlace['back']; doneUrl: string }): ProofPlace {
+  /** The proof pages' place for one of the person's account holders: the claim will be the signed-in address's. */
+  function placeFor(person: PortalPerson, holder: PersonHolder, at: { base: string; back: ProofPlace['back']; doneUrl: string }): ProofPlace {
     return {
       scope: { clientId: holder.clientId, mode: holder.mode },
       accountHolderId: holder.id,
       requesterName: holder.clientName,
       base: at.base,
       origin: { kind: 'portal' },
+      controller: person.email,
       back: at.back,
       doneUrl: at.doneUrl,
       sendOptions: { testMode: holder.mode === 'test' },
@@ -260,7 +270,7 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
         const seen = await ownRequest(request, reply);
         if (!seen) return undefined;
         const base = `${prefix}/requests/${seen.found.row.id}`;
-        return placeFor(seen.found.holder, { base: `${base}/prove`, back: { href: base, label: 'Back to the request' }, doneUrl: base });
+        return placeFor(seen.person, seen.found.holder, { base: `${base}/prove`, back: { href: base, label: 'Back to the request' }, doneUrl: base });
       },
     }),
     { prefix: '/requests/:id/prove', kit },
@@ -277,7 +287,7 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
           reply.redirect(`${prefix}/wallets`, 303);
           return undefined;
         }
-        return placeFor(holder, {
+        return placeFor(person, holder, {
           base: `${prefix}/wallets/prove/${encodeURIComponent(holder.id)}`,
           back: { href: `${prefix}/wallets`, label: 'Back to my wallets' },
           doneUrl: `${prefix}/wallets`,

@@ -1,10 +1,11 @@
 import { clientDisplayName } from '../../clients/client.service.js';
+import type { Mode } from '../../platform/scope.js';
 import { findAccessRequestById, listRequestsOfHolders } from '../access-request.repository.js';
-import { expireIfDue, type AccessRequestDeps } from '../access-request.service.js';
-import { activeGrantsOfHolders, claimsOfHolders } from '../claim.repository.js';
+import { expireIfDue, shareableClaims, type AccessRequestDeps } from '../access-request.service.js';
+import { activeGrantsOfClaims, claimsOfController } from '../claim.repository.js';
 import type { ClaimStatement } from '../claim.schemas.js';
 import type { AccessRequestRow, ClaimRow } from '../verify.table.js';
-import type { PersonHolder, PortalPerson } from './portal-auth.service.js';
+import { ownerOf, type PersonHolder, type PortalPerson } from './portal-auth.service.js';
 
 /** A request as the portal shows it: with its requester's name. */
 export interface PortalRequest {
@@ -12,12 +13,22 @@ export interface PortalRequest {
   holder: PersonHolder;
 }
 
-/** A claim of the person, with whom it is shared. */
+/** A client's access to a claim, as the portal lists it. */
+export interface PortalShare {
+  clientId: string;
+  clientName: string;
+  permissions: string[];
+  since: number;
+}
+
+/** A claim the person controls, with whom it is shared. */
 export interface PortalClaim {
   row: ClaimRow;
   statement: ClaimStatement;
-  holder: PersonHolder;
-  sharedWith: { clientId: string; clientName: string; permissions: string[]; since: number }[];
+  /** The client it was proven for, as the person knows it. */
+  clientName: string;
+  mode: Mode;
+  sharedWith: PortalShare[];
 }
 
 function holderOf(person: PortalPerson, accountHolderId: string): PersonHolder | undefined {
@@ -40,18 +51,37 @@ export async function personRequest(deps: AccessRequestDeps, person: PortalPerso
   return { row: await expireIfDue(deps, row), holder };
 }
 
-/** The person's claims (all of their account holders', or one's), newest first, with their sharing. */
-export async function personClaims(deps: Pick<AccessRequestDeps, 'db'>, person: PortalPerson, onlyHolderId?: string): Promise<PortalClaim[]> {
-  const holderIds = person.holders.map((h) => h.id).filter((id) => onlyHolderId === undefined || id === onlyHolderId);
-  const [claims, grants] = await Promise.all([claimsOfHolders(deps.db, holderIds), activeGrantsOfHolders(deps.db, holderIds)]);
-  const names = new Map(person.holders.map((h) => [h.clientId, h.clientName]));
-  for (const grant of grants) if (!names.has(grant.client_id)) names.set(grant.client_id, (await clientDisplayName(deps, grant.client_id)) ?? 'A client');
-  return claims.map((row) => ({
-    row,
-    statement: JSON.parse(row.statement) as ClaimStatement,
-    holder: holderOf(person, row.account_holder_id) as PersonHolder,
-    sharedWith: grants
-      .filter((g) => g.claim_id === row.id)
-      .map((g) => ({ clientId: g.client_id, clientName: names.get(g.client_id) as string, permissions: JSON.parse(g.permissions) as string[], since: g.created_at })),
-  }));
+/**
+ * Claim rows with the names of the clients they were proven for and are shared with. Client
+ * names are looked up once each.
+ */
+async function withSharing(deps: Pick<AccessRequestDeps, 'db'>, claims: ClaimRow[]): Promise<PortalClaim[]> {
+  const grants = await activeGrantsOfClaims(deps.db, claims.map((c) => c.id));
+  const names = new Map<string, string>();
+  const nameOf = async (clientId: string) => {
+    if (!names.has(clientId)) names.set(clientId, (await clientDisplayName(deps, clientId)) ?? 'A client');
+    return names.get(clientId) as string;
+  };
+  const result: PortalClaim[] = [];
+  for (const row of claims) {
+    const sharedWith: PortalShare[] = [];
+    for (const grant of grants.filter((g) => g.claim_id === row.id)) {
+      sharedWith.push({ clientId: grant.client_id, clientName: await nameOf(grant.client_id), permissions: JSON.parse(grant.permissions) as string[], since: grant.created_at });
+    }
+    result.push({ row, statement: JSON.parse(row.statement) as ClaimStatement, clientName: await nameOf(row.client_id), mode: row.mode, sharedWith });
+  }
+  return result;
+}
+
+/**
+ * The claims the person controls, newest first, with their sharing: those proven under their
+ * address, whichever account holder has the address now (docs/verify.md, "Who controls a claim").
+ */
+export async function personClaims(deps: Pick<AccessRequestDeps, 'db'>, person: PortalPerson): Promise<PortalClaim[]> {
+  return withSharing(deps, await claimsOfController(deps.db, person.email, person.modes));
+}
+
+/** The claims the person may share in answer to a request (the review page's picker), with their sharing. */
+export async function requestClaims(deps: Pick<AccessRequestDeps, 'db'>, person: PortalPerson, request: PortalRequest): Promise<PortalClaim[]> {
+  return withSharing(deps, await shareableClaims(deps, request.row, ownerOf(person)));
 }
