@@ -12,10 +12,21 @@ const NAMES: Record<string, string> = { '\t': 'a tab', '\n': 'a line feed', '\r'
 
 /** Why `value` cannot be taken as a URL as it is written, or undefined when its characters are fine. */
 export function urlTextProblem(value: string): string | undefined {
+  return characterProblem(value, NOT_ALLOWED);
+}
+
+/**
+ * `must not contain <the first character notAllowed matches> at character <its position>`, counted
+ * in characters as a person reads them (code points), or undefined when none matches. `notAllowed`
+ * matches one character and has the `u` flag, so a surrogate pair is one character and only an
+ * unpaired surrogate is `\p{Cs}`.
+ */
+export function characterProblem(value: string, notAllowed: RegExp): string | undefined {
+  if (!notAllowed.test(value)) return undefined;
   let position = 0;
   for (const char of value) {
     position += 1;
-    if (NOT_ALLOWED.test(char)) return `must not contain ${describe(char)} at character ${position}`;
+    if (notAllowed.test(char)) return `must not contain ${describe(char)} at character ${position}`;
   }
   return undefined;
 }

@@ -27,6 +27,7 @@ import { addIpRateLimitHooks, addRateLimitHooks } from './rate-limit.js';
 import type { Scope } from '../scope.js';
 import { ErrorResponse } from './schemas.js';
 import { API_SECURITY_HEADERS } from './security-headers.js';
+import { refuseUnstorableText } from './storable-text.js';
 import { acceptDeclaredInputsOnly, buildValidatorCompiler } from './validation.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -94,6 +95,8 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[], o
   });
   app.setErrorHandler(handleError);
   app.addSchema(ErrorResponse);
+  // Every route, API, public or page: no string of a request may hold text no store can keep.
+  app.addHook('preValidation', refuseUnstorableText);
   // Access log: requests that failed at info, successful ones at debug. A line costs as much as a
   // small API request, so a busy server does not write one per success unless asked to
   // (LOG_LEVEL=debug); proxies in front of it usually keep access logs anyway.

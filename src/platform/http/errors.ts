@@ -53,6 +53,11 @@ export const ERROR_TABLE = {
     message: 'Request bodies must be sent with Content-Type: application/json, in UTF-8.',
   },
   body_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is larger than 1 MiB.' },
+  upload_malformed: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The upload is not a complete multipart/form-data body: its boundary is missing, a part is cut off, or it does not end with the closing boundary.',
+  },
   parameter_unknown: { status: 400, type: 'invalid_request_error', message: 'Received unknown parameter: {param}.' },
   parameter_missing: { status: 400, type: 'invalid_request_error', message: 'Missing required parameter: {param}.' },
   parameter_invalid: { status: 400, type: 'invalid_request_error', message: 'Invalid value for {param}.' },

@@ -51,6 +51,8 @@ const WHERE_CODES_HAPPEN = {
   request_timeout: 'no operation',
   // Nothing throws it today: while the server closes, Fastify itself answers 503 before routing.
   service_unavailable: 'no operation',
+  // Only the statement check page takes multipart uploads; no API operation does.
+  upload_malformed: 'no operation',
 } as const satisfies Record<ErrorCode, 'authenticated' | 'post' | 'body' | 'path id' | 'route' | 'no operation'>;
 
 interface Operation {

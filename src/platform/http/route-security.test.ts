@@ -65,7 +65,8 @@ describe.each(engines())('every authenticated route (%s)', (engine) => {
   }
   const code = (res: { json(): unknown }) => (res.json() as { error?: { code?: string } }).error?.code;
   /** The URL with made-up ids of the right kind that exist nowhere. */
-  const unknownUrl = (op: ApiOperation, tag = 'doesnotexist') => urlOf(op, (p) => `${p.prefix ?? 'obj_'}${tag}${'0'.repeat(22 - tag.length)}`);
+  const unknownId = (param: { prefix: string | undefined }, tag = 'doesnotexist') => `${param.prefix ?? 'obj_'}${tag}${'0'.repeat(22 - tag.length)}`;
+  const unknownUrl = (op: ApiOperation, tag = 'doesnotexist') => urlOf(op, (p) => unknownId(p, tag));
   const withIds = (op: ApiOperation) => op.pathParams.length > 0;
 
   it('includes the account holder routes (the list is read from the OpenAPI document)', () => {
@@ -125,6 +126,35 @@ describe.each(engines())('every authenticated route (%s)', (engine) => {
       const url = `${unknownUrl(op)}?${new URLSearchParams({ [param.name]: value as string })}`;
       const res = await send(t, op, { url, key: testKey, ...jsonBody(op) });
       expect([res.statusCode, code(res)], `${op.name} ?${param.name}=${value}`).toEqual([400, 'parameter_invalid']);
+    }
+  });
+
+  // PostgreSQL text cannot hold NUL (SQLite can), and an unpaired surrogate has no UTF-8 form: one
+  // rule (storable-text.ts) refuses both in every string of every request, before any handler.
+  it('answers 400 parameter_invalid naming the parameter to a NUL or an unpaired surrogate in a path id, a query parameter or a body string', async () => {
+    const { testKey } = await t.newClient();
+    const expectRefused = (res: { statusCode: number; body: string; json(): unknown }, param: string | undefined, what: string) => {
+      expect([res.statusCode, code(res)], `${what}: ${res.body}`).toEqual([400, 'parameter_invalid']);
+      expect((res.json() as { error: { param?: string } }).error.param, what).toBe(param);
+    };
+    for (const op of operations) {
+      for (const param of op.pathParams) {
+        const url = urlOf(op, (p) => (p.name === param.name ? `${p.prefix ?? 'obj_'}\u0000` : unknownId(p)));
+        expectRefused(await send(t, op, { url, key: testKey, ...jsonBody(op) }), param.name, `${op.name} {${param.name}} with NUL`);
+      }
+      for (const param of op.queryParams) {
+        const url = `${unknownUrl(op)}?${new URLSearchParams({ [param.name]: 'a\u0000' })}`;
+        expectRefused(await send(t, op, { url, key: testKey, ...jsonBody(op) }), param.name, `${op.name} ?${param.name} with NUL`);
+      }
+      if (!BODY_METHODS.includes(op.method)) continue;
+      const body = (jsonBody(op).json ?? {}) as Record<string, unknown>;
+      const field = firstStringField(body);
+      if (field) {
+        const payload = JSON.stringify(field.replace('a\ud800b'));
+        expectRefused(await send(t, op, { url: unknownUrl(op), key: testKey, payload, contentType: 'application/json' }), field.param, `${op.name} ${field.param} with an unpaired surrogate`);
+      }
+      const badKey = JSON.stringify({ ...body, 'b\ud800': 1 });
+      expectRefused(await send(t, op, { url: unknownUrl(op), key: testKey, payload: badKey, contentType: 'application/json' }), undefined, `${op.name} with a field name holding an unpaired surrogate`);
     }
   });
 
@@ -276,6 +306,34 @@ describe.each(engines())('every authenticated route (%s)', (engine) => {
     return { json: minimalBody(spec, op) ?? {} };
   }
 });
+
+/**
+ * The first string in a body, as its parameter name (`claim_ids[0]`) and a copy of the body with it
+ * replaced; undefined when the body holds none.
+ */
+function firstStringField(body: unknown): { param: string; replace(value: string): unknown } | undefined {
+  const walk = (value: unknown, path: string[]): string[] | undefined => {
+    if (typeof value === 'string') return path;
+    if (typeof value !== 'object' || value === null) return undefined;
+    for (const [key, child] of Object.entries(value)) {
+      const found = walk(child, [...path, key]);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  const path = walk(body, []);
+  if (!path || path.length === 0) return undefined;
+  return {
+    param: path[0] + path.slice(1).map((key) => `[${key}]`).join(''),
+    replace(value) {
+      const copy = structuredClone(body) as Record<string, unknown>;
+      let at: Record<string, unknown> = copy;
+      for (const key of path.slice(0, -1)) at = at[key] as Record<string, unknown>;
+      at[path.at(-1) as string] = value;
+      return copy;
+    },
+  };
+}
 
 /** A value the query parameter's schema refuses, or undefined when the generator knows none. */
 function invalidQueryValue(param: OpenApiParameter): string | undefined {

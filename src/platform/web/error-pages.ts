@@ -22,13 +22,28 @@ export function forbiddenPage(): PageContent {
   };
 }
 
-/** A request we cannot read (wrong body type, too large). */
-export function badRequestPage(status: number): PageContent {
+/**
+ * A request we cannot read (wrong body type, too large, a broken upload, text no store can hold).
+ * `detail` is the API error's message when there is one: written for whoever sent the request.
+ */
+export function badRequestPage(status: number, detail?: string): PageContent {
   return {
     status,
     title: 'Request not understood',
     body: html`<h1>Something was wrong with that request</h1>
-<p class="lead">Nothing was changed. Go back, reload the page and try again.</p>`,
+<p class="lead">Nothing was changed. Go back, reload the page and try again.</p>
+${detail === undefined ? '' : html`<p class="muted small">${detail}</p>`}`,
+  };
+}
+
+/** Over a rate limit: when to try again (the Retry-After header says the same to programs). */
+export function tooManyRequestsPage(retryAfterSeconds: number): PageContent {
+  return {
+    status: 429,
+    title: 'Too many requests',
+    body: html`<h1>Too many requests</h1>
+<p class="lead">This page was asked for too often from your address in a short time. Nothing was changed.</p>
+<p>Wait ${String(retryAfterSeconds)} second${retryAfterSeconds === 1 ? '' : 's'}, then try again.</p>`,
   };
 }
 

@@ -2,7 +2,8 @@ import cookie from '@fastify/cookie';
 import csrf from '@fastify/csrf-protection';
 import formbody from '@fastify/formbody';
 import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
-import { badRequestPage, forbiddenPage, notFoundPage, serverErrorPage } from './error-pages.js';
+import { ApiError } from '../http/errors.js';
+import { badRequestPage, forbiddenPage, notFoundPage, serverErrorPage, tooManyRequestsPage } from './error-pages.js';
 import { CSRF_FIELD, firstString } from './form-values.js';
 import { renderPage, type SurfaceLayout } from './layout.js';
 import { PAGE_HEADERS, pageCsp } from './page-headers.js';
@@ -80,15 +81,20 @@ export async function registerPageSurface(app: FastifyInstance, surface: PageSur
         done();
       });
 
-      pages.setErrorHandler((error: FastifyError, request, reply) => {
+      pages.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
         if (error.code && CSRF_FAILURES.has(error.code)) {
           request.log.info({ code: error.code, surface: surface.id }, 'form refused: CSRF check failed');
           return kit.send(reply, forbiddenPage());
         }
-        const status = error.statusCode ?? 500;
+        // Our own errors (the platform's hooks: rate limits, request text) carry their status and
+        // headers (Retry-After) as the API's error handler reads them; Fastify's and plugins' carry statusCode.
+        const status = error instanceof ApiError ? error.status : (error.statusCode ?? 500);
         if (status >= 400 && status < 500) {
           request.log.info({ code: error.code, status, surface: surface.id }, 'page request rejected');
-          return kit.send(reply, badRequestPage(status));
+          if (!(error instanceof ApiError)) return kit.send(reply, badRequestPage(status));
+          reply.headers(error.headers);
+          const retryAfter = Number(error.headers['retry-after']);
+          return kit.send(reply, status === 429 && retryAfter > 0 ? tooManyRequestsPage(retryAfter) : badRequestPage(status, error.message));
         }
         request.log.error({ err: error, surface: surface.id }, 'page request failed');
         return kit.send(reply, serverErrorPage(request.id));

@@ -1,4 +1,5 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyError, FastifyPluginAsync } from 'fastify';
+import { ApiError } from '../../platform/http/errors.js';
 import { firstString } from '../../platform/web/form-values.js';
 import { html, type SafeHtml } from '../../platform/web/html.js';
 import type { PageContent, PageKit, PageSurface } from '../../platform/web/page-surface.js';
@@ -93,12 +94,21 @@ const documentCheckRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
       if (!request.isMultipart()) return chooseFile();
       let pdf: Buffer | undefined;
       try {
-        const part = await request.file();
-        pdf = part && part.filename !== '' ? await part.toBuffer() : undefined;
+        // Read to the end of the body, not just to the end of the file: a body broken after the
+        // file (no closing boundary) is refused too, however its bytes arrive. The limits allow
+        // one part, so this loop runs at most once before the end or a limit error.
+        for await (const part of request.files()) {
+          const bytes = await part.toBuffer();
+          if (part.filename !== '') pdf = bytes;
+        }
       } catch (error) {
         if (error instanceof upload.multipartErrors.RequestFileTooLargeError) {
           return kit.send(reply, checkPage(action, { statementError: `That file is larger than ${MAX_STATEMENT_PDF_MIB} MB: it is not a statement PDF of this service.` }));
         }
+        // @fastify/multipart's own errors carry their 4xx status. The parser under it (busboy)
+        // throws bare errors, only ever about the bytes it was given: no boundary, a part cut
+        // off, no closing boundary. Those are the sender's, not ours.
+        if ((error as FastifyError).statusCode === undefined) throw new ApiError('upload_malformed');
         throw error;
       }
       if (!pdf || pdf.length === 0) return chooseFile();
