@@ -17,6 +17,7 @@ import { verifyStatementDocumentsMigration } from './0014_verify_statement_docum
 import { dataKeysMigration } from './0015_data_keys.js';
 import { connectHistoryCursorMigration } from './0016_connect_history_cursor.js';
 import { connectOAuthMigration } from './0017_connect_oauth.js';
+import { sessionEventsWithoutSecretMigration } from './0018_session_events_without_secret.js';
 
 /**
  * The ordered list of schema versions. Names sort in the order they must run; a migration, once
@@ -41,5 +42,6 @@ export function allMigrations(capabilities: DbCapabilities): Record<string, Migr
     '0015_data_keys': dataKeysMigration(capabilities),
     '0016_connect_history_cursor': connectHistoryCursorMigration(),
     '0017_connect_oauth': connectOAuthMigration(capabilities),
+    '0018_session_events_without_secret': sessionEventsWithoutSecretMigration(),
   };
 }
