@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { newSecret } from '../crypto/random.js';
 import { SECRET_KINDS, type SecretKind } from '../crypto/secret-kinds.js';
+import { newWebhookSecret } from '../webhooks/signature.js';
 import { redactSecrets } from './logging.js';
 
 describe('secret redaction in logs', () => {
@@ -23,4 +24,11 @@ describe('secret redaction in logs', () => {
       expect(redactSecrets(`GET /x/${secret}/y failed: ${secret}.`)).toBe(`GET /x/${prefix}_[redacted]/y failed: ${prefix}_[redacted].`);
     },
   );
+
+  it('scrubs a minted webhook secret (base64, whsec_…) from any text', () => {
+    // A fixed one with every base64 character class, and fresh ones.
+    for (const secret of ['whsec_a+b/c=', ...Array.from({ length: 20 }, newWebhookSecret)]) {
+      expect(redactSecrets(`sign with ${secret} now`)).toBe('sign with whsec_[redacted] now');
+    }
+  });
 });
