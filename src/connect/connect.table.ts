@@ -12,7 +12,10 @@ export interface SessionTable {
   account_holder_id: string;
   /** SHA-256 of the client secret, for finding the session from the hosted URL. */
   client_secret_hash: string;
-  /** The client secret sealed with the master key: the API shows it (and hosted_url) on every read. */
+  /**
+   * The client secret sealed with the secret box. The API shows it only in the create response; it
+   * is read back when a provider sign-in (OAuth) returns, to send the browser to the session's pages.
+   */
   client_secret_sealed: string;
   status: SessionStatus;
   /** JSON array of permissions. */

@@ -21,7 +21,9 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         description:
           'Starts a hosted connection flow for an account holder. Send the person to `hosted_url` in their system browser. ' +
           'The session ends `completed` (accounts collected) or `abandoned` (cancelled, failed to start, or expired after ' +
-          '`expires_at`); the browser then goes to `return_url` with only `session_id` and `status` added.',
+          '`expires_at`); the browser then goes to `return_url` with only `session_id` and `status` added. ' +
+          'This response (and its replay for the same `Idempotency-Key`) is the only one with `client_secret` and `hosted_url`: ' +
+          'every later read, list, event and webhook has them null.',
         body: CreateSessionBody,
         response: { 200: SessionRef, ...errorResponses() },
       },

@@ -16,8 +16,15 @@ export const Session = Type.Object(
     id: Type.String({ description: 'Unique identifier, prefixed `sess_`.' }),
     object: Type.Literal('session'),
     account_holder: Type.String({ description: 'The account holder this session is for (`ah_...`).' }),
-    client_secret: Type.String({ description: 'Per-session secret; also the last path segment of `hosted_url`. Do not log it.' }),
-    hosted_url: Type.String({ description: 'Where to send the account holder, in the system browser.' }),
+    client_secret: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Per-session secret; also the last path segment of `hosted_url`. Only in the response to the create request (and its ' +
+        'idempotent replay); null on every later read, in events and in webhooks: it opens the hosted pages, so it is shown ' +
+        'once, as a Plaid link token or a Stripe client secret. Do not log it.',
+    }),
+    hosted_url: Type.Union([Type.String(), Type.Null()], {
+      description: 'Where to send the account holder, in the system browser. It contains `client_secret`, so it is shown only when `client_secret` is.',
+    }),
     status: Type.Union([Type.Literal('open'), Type.Literal('completed'), Type.Literal('abandoned')]),
     permissions: Type.Array(Permission),
     accounts: Type.Array(Type.String(), { description: 'Account ids collected in the session; filled when it completes.' }),

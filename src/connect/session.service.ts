@@ -25,20 +25,26 @@ export function sessionSecret(deps: Pick<ConnectDeps, 'secretBox'>, row: Session
   return deps.secretBox.open(row.client_secret_sealed, `${SECRET_PURPOSE}:${row.id}`);
 }
 
+/** The hosted pages of a session: the account holder is sent there. */
+function hostedUrl(deps: Pick<ConnectDeps, 'config'>, secret: string): string {
+  return `${deps.config.connectBaseUrl}/${secret}`;
+}
+
 /**
- * The session as the API shows it. Account ids appear once the session is completed; pass them
- * when already known (lists fetch them for a whole page at once).
+ * The session as the API shows it after its creation: without its secret (`client_secret` and
+ * `hosted_url` are null), so retrieve, list, events and webhook bodies never carry it. Only the
+ * create response (and its idempotent replay, saved sealed) has them. Account ids appear once the
+ * session is completed; pass them when already known (lists fetch them for a whole page at once).
  */
 export async function toSession(deps: ConnectDeps, row: SessionRow, accountIds?: string[]): Promise<Session> {
-  const secret = sessionSecret(deps, row);
   const accounts =
     row.status !== 'completed' ? [] : (accountIds ?? (await accountIdsBySession(deps.db, [row.id])).get(row.id) ?? []);
   return {
     id: row.id,
     object: 'session',
     account_holder: row.account_holder_id,
-    client_secret: secret,
-    hosted_url: `${deps.config.connectBaseUrl}/${secret}`,
+    client_secret: null,
+    hosted_url: null,
     status: row.status,
     permissions: JSON.parse(row.permissions) as SessionPermission[],
     accounts,
@@ -84,7 +90,9 @@ export async function createSession(deps: ConnectDeps, scope: Scope, input: Crea
     // Expiry is a job at the deadline, so the abandoned event fires even if nobody looks again.
     await enqueueJob(trx, deps.clock, expireSessionJob, { session_id: id }, { runAt: row.expires_at * 1000, dedupeKey: `connect.expire_session:${id}` });
   });
-  return toSession(deps, row);
+  // Shown this once, as a Stripe client secret or a Plaid link token is: whoever reads sessions
+  // later (a log of API responses, a webhook consumer) cannot open the hosted pages.
+  return { ...(await toSession(deps, row)), client_secret: secret, hosted_url: hostedUrl(deps, secret) };
 }
 
 export async function retrieveSession(deps: ConnectDeps, scope: Scope, id: string): Promise<Session> {

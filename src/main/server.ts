@@ -3,7 +3,7 @@ import type { Config } from '../platform/config/config.js';
 import { withAdvisoryLock } from '../platform/db/locks.js';
 import { Worker } from '../platform/jobs/worker.js';
 import { servedSurfaces } from '../platform/module.js';
-import type { Runtime } from '../platform/runtime.js';
+import type { Runtime, RuntimeOptions } from '../platform/runtime.js';
 import { service } from './modules.js';
 
 export interface RunningServer {
@@ -18,14 +18,15 @@ export interface RunningServer {
 
 /**
  * Starts `ownproof serve`: schema up to date, the modules' start-up work (first-start bootstrap),
- * HTTP listening and, unless `worker: false`, a job worker in the same process.
+ * HTTP listening and, unless `worker: false`, a job worker in the same process. `given`: test seams
+ * (a server process of the tests, `test/support/serve-main.ts`); the CLI gives none.
  */
 export async function startServer(
   config: Config,
   out: NodeJS.WritableStream = process.stdout,
-  options: { worker?: boolean } = {},
+  options: { worker?: boolean; given?: RuntimeOptions['given'] } = {},
 ): Promise<RunningServer> {
-  const runtime = await service.openRuntime(config);
+  const runtime = await service.openRuntime(config, options.given ? { given: options.given } : {});
   const app = await service.buildApp(runtime.ctx);
   await app.listen({ host: config.host, port: config.port });
   const address = app.server.address();

@@ -51,11 +51,17 @@ export function createAppContext(modules: readonly AppModule[], parts: ContextPa
   return ctx;
 }
 
+export interface RuntimeOptions {
+  clock?: Clock;
+  /** Context parts given up front (test seams, see ContextParts); production gives none. */
+  given?: Partial<AppContext>;
+}
+
 /**
  * Opens the database, brings its schema up to date and assembles the context every entry point
  * (server, worker, CLI) shares.
  */
-export async function openRuntime(config: Config, modules: readonly AppModule[], options: { clock?: Clock } = {}): Promise<Runtime> {
+export async function openRuntime(config: Config, modules: readonly AppModule[], options: RuntimeOptions = {}): Promise<Runtime> {
   const database = openDatabase(config.database);
   const clock = options.clock ?? systemClock;
   let secretBox: SecretBox;
@@ -68,7 +74,7 @@ export async function openRuntime(config: Config, modules: readonly AppModule[],
     await database.destroy();
     throw error;
   }
-  const ctx = createAppContext(modules, { config, database, clock, secretBox });
+  const ctx = createAppContext(modules, { config, database, clock, secretBox, ...(options.given ? { given: options.given } : {}) });
   return {
     ctx,
     database,

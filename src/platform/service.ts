@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
-import type { Clock } from './clock.js';
 import type { CliDeps } from './cli.js';
 import type { Config } from './config/config.js';
 import type { AppContext } from './context.js';
@@ -8,13 +7,13 @@ import { buildApp, type BuildAppOptions } from './http/app.js';
 import { JobCatalog } from './jobs/catalog.js';
 import type { AppModule } from './module.js';
 import { platformModule } from './platform.module.js';
-import { createAppContext, openRuntime, type ContextParts, type Runtime } from './runtime.js';
+import { createAppContext, openRuntime, type ContextParts, type Runtime, type RuntimeOptions } from './runtime.js';
 
 /** The service assembled from a list of modules: what the server, the worker, the CLI and tests start. */
 export interface Service {
   readonly modules: readonly AppModule[];
   /** Opens the configured database (migrated) and builds the context. */
-  openRuntime(config: Config, options?: { clock?: Clock }): Promise<Runtime>;
+  openRuntime(config: Config, options?: RuntimeOptions): Promise<Runtime>;
   /** Builds a context on a database the caller opened (tests, benchmarks). */
   createContext(parts: ContextParts): AppContext;
   /** The HTTP application (API, public routes, page surfaces), not yet listening. */

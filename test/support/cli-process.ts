@@ -1,10 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import type { OAuthServer } from '../../src/connect/oauth/oauth-client.js';
 import type { DatabaseConfig } from '../../src/platform/config/config.js';
 import { TEST_MASTER_KEY } from './master-key.js';
 
 export const BIN = path.resolve(import.meta.dirname, '../../bin/ownproof.js');
+/** `ownproof serve` with test seams (serve-main.ts), run through tsx as the binary runs the sources. */
+const SERVE_WITH_SEAMS = ['--import', 'tsx', path.resolve(import.meta.dirname, 'serve-main.ts')];
 
 export interface ProcessResult {
   code: number | null;
@@ -125,9 +128,21 @@ export interface ServingProcess {
  */
 const SERVE_START_MS = 45_000;
 
-/** Starts `ownproof serve` on a free port and resolves once its banner is printed. */
-export async function startServe(env: Record<string, string>, args: string[] = []): Promise<ServingProcess> {
-  const serving = startNodeProcess([BIN, 'serve', ...args], { PORT: '0', ...env });
+/** Local fakes a server process reaches instead of the real services (serve-main.ts). */
+export interface ServeSeams {
+  /** ccxt exchange id → the origin of its fake (`https://127.0.0.1:<port>`). */
+  exchanges?: Record<string, string>;
+  /** Exchange id → its fake OAuth server's URLs. */
+  oauthServers?: Record<string, Partial<OAuthServer>>;
+}
+
+/**
+ * Starts `ownproof serve` on a free port (unless `env` sets PORT) and resolves once its banner is
+ * printed. With `seams` it is the same server with those fakes in place of the real services.
+ */
+export async function startServe(env: Record<string, string>, args: string[] = [], seams?: ServeSeams): Promise<ServingProcess> {
+  const command = seams ? [...SERVE_WITH_SEAMS, ...args] : [BIN, 'serve', ...args];
+  const serving = startNodeProcess(command, { PORT: '0', ...env, ...(seams ? { TEST_SEAMS: JSON.stringify(seams) } : {}) });
   await serving.waitForLine(/API reference/, SERVE_START_MS);
   const banner = serving.output();
   const port = /listening on 127\.0\.0\.1:(\d+)/.exec(banner)?.[1];

@@ -1,5 +1,8 @@
 import { createChainSources } from '../../src/bitcoin/chain-for-mode.js';
 import { SimulatedChain } from '../../src/bitcoin/chain/index.js';
+import type { SessionRow } from '../../src/connect/connect.table.js';
+import { findSessionById } from '../../src/connect/session.repository.js';
+import { sessionSecret } from '../../src/connect/session.service.js';
 import type { AppContext } from '../../src/platform/context.js';
 import { completeWith } from './connect.js';
 import { acceptingExchange } from './fake-providers.js';
@@ -74,12 +77,13 @@ export const FIXTURE_MAKERS: readonly { prefix: string; make: (f: FixtureContext
     // Completes the session above: test mode with the sandbox exchange, live mode with an exchange
     // double that accepts the login.
     prefix: 'acct_',
-    make: async ({ t, key, mode, made }) => {
-      const session = await get(t, key, `/v1/connect/sessions/${made.sess_}`);
+    make: async ({ t, mode, made }) => {
+      // The API shows the secret only when creating the session: the pages' link is read from the row.
+      const secret = sessionSecret(t.ctx, (await findSessionById(t.ctx.db, made.sess_ as string)) as SessionRow);
       const [account] =
         mode === 'test'
-          ? await completeWith(t.ctx, session.client_secret as string, 'sandbox', { username: 'user_good', password: 'pass_good' })
-          : await completeWith(t.ctx, session.client_secret as string, LIVE_PROVIDER.id, { api_key: 'key' });
+          ? await completeWith(t.ctx, secret, 'sandbox', { username: 'user_good', password: 'pass_good' })
+          : await completeWith(t.ctx, secret, LIVE_PROVIDER.id, { api_key: 'key' });
       if (!account) throw new Error('fixture: the session connected no account');
       return account;
     },

@@ -10,7 +10,7 @@ import { snapshotDatabase } from '../../../test/support/db-snapshot.js';
 import { captureStream, startTestApp, TEST_MASTER_KEY_BYTES, type TestApp } from '../../../test/support/test-app.js';
 import { proveWith, testnetWallet } from '../../../test/support/verify.js';
 import { connectionPurpose } from '../../connect/account.service.js';
-import { toSession } from '../../connect/session.service.js';
+import { sessionSecret } from '../../connect/session.service.js';
 import { service } from '../../main/modules.js';
 import { activeSigningKey } from '../../verify/signing-key.service.js';
 import { unixSeconds } from '../clock.js';
@@ -55,7 +55,7 @@ async function readEverySecret(ctx: AppContext, sealed: Sealed) {
   return {
     webhookSecrets: endpoints.map((endpoint) => signingSecrets(ctx, endpoint, now)),
     idempotentReplay: replay.outcome === 'replay' ? replay.response.body : replay.outcome,
-    clientSecret: (await toSession(ctx, session)).client_secret,
+    clientSecret: sessionSecret(ctx, session),
     connection: ctx.secretBox.open(account.connection_sealed, connectionPurpose(account.id)),
     signingKey: (await activeSigningKey(ctx)).privateJwk,
   };

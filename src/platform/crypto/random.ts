@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import type { SecretPrefix } from './secret-kinds.js';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -22,8 +23,11 @@ export function newId(prefix: string): string {
   return `${prefix}_${randomBase62(22)}`;
 }
 
-/** Secrets handed to clients (API keys, session secrets): ≥ 190 random bits. */
-export function newSecret(prefix: string): string {
+/**
+ * Secrets handed out (API keys, session secrets, portal tokens): ≥ 190 random bits. Only the
+ * prefixes of `SECRET_KINDS` are accepted, so every secret we mint is one the logs are scrubbed of.
+ */
+export function newSecret(prefix: SecretPrefix): string {
   return `${prefix}_${randomBase62(32)}`;
 }
 

@@ -1,23 +1,29 @@
 import type { FastifyRequest } from 'fastify';
 import pino from 'pino';
 import type { LogLevel } from '../config/config.js';
+import { SECRET_KINDS, type SecretKind } from '../crypto/secret-kinds.js';
+
+const KINDS: readonly SecretKind[] = Object.values(SECRET_KINDS);
+const listed = (pick: (kind: SecretKind) => readonly string[] | undefined) => [...new Set(KINDS.flatMap((kind) => pick(kind) ?? []))];
+const prefixes = (alphabet: SecretKind['alphabet']) => listed((kind) => (kind.alphabet === alphabet ? kind.prefixes : undefined)).join('|');
+
+/** Text shaped like a secret we mint (`<prefix>_<random>`), for every prefix of the list, by alphabet. */
+const MINTED_PATTERNS = [
+  new RegExp(`\\b(${prefixes('base62')})_[0-9A-Za-z]+`, 'g'),
+  new RegExp(`\\b(${prefixes('base64')})_[0-9A-Za-z+/=]+`, 'g'),
+];
+/** The value of every query (or form) parameter that carries a secret. */
+const PARAMETER_PATTERN = new RegExp(`([?&](?:${listed((kind) => kind.parameters).join('|')})=)[^&#\\s"]*`, 'g');
 
 /**
- * Anything shaped like one of our secrets (API keys, session client secrets, webhook secrets,
- * portal tokens). Paths such as the hosted connect URL carry a secret, so URLs are scrubbed too.
+ * Removes every secret of the list (`SECRET_KINDS`) that text can show: anything shaped like one
+ * we mint, and the values of the parameters that carry the others. For URLs (the hosted connect
+ * and portal sign-in URLs carry secrets in their paths), error messages and stacks.
  */
-const SECRET_PATTERN = /\b(sk_(?:test|live)|cs_(?:test|live)|pt)_[0-9A-Za-z]+/g;
-/** Webhook secrets are base64 (Standard Webhooks), so they may hold `+`, `/` and `=`. */
-const WEBHOOK_SECRET_PATTERN = /\bwhsec_[0-9A-Za-z+/=]+/g;
-
-/** OAuth 2 values that travel in query strings (the return leg's `code` and `state`) are bearer values too. */
-const OAUTH_PARAMETER_PATTERN = /([?&](?:code|state|code_verifier|access_token|refresh_token)=)[^&#\s"]*/g;
-
 export function redactSecrets(text: string): string {
-  return text
-    .replace(SECRET_PATTERN, '$1_[redacted]')
-    .replace(WEBHOOK_SECRET_PATTERN, 'whsec_[redacted]')
-    .replace(OAUTH_PARAMETER_PATTERN, '$1[redacted]');
+  let out = text;
+  for (const pattern of MINTED_PATTERNS) out = out.replace(pattern, '$1_[redacted]');
+  return out.replace(PARAMETER_PATTERN, '$1[redacted]');
 }
 
 /** pino options for Fastify: JSON lines, request ids, and secrets removed wherever they may appear. */
@@ -25,17 +31,8 @@ export function loggerOptions(level: LogLevel) {
   return {
     level,
     redact: {
-      paths: [
-        'req.headers.authorization',
-        'req.headers.cookie',
-        'res.headers["set-cookie"]',
-        // Objects that carry secrets under these names, when logged whole. (Not wildcards: a `*`
-        // path makes pino walk every key of every line, which tripled the cost of a log line.)
-        'password',
-        'secret',
-        'client_secret',
-        'connection',
-      ],
+      // The fields and headers the list says carry a secret, for objects logged whole.
+      paths: listed((kind) => kind.logPaths),
       censor: '[redacted]',
     },
     serializers: {

@@ -37,7 +37,7 @@ function signInMail(to = 'ada@example.com'): OutgoingMail {
     preheader: 'Your sign-in link, valid for 15 minutes.',
     heading: 'Sign in to your portal',
     paragraphs: ['Use the button below to sign in. The link works once.', 'Café “Lovelace” asked us to send it.'],
-    action: { label: 'Sign in', url: 'https://ownproof.example/portal/sign-in/pt_abc123' },
+    action: { label: 'Sign in', url: 'https://ownproof.example/portal/sign-in/pl_abc123' },
     details: [{ label: 'Requested by', value: 'Acme Lending' }],
     footer: 'You get this e-mail because someone entered your address at ownproof.example.',
   });
@@ -76,7 +76,7 @@ describe('sending through SMTP', () => {
     expect(parsed.headers.get('content-type')).toMatch(/^multipart\/alternative;/);
     expect(parsed.text).toBe(mail.text);
     expect(parsed.html).toBe(mail.html);
-    expect(parsed.text).toContain('Sign in:\nhttps://ownproof.example/portal/sign-in/pt_abc123');
+    expect(parsed.text).toContain('Sign in:\nhttps://ownproof.example/portal/sign-in/pl_abc123');
   });
 
   it('sends from ownproof <no-reply@…> at the host of PUBLIC_BASE_URL by default', async () => {
@@ -94,7 +94,7 @@ describe('sending through SMTP', () => {
     const sent = lines.map((line) => JSON.parse(line)).filter((line) => line.msg === 'mail sent');
     expect(sent).toEqual([expect.objectContaining({ component: 'mail', transport: 'smtp', kind: 'portal_sign_in', message_id: messageId })]);
     expect(lines.join('')).not.toContain('ada@example.com');
-    expect(lines.join('')).not.toContain('pt_abc123');
+    expect(lines.join('')).not.toContain('pl_abc123');
   });
 
   it('turns a 550 refusal into a permanent MailError with the code', async () => {
