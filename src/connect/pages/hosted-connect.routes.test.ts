@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeWallet } from '../../bitcoin/message/fixtures/signers.js';
+import { withDescriptorChecksum } from '../../bitcoin/keys/index.js';
 import { sandboxWallet } from '../../bitcoin/sandbox/sandbox-wallet.js';
 import { sessionAccountRows } from '../account.repository.js';
 import { EXTRA_EXCHANGES } from '../../../test/support/fake-providers.js';
@@ -265,6 +267,22 @@ describe.each(engines())('hosted connect pages on %s', (engine) => {
       expect(res.body).toContain('This looks like a private key or seed phrase.');
       expect(res.body).not.toContain('absorb abstract');
       expect(res.body).toMatch(/<textarea id="field-wallet" name="wallet" aria-describedby="field-wallet-hint field-wallet-error" aria-invalid="true"[^>]*><\/textarea>/);
+    });
+
+    it('names a mainnet wallet in test mode by what was typed: an address is not called a descriptor', async () => {
+      const { path, agent } = await consented();
+      // BIP-32's first test vector: a mainnet extended public key.
+      const xpub = 'xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8';
+      const cases = [
+        [makeWallet('p2wpkh', 'mainnet').address, 'This is a mainnet address; test mode needs a test-network one.'],
+        [xpub, 'This is a mainnet extended public key; test mode needs a test-network one.'],
+        [withDescriptorChecksum(`wpkh(${xpub}/<0;1>/*)`) as string, 'This is a mainnet descriptor; test mode needs a test-network one.'],
+      ] as const;
+      for (const [wallet, message] of cases) {
+        const res = await agent.post(`${path}/providers/bitcoin`, { wallet });
+        expect(res.statusCode, wallet).toBe(422);
+        expect(res.body, wallet).toContain(message);
+      }
     });
 
     it('connects the sandbox wallet by descriptor and lists it with the accounts so far', async () => {
