@@ -127,16 +127,30 @@ describe.each(engines())('hosted connect pages on %s', (engine) => {
       expect(api.json().error.code).toBe('route_not_found');
     });
 
-    it('answers 410 with one page, naming nobody, for completed, cancelled and expired sessions', async () => {
-      const completed = await consented();
+    it('tells whoever opens the link again after Done that they are done, naming nobody and nothing shared', async () => {
+      const completed = await consented({ returnUrl: 'https://client.example/done' });
       await connectSandbox(completed.agent, completed.path);
-      expect((await completed.agent.post(`${completed.path}/finish`)).statusCode).toBe(200);
+      expect((await completed.agent.post(`${completed.path}/finish`)).statusCode).toBe(303);
+      // The link again (the back button, a reload, a bookmark), and Done pressed a second time.
+      for (const res of [await t.app.inject({ method: 'GET', url: completed.path }), await completed.agent.post(`${completed.path}/finish`)]) {
+        expect(res.statusCode).toBe(200);
+        expect(res.headers.location).toBeUndefined();
+        expect(res.body).toContain('<h1>You’re done</h1>');
+        expect(res.body).toContain('You can close this tab, or go back to the app or website that sent you here.');
+        expect(res.body).not.toContain('expired');
+        // Only the session's status: no client name, no account, no return URL.
+        expect(res.body).not.toMatch(/Acme|Sandbox Exchange|client\.example/);
+      }
+    });
 
+    it('answers 410 with one page, naming nobody, for cancelled and expired sessions', async () => {
       const cancelled = await consented();
       expect((await cancelled.agent.post(`${cancelled.path}/exit`)).statusCode).toBe(200);
+      const expired = await consented();
+      t.clock.advance(t.ctx.config.sessionTtlSeconds + 1);
 
       const bodies = new Set<string>();
-      for (const { path } of [completed, cancelled]) {
+      for (const { path } of [cancelled, expired]) {
         const res = await t.app.inject({ method: 'GET', url: path });
         expect(res.statusCode).toBe(410);
         expect(res.body).not.toContain('Acme');
