@@ -18,12 +18,18 @@ export function readWalletInput(input: string, mode: 'test' | 'live'): { ok: tru
     return { ok: false, message: 'This looks like a private key or seed phrase. Never share those: enter an address or an extended public key instead.' };
   }
   const parsed = parseWalletDescriptor(text, { mode });
-  if (!parsed.ok) return { ok: false, message: `That is not a wallet we can watch: ${parsed.error.reason}.` };
-  if (!modeNetworks(mode).includes(parsed.value.network)) {
-    return { ok: false, message: mode === 'live' ? 'This is a test-network wallet; live mode needs a mainnet one.' : 'This is a mainnet wallet; test mode needs a test-network one.' };
+  if (parsed.ok) return { ok: true, wallet: parsed.value };
+  if (parsed.error.code === 'wrong_network') {
+    // The parser speaks of descriptors, as it reads everything as one: name what the person typed.
+    // Read again without the mode (it parses, its network being the wrong one) to learn what that was.
+    const typed = parseWalletDescriptor(text);
+    const what = typed.ok ? WHAT_WAS_TYPED[typed.value.source] : 'wallet';
+    return { ok: false, message: mode === 'live' ? `This is a test-network ${what}; live mode needs a mainnet one.` : `This is a mainnet ${what}; test mode needs a test-network one.` };
   }
-  return { ok: true, wallet: parsed.value };
+  return { ok: false, message: `That is not a wallet we can watch: ${parsed.error.reason}.` };
 }
+
+const WHAT_WAS_TYPED: Record<WalletDescriptor['source'], string> = { address: 'address', 'extended-key': 'extended public key', descriptor: 'descriptor' };
 
 /** WIF keys, xprv-style keys, hex private keys or 12/24-word phrases: things nobody should paste. */
 function looksLikeSecret(text: string): boolean {

@@ -35,6 +35,7 @@ export const connectModule = defineModule({
   context: (ctx) => ({
     providers: createProviderRegistry({
       chains: ctx.chains,
+      clock: ctx.clock,
       ...(ctx.extraProviders ? { extra: ctx.extraProviders } : {}),
       ...(ctx.exchangeOverrides ? { exchangeOverrides: ctx.exchangeOverrides } : {}),
       ...(ctx.oauthServerOverrides ? { oauthServerOverrides: ctx.oauthServerOverrides } : {}),

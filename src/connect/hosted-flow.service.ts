@@ -29,12 +29,21 @@ export interface HostedSession {
   providers: readonly Provider[];
 }
 
+/**
+ * A session that ended, and only how: whoever holds the link learns its status and nothing else
+ * (no client, no account). The person who pressed Done is told they are done; a cancelled or
+ * expired session's link has expired.
+ */
+export interface EndedSession {
+  state: 'ended';
+  status: Exclude<SessionRow['status'], 'open'>;
+}
+
 export type HostedLookup =
   | HostedSession
+  | EndedSession
   /** No session has this secret (or the secret is malformed): reveal nothing. */
-  | { state: 'not_found' }
-  /** The session ended (completed or abandoned): the pages show one "gone" notice for all. */
-  | { state: 'ended' };
+  | { state: 'not_found' };
 
 /** The hosted flow reads sessions, saves accounts and asks providers: the connect services' parts. */
 export type HostedFlowDeps = AccountDeps;
@@ -49,9 +58,9 @@ export async function lookUpHostedSession(deps: HostedFlowDeps, secret: string):
 }
 
 /** A session row as the hosted pages see it, expiring it first if it is due. */
-export async function hostedSessionOf(deps: HostedFlowDeps, found: SessionRow): Promise<HostedLookup> {
+export async function hostedSessionOf(deps: HostedFlowDeps, found: SessionRow): Promise<HostedSession | EndedSession> {
   const session = await expireIfDue(deps, found);
-  if (session.status !== 'open') return { state: 'ended' };
+  if (session.status !== 'open') return { state: 'ended', status: session.status };
   return {
     state: 'open',
     session,

@@ -134,10 +134,19 @@ export const ReceiptCheck = Type.Object(
     claim: Type.Optional(ClaimStatement),
     issuer: Type.Optional(Type.String()),
     status: Type.Optional(
-      Type.Union([Type.Literal('active'), Type.Literal('revoked')], { description: 'The claim’s current status, when this service issued it.' }),
+      Type.Union([Type.Literal('active'), Type.Literal('revoked')], {
+        description: 'The claim’s current status, when the receipt is valid. `revoked`: the account holder withdrew the claim since; rely on it only while `active`.',
+      }),
     ),
     reason: Type.Optional(Type.String({ description: 'Why the receipt is not valid.' })),
+    summary: Type.String({
+      description: 'The answer in one sentence, for people: starts `Valid:`, `Revoked:` (a genuine receipt whose claim no longer stands) or `Not valid:`.',
+    }),
   },
-  { $id: 'ReceiptCheck', title: 'Receipt check' },
+  {
+    $id: 'ReceiptCheck',
+    title: 'Receipt check',
+    description: '`valid` says the receipt is genuine (signature, Bitcoin proof, issued here); whether its claim still stands is `status`.',
+  },
 );
 export type ReceiptCheck = Static<typeof ReceiptCheck>;

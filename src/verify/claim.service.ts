@@ -65,10 +65,17 @@ export async function listClaims(deps: ClaimDeps, scope: Scope, query: ClaimList
  */
 export async function checkReceipt(deps: Pick<AppContext, 'db' | 'config'>, receipt: string): Promise<ReceiptCheck> {
   const verdict = await receiptVerifier(await publishedVerificationKeys(deps))(receipt);
-  if (!verdict.valid) return { valid: false, reason: verdict.reason, ...(verdict.issuer ? { issuer: verdict.issuer } : {}) };
-  if (verdict.issuer !== deps.config.publicBaseUrl) {
-    return { valid: false, reason: `issued by ${verdict.issuer}, not by this service (${deps.config.publicBaseUrl})`, issuer: verdict.issuer };
-  }
+  if (!verdict.valid) return notValid(verdict.reason, verdict.issuer);
+  if (verdict.issuer !== deps.config.publicBaseUrl) return notValid(`issued by ${verdict.issuer}, not by this service (${deps.config.publicBaseUrl})`, verdict.issuer);
   const row = await findClaimById(deps.db, verdict.claim.id);
-  return { valid: true, claim: verdict.claim, issuer: verdict.issuer, ...(row ? { status: row.status } : {}) };
+  const summary = !row
+    ? `Valid: ${verdict.issuer} issued this receipt and its Bitcoin proof holds, but this service has no record of the claim’s current status.`
+    : row.status === 'revoked'
+      ? 'Revoked: the receipt is genuine and its Bitcoin proof holds, but the account holder has since revoked the claim, so it no longer stands.'
+      : `Valid: ${verdict.issuer} issued this receipt, its Bitcoin proof holds, and the claim is active.`;
+  return { valid: true, claim: verdict.claim, issuer: verdict.issuer, ...(row ? { status: row.status } : {}), summary };
+}
+
+function notValid(reason: string, issuer: string | undefined): ReceiptCheck {
+  return { valid: false, reason, ...(issuer ? { issuer } : {}), summary: `Not valid: ${reason}.` };
 }

@@ -98,6 +98,18 @@ describe.each(engines())('claims API on %s', (engine) => {
       const res = await check(claim.receipt);
       expect(res.statusCode).toBe(200);
       expect(res.json()).toMatchObject({ valid: true, issuer: t.ctx.config.publicBaseUrl, status: 'active', claim: { id: claim.id, account_holder_id: holderId } });
+      expect(res.json().summary).toBe(`Valid: ${t.ctx.config.publicBaseUrl} issued this receipt, its Bitcoin proof holds, and the claim is active.`);
+    });
+
+    it('says plainly that a revoked claim is revoked, while its signature stays genuine', async () => {
+      const claim = await proveWith(t.ctx, scope, holderId, testnetWallet('p2wpkh'));
+      await t.ctx.db.updateTable('verify_claims').set({ status: 'revoked', revoked_at: claim.created_at }).where('id', '=', claim.id).execute();
+      expect((await check(claim.receipt)).json()).toMatchObject({
+        valid: true,
+        status: 'revoked',
+        summary: 'Revoked: the receipt is genuine and its Bitcoin proof holds, but the account holder has since revoked the claim, so it no longer stands.',
+        claim: { id: claim.id },
+      });
     });
 
     it('answers valid: false, never an error, for altered, forged and malformed receipts', async () => {
@@ -113,6 +125,7 @@ describe.each(engines())('claims API on %s', (engine) => {
         const res = await check(receipt);
         expect(res.statusCode, receipt.slice(0, 30)).toBe(200);
         expect(res.json(), receipt.slice(0, 30)).toMatchObject({ valid: false, reason: expect.any(String) });
+        expect(res.json().summary, receipt.slice(0, 30)).toBe(`Not valid: ${res.json().reason}.`);
       }
       expect((await check(123)).statusCode).toBe(400);
     });

@@ -243,7 +243,7 @@ describe.each(engines())('proving ownership with a deposit on %s', (engine) => {
     const stranger = fundedAddress();
     chain.spend(stranger, challenge.deposit_address as string, BigInt(challenge.deposit_amount as string));
     expect(await checkDeposit(t.ctx, challenge)).toEqual({ ok: false, reason: 'not_paid' });
-    const paid = sandboxPay(chain, address, challenge.deposit_address as string, BigInt(challenge.deposit_amount as string));
+    const paid = sandboxPay(chain, address, challenge.deposit_address as string, BigInt(challenge.deposit_amount as string), t.clock);
     if (!paid.ok) throw new Error(paid.reason);
     const outcome = await checkDeposit(t.ctx, challenge);
     if (!outcome.ok) throw new Error(JSON.stringify(outcome));
@@ -257,7 +257,7 @@ describe.each(engines())('proving ownership with a deposit on %s', (engine) => {
   it('proves a wallet with a deposit from any of its addresses', async () => {
     const sandbox = sandboxWallet();
     const challenge = await depositChallenge(sandbox.descriptor);
-    const paid = sandboxPay(chain, sandbox.address('receive', 4), challenge.deposit_address as string, BigInt(challenge.deposit_amount as string));
+    const paid = sandboxPay(chain, sandbox.address('receive', 4), challenge.deposit_address as string, BigInt(challenge.deposit_amount as string), t.clock);
     if (!paid.ok) throw new Error(paid.reason);
     const outcome = await checkDeposit(t.ctx, challenge);
     if (!outcome.ok) throw new Error(JSON.stringify(outcome));

@@ -83,6 +83,18 @@ describe('claim receipts', () => {
     expect(await verifyReceipt(addressReceipt, { keys: [] })).toMatchObject({ valid: false, reason: expect.stringContaining('unknown kid') });
   });
 
+  it('says honestly that `ownproof verify-claim` cannot know offline whether the claim was revoked', async () => {
+    const env = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };
+    const jwksFile = path.join(dir, 'jwks.json');
+    const text = await runOwnproofHere(['verify-claim', path.join(dir, 'address.jws'), '--jwks', jwksFile], env);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain(
+      '  not checked: whether the claim was revoked since it was issued — only the issuer knows; check the receipt at http://127.0.0.1:8080/verify\n',
+    );
+    const json = await runOwnproofHere(['verify-claim', path.join(dir, 'address.jws'), '--jwks', jwksFile, '--json'], env);
+    expect(JSON.parse(json.stdout)).toMatchObject({ valid: true, status: null });
+  });
+
   it('verifies with `ownproof verify-claim`: a fresh process needs no database or network and exits 1 on a changed byte; batches; exit 2 without keys or file', async () => {
     // An unreachable database URL: the command must not need one.
     const env = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' };

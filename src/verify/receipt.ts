@@ -50,27 +50,35 @@ export async function verifyReceipt(receipt: string, jwks: JSONWebKeySet): Promi
 export type VerificationKeys = ReturnType<typeof createLocalJWKSet>;
 export const verificationKeys = (jwks: JSONWebKeySet): VerificationKeys => createLocalJWKSet(jwks);
 
-/** What a signed thing is called in verdicts: `noun` in sentences ("the receipt's signature"), `kind` for what it is not. */
-interface SignedKind {
+/**
+ * What a signed thing is called in verdicts, so that each reason names it once, as the subject of
+ * one sentence: `subject` the thing ("the receipt"), `signature` its signature ("the receipt’s
+ * signature"; a thing that is itself a signature is named once: "the file signature"), `kind` what
+ * it is not ("a claim receipt").
+ */
+export interface SignedKind {
   typ: string;
-  noun: string;
+  subject: string;
+  signature: string;
   kind: string;
 }
-const CLAIM_RECEIPT: SignedKind = { typ: RECEIPT_TYPE, noun: 'receipt', kind: 'claim receipt' };
+const CLAIM_RECEIPT: SignedKind = { typ: RECEIPT_TYPE, subject: 'the receipt', signature: 'the receipt’s signature', kind: 'a claim receipt' };
 
 /**
  * Checks a compact JWS of one of our types: EdDSA, signed by a key of `keys` named by `kid`, with
  * `typ` in its protected header. Never throws on input.
  */
 export async function checkSignedJws(text: string, keys: VerificationKeys, signed: SignedKind): Promise<{ ok: true; kid: string; payload: Uint8Array } | { ok: false; reason: string }> {
-  if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(text)) return { ok: false, reason: `not a ${signed.noun}: a ${signed.noun} is a compact JWS (three base64url parts separated by dots)` };
+  if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(text)) {
+    return { ok: false, reason: `${signed.subject} is not a compact JWS (three base64url parts separated by dots)` };
+  }
   let verified;
   try {
     verified = await compactVerify(text, keys, { algorithms: [RECEIPT_ALGORITHM] });
   } catch (error) {
-    return { ok: false, reason: signatureFailure(error, signed.noun) };
+    return { ok: false, reason: signatureFailure(error, signed) };
   }
-  if (verified.protectedHeader.typ !== signed.typ) return { ok: false, reason: `not a ${signed.kind} (typ is ${String(verified.protectedHeader.typ)})` };
+  if (verified.protectedHeader.typ !== signed.typ) return { ok: false, reason: `${signed.subject} is not ${signed.kind} (its typ is ${String(verified.protectedHeader.typ)})` };
   return { ok: true, kid: verified.protectedHeader.kid as string, payload: verified.payload };
 }
 
@@ -89,7 +97,7 @@ export function jsonPayload(payload: Uint8Array): unknown {
  */
 export function receiptVerifier(keys: VerificationKeys): (receipt: string) => Promise<ReceiptVerdict> {
   return async (receipt) => {
-    if (typeof receipt !== 'string' || receipt.length > MAX_RECEIPT_LENGTH) return { valid: false, reason: 'not a receipt: too long or not text' };
+    if (typeof receipt !== 'string' || receipt.length > MAX_RECEIPT_LENGTH) return { valid: false, reason: 'the receipt is too long or not text' };
     const verified = await checkSignedJws(receipt.trim(), keys, CLAIM_RECEIPT);
     if (!verified.ok) return { valid: false, reason: verified.reason };
     const payload = jsonPayload(verified.payload);
@@ -102,12 +110,12 @@ export function receiptVerifier(keys: VerificationKeys): (receipt: string) => Pr
   };
 }
 
-function signatureFailure(error: unknown, noun: string): string {
+function signatureFailure(error: unknown, signed: SignedKind): string {
   const code = (error as { code?: string }).code;
-  if (code === 'ERR_JWKS_NO_MATCHING_KEY') return 'signed by a key the issuer does not publish (unknown kid)';
-  if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') return `the ${noun}’s signature does not match its content: it was altered or not issued with this key`;
-  if (code === 'ERR_JOSE_ALG_NOT_ALLOWED') return 'signed with an algorithm other than EdDSA';
-  return 'not a valid JWS';
+  if (code === 'ERR_JWKS_NO_MATCHING_KEY') return `${signed.signature} was made with a key the issuer does not publish (unknown kid)`;
+  if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') return `${signed.signature} does not match the content it signs: it was altered or not issued with this key`;
+  if (code === 'ERR_JOSE_ALG_NOT_ALLOWED') return `${signed.signature} uses an algorithm other than EdDSA`;
+  return `${signed.subject} is not a valid JWS`;
 }
 
 /**
@@ -132,7 +140,7 @@ export function checkProof(claim: ClaimStatement, issuer: string): string | unde
   }
   if (proof.signature === undefined) return 'the proof has no signature';
   const result = verifyMessage({ address: proof.address, message: proof.message, signature: proof.signature });
-  if (!result.valid) return `the Bitcoin signature does not verify: ${result.reason}`;
+  if (!result.valid) return `the Bitcoin proof does not hold: ${result.reason}`;
   if (result.format !== proof.format) return `the signature is ${result.format}, not ${proof.format} as the claim states`;
   return undefined;
 }

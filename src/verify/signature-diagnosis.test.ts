@@ -26,4 +26,19 @@ describe('explaining a signature that does not prove the challenge', () => {
   it('says what it cannot read', () => {
     expect(diagnose(testnetWallet('p2wpkh').address, 'not base64 at all!').kind).toBe('unreadable');
   });
+
+  // Each message is one statement and advice: the verifier's reason is not wrapped in a second
+  // sentence that says the same, nor its own parenthesis in another.
+  it('says a signature of the wrong length is not base64, once, without nesting', () => {
+    expect(diagnose(testnetWallet('p2wpkh').address, 'abcde').message).toBe(
+      'The signature is not valid base64: its length is not a multiple of 4. Paste only the signature your wallet showed: base64 text, usually ending in “=”.',
+    );
+  });
+
+  it('says a legacy signature by another key does not match, once, without nesting', () => {
+    const legacy = testnetWallet('p2pkh');
+    expect(diagnose(legacy.address, signMessage(testnetWallet('p2pkh'), message)).message).toBe(
+      `The signature was made by another key or over another message. Sign with the address ${legacy.address} in your wallet, and sign the message exactly as shown.`,
+    );
+  });
 });

@@ -29,11 +29,11 @@ function alteredMessages(message: string): { text: string; what: string }[] {
  * only on failure, so a valid signature costs one check.
  */
 export function diagnoseSignature(address: string, message: string, signature: string, verdict: VerificationResult): SignatureProblem {
+  // The verifier's reason is its own sentence before the advice: wrapped in a sentence of ours it
+  // would say the same thing twice ("not a signature we can read (… not valid base64 (…))").
+  const why = sentence(verdict.reason ?? 'the signature does not verify');
   if (verdict.format === null) {
-    return {
-      kind: 'unreadable',
-      message: `This is not a signature we can read (${verdict.reason}). Paste only the signature your wallet showed: base64 text, usually ending in “=”.`,
-    };
+    return { kind: 'unreadable', message: `${why} Paste only the signature your wallet showed: base64 text, usually ending in “=”.` };
   }
   for (const altered of alteredMessages(message)) {
     if (verifyMessage({ address, message: altered.text, signature }).valid) {
@@ -51,8 +51,10 @@ export function diagnoseSignature(address: string, message: string, signature: s
       message: `The address ${address} is a legacy address: sign the message with your wallet’s ordinary “sign message” (the legacy format, as Bitcoin Core’s signmessage does), not as BIP-322.`,
     };
   }
-  return {
-    kind: 'wrong_address',
-    message: `The signature was made with the key of another address, or over another message (${verdict.reason ?? 'it does not verify'}). Sign with the address ${address} in your wallet, and sign the message exactly as shown.`,
-  };
+  return { kind: 'wrong_address', message: `${why} Sign with the address ${address} in your wallet, and sign the message exactly as shown.` };
+}
+
+/** A verifier's reason (a lower-case clause) as a sentence. */
+function sentence(reason: string): string {
+  return `${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`;
 }

@@ -115,7 +115,7 @@ describe.each(engines())('checking statement documents on %s', (engine) => {
       format: 'monthly',
       document_hash: documentHash,
     });
-    expect(await reasons(forged)).toBe('the file signature does not hold: signed by a key the issuer does not publish (unknown kid)');
+    expect(await reasons(forged)).toBe('the file signature was made with a key the issuer does not publish (unknown kid)');
     expect(await reasons(Buffer.from('%PDF-1.3\nnot really\n'))).toMatch(/^the file carries no ownproof signature/);
     expect(await reasons(Buffer.from('hello'))).toBe('not a PDF');
   });
@@ -195,6 +195,14 @@ describe.each(engines())('checking statement documents on %s', (engine) => {
     const invalid = await runOwnproof(['verify-statement', path.join(dir, 'changed.pdf'), '--jwks', jwks, '--json'], env);
     expect(invalid.code).toBe(1);
     expect(JSON.parse(invalid.stdout)).toMatchObject({ valid: false, reason: 'the file was changed after it was issued: its content no longer matches its signature' });
+    // A character of the file signature's own signature changed: said once, not as "the file signature's signature".
+    const reSigned = Buffer.from(monthly);
+    const inSignature = monthly.length - 10;
+    reSigned[inSignature] = reSigned[inSignature] === 0x41 ? 0x42 : 0x41;
+    writeFileSync(path.join(dir, 'signature-changed.pdf'), reSigned);
+    const broken = await runOwnproofHere(['verify-statement', path.join(dir, 'signature-changed.pdf'), '--jwks', jwks], env);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toBe('INVALID: the file signature does not match the content it signs: it was altered or not issued with this key\n');
     const missing = await runOwnproofHere(['verify-statement', path.join(dir, 'missing.pdf'), '--jwks', jwks], env);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('cannot read');

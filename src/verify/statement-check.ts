@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { lazyModule } from '../platform/jobs/catalog.js';
-import { checkSignedJws, jsonPayload, receiptVerifier, signJws, type ReceiptSigningKey, type VerificationKeys } from './receipt.js';
+import { checkSignedJws, jsonPayload, receiptVerifier, signJws, type ReceiptSigningKey, type SignedKind, type VerificationKeys } from './receipt.js';
 import {
   STATEMENT_DOCUMENT_TYPE,
   STATEMENT_FILE_TYPE,
@@ -24,8 +24,14 @@ const SEAL_PREFIX = Buffer.from('\n%ownproof-signature ', 'latin1');
 /** The seal line is about 500 bytes; look no further back than PDF readers look for `%%EOF`. */
 const SEAL_SEARCH_BYTES = 1024;
 
-const FILE_SIGNATURE = { typ: STATEMENT_FILE_TYPE, noun: 'file signature', kind: 'statement file signature' };
-const STATEMENT_DATA = { typ: STATEMENT_DOCUMENT_TYPE, noun: 'statement data', kind: 'statement document' };
+// The file signature is itself a signature: its reasons name it once ("the file signature does not match…").
+const FILE_SIGNATURE: SignedKind = { typ: STATEMENT_FILE_TYPE, subject: 'the file signature', signature: 'the file signature', kind: 'a statement file signature' };
+const STATEMENT_DATA: SignedKind = {
+  typ: STATEMENT_DOCUMENT_TYPE,
+  subject: 'the attached statement data',
+  signature: 'the signature of the attached statement data',
+  kind: 'a statement document',
+};
 
 const sealCheck = TypeCompiler.Compile(StatementFileSeal);
 const documentCheck = TypeCompiler.Compile(StatementDocument);
@@ -94,7 +100,8 @@ export async function checkStatementPdf(file: Buffer, keys: VerificationKeys): P
   const hashes = sha256WithTail(sealed.signed, file.subarray(sealed.signed.length));
   const fileSha256 = hashes.whole;
   const signature = await checkSignedJws(sealed.jws, keys, FILE_SIGNATURE);
-  if (!signature.ok) return statementCheckFailure(`the file signature does not hold: ${signature.reason}`, { file_sha256: fileSha256 });
+  // Each reason of checkSignedJws names the file signature already: no prefix that names it again.
+  if (!signature.ok) return statementCheckFailure(signature.reason, { file_sha256: fileSha256 });
   const seal = jsonPayload(signature.payload);
   if (!sealCheck.Check(seal)) return statementCheckFailure('the file signature does not name a statement document', { file_sha256: fileSha256 });
   const facts = { document_hash: seal.document_hash, file_sha256: fileSha256 };
@@ -104,7 +111,7 @@ export async function checkStatementPdf(file: Buffer, keys: VerificationKeys): P
   if (!attached) return statementCheckFailure('the signed statement data is not attached to the file', facts);
   // The data must hold on its own too: whoever extracts the attachment checks it without the PDF.
   const data = await checkSignedJws(Buffer.from(attached).toString('latin1'), keys, STATEMENT_DATA);
-  if (!data.ok) return statementCheckFailure(`the attached statement data does not hold: ${data.reason}`, facts);
+  if (!data.ok) return statementCheckFailure(data.reason, facts);
   if (sha256Hex(data.payload) !== seal.document_hash) return statementCheckFailure('the attached statement data is not the data the file was signed with', facts);
   const document = jsonPayload(data.payload);
   if (!documentCheck.Check(document)) return statementCheckFailure('the attached data is not a statement document', facts);
@@ -114,7 +121,7 @@ export async function checkStatementPdf(file: Buffer, keys: VerificationKeys): P
   const verifyReceipt = receiptVerifier(keys);
   for (const { claim, receipt } of document.claims) {
     const verdict = await verifyReceipt(receipt);
-    if (!verdict.valid) return statementCheckFailure(`the receipt of claim ${claim.id} does not hold: ${verdict.reason}`, withIssuer);
+    if (!verdict.valid) return statementCheckFailure(`in claim ${claim.id}, ${verdict.reason}`, withIssuer);
     if (verdict.claim.id !== claim.id || verdict.issuer !== document.iss) return statementCheckFailure(`the receipt given for claim ${claim.id} is of another claim or issuer`, withIssuer);
   }
   return { object: 'statement_check', valid: true, reason: null, issuer: document.iss, signing_key_id: signature.kid, document_hash: seal.document_hash, file_sha256: fileSha256, document };

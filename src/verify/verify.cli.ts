@@ -48,7 +48,11 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
     .requiredOption('--jwks <file>', "the issuer's keys, saved from its /.well-known/jwks.json")
     .option('--json', 'print the verdict as JSON')
     .option('--batch', 'read one receipt per line, write one JSON verdict per line')
-    .addHelpText('after', '\nExit status: 0 valid, 1 invalid, 2 bad usage (unreadable file or key set). With --batch: 0 unless the input cannot be read.')
+    .addHelpText(
+      'after',
+      '\nExit status: 0 valid, 1 invalid, 2 bad usage (unreadable file or key set). With --batch: 0 unless the input cannot be read.\n' +
+        'Valid means the receipt is genuine. Whether its claim was revoked since is known only to the issuer: check the receipt at its /verify page.',
+    )
     .action(async (file: string, options: { jwks: string; json?: boolean; batch?: boolean }) => {
       const keys = await readKeySet(cli, 'verify-claim', options.jwks);
       if (!keys) return;
@@ -119,8 +123,12 @@ async function readKeySet(cli: CliDeps, command: string, file: string): Promise<
   }
 }
 
+/**
+ * The verdict as JSON. `status` is always null: whether a claim was revoked lives only in the
+ * issuer's database, which an offline check never reads (the online check answers it).
+ */
 function publicVerdict(verdict: ReceiptVerdict) {
-  return verdict.valid ? { valid: true, issuer: verdict.issuer, kid: verdict.kid, claim: verdict.claim } : { valid: false, reason: verdict.reason };
+  return verdict.valid ? { valid: true, issuer: verdict.issuer, kid: verdict.kid, claim: verdict.claim, status: null } : { valid: false, reason: verdict.reason };
 }
 
 function describeVerdict(verdict: ReceiptVerdict): string {
@@ -134,5 +142,6 @@ function describeVerdict(verdict: ReceiptVerdict): string {
   ];
   if (claim.proof.format === 'deposit') lines.push(`  a deposit cannot be re-checked offline: look up transaction ${claim.proof.txid} on a block explorer`);
   else lines.push('  the Bitcoin signature was verified again here');
+  lines.push(`  not checked: whether the claim was revoked since it was issued — only the issuer knows; check the receipt at ${verdict.issuer}/verify`);
   return lines.join('\n');
 }

@@ -13,7 +13,7 @@ function sextet(text: string, i: number): number {
 }
 
 function bad(text: string, i: number): Decoded<Uint8Array> {
-  return { ok: false, reason: `the signature is not valid base64 (unexpected character ${JSON.stringify(text[i])} at position ${i})` };
+  return { ok: false, reason: `the signature is not valid base64: it has the character ${JSON.stringify(text[i])} at position ${i}` };
 }
 
 /**
@@ -38,7 +38,7 @@ export function decodeBase64Strict(text: string): Decoded<Uint8Array> {
 export function decodeBase64Named(text: string): Decoded<Uint8Array> {
   const n = text.length;
   if (n === 0) return { ok: false, reason: 'the signature is empty' };
-  if (n % 4 !== 0) return { ok: false, reason: 'the signature is not valid base64 (its length is not a multiple of 4)' };
+  if (n % 4 !== 0) return { ok: false, reason: 'the signature is not valid base64: its length is not a multiple of 4' };
   const pad = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
   const out = new Uint8Array((n / 4) * 3 - pad);
   let o = 0;
@@ -60,7 +60,7 @@ export function decodeBase64Named(text: string): Decoded<Uint8Array> {
     const c = pad === 1 ? sextet(text, full + 2) : 0;
     if ((a | b | c) < 0) return bad(text, full + [a, b, c].findIndex((x) => x < 0));
     if ((pad === 1 && (c & 0x03) !== 0) || (pad === 2 && (b & 0x0f) !== 0)) {
-      return { ok: false, reason: 'the signature is not canonical base64 (non-zero padding bits)' };
+      return { ok: false, reason: 'the signature is not canonical base64: its padding bits are not zero' };
     }
     out[o++] = (a << 2) | (b >> 4);
     if (pad === 1) out[o++] = ((b & 0x0f) << 4) | (c >> 2);

@@ -70,7 +70,7 @@ export function verifyLegacy(address: ParsedAddress, message: Uint8Array, sig: U
         `header byte ${header} says the key is ${kind.compressed ? 'compressed' : 'uncompressed'}, but the address is for the ${kind.compressed ? 'uncompressed' : 'compressed'} key`,
       );
     }
-    return invalid('the signature does not match this address and message (it was made by another key or over another message)');
+    return invalid('the signature was made by another key or over another message');
   }
   return { result: 'valid' };
 }

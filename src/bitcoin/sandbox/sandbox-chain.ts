@@ -1,3 +1,4 @@
+import { unixSeconds, type Clock } from '../../platform/clock.js';
 import { SimulatedChain, type ChainSource } from '../chain/index.js';
 import { sandboxWallet } from './sandbox-wallet.js';
 
@@ -40,15 +41,17 @@ export function buildSandboxChain(): SimulatedChain {
 }
 
 /**
- * Test mode only: pays `sats` from `from` to `to` on the sandbox chain and confirms it in a block,
- * as the person would from their wallet; the sandbox pages' "send it from the sandbox wallet"
- * button and tests make deposit proofs with it. `from` must be an address whose key the chain
- * holds (the sandbox wallet's used addresses, or one a test registered) and that has the funds.
+ * Test mode only: pays `sats` from `from` to `to` on the sandbox chain and confirms it in a block
+ * dated now by `clock` (never before the chain's last block), as the person would from their
+ * wallet; the sandbox pages' "send it from the sandbox wallet" button and tests make deposit proofs
+ * with it. The block takes the whole mempool, as a miner would, so it also confirms the sandbox
+ * wallet's unconfirmed receipt. `from` must be an address whose key the chain holds (the sandbox
+ * wallet's used addresses, or one a test registered) and that has the funds.
  */
-export function sandboxPay(source: ChainSource, from: string, to: string, sats: bigint): { ok: true; txid: string } | { ok: false; reason: string } {
+export function sandboxPay(source: ChainSource, from: string, to: string, sats: bigint, clock: Clock): { ok: true; txid: string } | { ok: false; reason: string } {
   if (!(source instanceof SimulatedChain)) return { ok: false, reason: 'only the test-mode sandbox chain can make payments' };
   try {
-    return { ok: true, txid: source.spend(from, to, sats) };
+    return { ok: true, txid: source.spend(from, to, sats, { time: source.blockTimeAt(unixSeconds(clock)) }) };
   } catch (error) {
     return { ok: false, reason: error instanceof Error ? error.message : String(error) };
   }

@@ -6,7 +6,7 @@ import { hashSecret, newId } from '../../platform/crypto/random.js';
 import { connectionPurpose } from '../account.service.js';
 import { findAccountById, updateAccount } from '../account.repository.js';
 import type { AccountRow } from '../connect.table.js';
-import { connectSignedIn, hostedSessionOf, type HostedFlowDeps, type HostedSession } from '../hosted-flow.service.js';
+import { connectSignedIn, hostedSessionOf, type EndedSession, type HostedFlowDeps, type HostedSession } from '../hosted-flow.service.js';
 import { ProviderError, type Provider } from '../providers/provider.js';
 import { findSessionById } from '../session.repository.js';
 import { sessionSecret } from '../session.service.js';
@@ -56,7 +56,7 @@ export type OAuthReturn =
   /** The state names no attempt that may still return (unknown, used, or older than the TTL). */
   | { kind: 'unknown' }
   /** The session it was begun in has ended meanwhile. */
-  | { kind: 'ended' }
+  | { kind: 'ended'; ended: EndedSession }
   | { kind: 'connected'; secret: string }
   /** The session goes on: its provider page (when the provider is still offered) shows `message`. */
   | { kind: 'failed'; secret: string; hosted: HostedSession; provider: Provider | undefined; message: string };
@@ -73,7 +73,7 @@ export async function completeOAuth(deps: HostedFlowDeps, query: { state?: strin
   const row = await findSessionById(deps.db, attempt.session_id);
   if (!row) return { kind: 'unknown' };
   const hosted = await hostedSessionOf(deps, row);
-  if (hosted.state !== 'open') return { kind: 'ended' };
+  if (hosted.state === 'ended') return { kind: 'ended', ended: hosted };
   const secret = sessionSecret(deps, row);
   const provider = hosted.providers.find((p) => p.id === attempt.provider_id);
   const app = provider && oauthApp(deps.config, provider);

@@ -27,6 +27,7 @@ const PAGES = [
   '14-not-found',
   '15-csrf-refused',
   '16-provider-missing',
+  '17-done-link',
 ];
 
 /**
@@ -160,7 +161,7 @@ describe.skipIf(!chromiumAvailable())('hosted connect pages in Chromium', () => 
       expect(open.status).toBe('open');
     });
 
-    it('connects the sandbox Bitcoin wallet and an exchange, then returns to return_url with only session_id and status', async () => {
+    it('connects the sandbox Bitcoin wallet and an exchange, returns to return_url with only session_id and status, and says done on the way back', async () => {
       const { session, url } = await newSession({ returnUrl: `${returns.origin}/connected` });
       await continueToProviders(url);
       await page.getByRole('link', { name: /Bitcoin wallet \(self-custody\)/ }).click();
@@ -184,6 +185,13 @@ describe.skipIf(!chromiumAvailable())('hosted connect pages in Chromium', () => 
       const done = await fetchSession(t, client.testKey, session.id);
       expect(done.status).toBe('completed');
       expect(done.account_ids).toHaveLength(3);
+
+      // Back from the client's page: the link says the person is done, not that it expired.
+      const [back] = await Promise.all([page.waitForResponse((r) => r.url() === url), page.goBack()]);
+      expect(back.status()).toBe(200);
+      await page.getByRole('heading', { name: 'You’re done' }).waitFor();
+      expect(await page.textContent('body')).not.toMatch(/expired|Acme Budget/);
+      await look('17-done-link');
     });
 
     it('cancels on the disclaimer and returns to return_url with status=abandoned', async () => {

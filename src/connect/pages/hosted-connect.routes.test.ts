@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeWallet } from '../../bitcoin/message/fixtures/signers.js';
+import { withDescriptorChecksum } from '../../bitcoin/keys/index.js';
 import { sandboxWallet } from '../../bitcoin/sandbox/sandbox-wallet.js';
 import { sessionAccountRows } from '../account.repository.js';
 import { EXTRA_EXCHANGES } from '../../../test/support/fake-providers.js';
@@ -125,16 +127,30 @@ describe.each(engines())('hosted connect pages on %s', (engine) => {
       expect(api.json().error.code).toBe('route_not_found');
     });
 
-    it('answers 410 with one page, naming nobody, for completed, cancelled and expired sessions', async () => {
-      const completed = await consented();
+    it('tells whoever opens the link again after Done that they are done, naming nobody and nothing shared', async () => {
+      const completed = await consented({ returnUrl: 'https://client.example/done' });
       await connectSandbox(completed.agent, completed.path);
-      expect((await completed.agent.post(`${completed.path}/finish`)).statusCode).toBe(200);
+      expect((await completed.agent.post(`${completed.path}/finish`)).statusCode).toBe(303);
+      // The link again (the back button, a reload, a bookmark), and Done pressed a second time.
+      for (const res of [await t.app.inject({ method: 'GET', url: completed.path }), await completed.agent.post(`${completed.path}/finish`)]) {
+        expect(res.statusCode).toBe(200);
+        expect(res.headers.location).toBeUndefined();
+        expect(res.body).toContain('<h1>You’re done</h1>');
+        expect(res.body).toContain('You can close this tab, or go back to the app or website that sent you here.');
+        expect(res.body).not.toContain('expired');
+        // Only the session's status: no client name, no account, no return URL.
+        expect(res.body).not.toMatch(/Acme|Sandbox Exchange|client\.example/);
+      }
+    });
 
+    it('answers 410 with one page, naming nobody, for cancelled and expired sessions', async () => {
       const cancelled = await consented();
       expect((await cancelled.agent.post(`${cancelled.path}/exit`)).statusCode).toBe(200);
+      const expired = await consented();
+      t.clock.advance(t.ctx.config.sessionTtlSeconds + 1);
 
       const bodies = new Set<string>();
-      for (const { path } of [completed, cancelled]) {
+      for (const { path } of [cancelled, expired]) {
         const res = await t.app.inject({ method: 'GET', url: path });
         expect(res.statusCode).toBe(410);
         expect(res.body).not.toContain('Acme');
@@ -265,6 +281,22 @@ describe.each(engines())('hosted connect pages on %s', (engine) => {
       expect(res.body).toContain('This looks like a private key or seed phrase.');
       expect(res.body).not.toContain('absorb abstract');
       expect(res.body).toMatch(/<textarea id="field-wallet" name="wallet" aria-describedby="field-wallet-hint field-wallet-error" aria-invalid="true"[^>]*><\/textarea>/);
+    });
+
+    it('names a mainnet wallet in test mode by what was typed: an address is not called a descriptor', async () => {
+      const { path, agent } = await consented();
+      // BIP-32's first test vector: a mainnet extended public key.
+      const xpub = 'xpub661MyMwAqRbcFtXgS5sYJABqqG9YLmC4Q1Rdap9gSE8NqtwybGhePY2gZ29ESFjqJoCu1Rupje8YtGqsefD265TMg7usUDFdp6W1EGMcet8';
+      const cases = [
+        [makeWallet('p2wpkh', 'mainnet').address, 'This is a mainnet address; test mode needs a test-network one.'],
+        [xpub, 'This is a mainnet extended public key; test mode needs a test-network one.'],
+        [withDescriptorChecksum(`wpkh(${xpub}/<0;1>/*)`) as string, 'This is a mainnet descriptor; test mode needs a test-network one.'],
+      ] as const;
+      for (const [wallet, message] of cases) {
+        const res = await agent.post(`${path}/providers/bitcoin`, { wallet });
+        expect(res.statusCode, wallet).toBe(422);
+        expect(res.body, wallet).toContain(message);
+      }
     });
 
     it('connects the sandbox wallet by descriptor and lists it with the accounts so far', async () => {

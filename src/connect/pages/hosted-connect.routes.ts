@@ -17,7 +17,7 @@ import { proofRoutes } from '../../verify/pages/proof.routes.js';
 import { accountsPage } from './accounts-page.js';
 import { disclaimerPage } from './disclaimer-page.js';
 import type { FlowView } from './flow-view.js';
-import { expiredLinkPage, invalidLinkPage, signInExpiredPage } from './link-pages.js';
+import { endedLinkPage, expiredLinkPage, invalidLinkPage, signInExpiredPage } from './link-pages.js';
 import { closeTabPage, providerMissingPage, returnLinkPage, type FlowOutcome } from './outcome-pages.js';
 import { providerFormPage } from './provider-form-page.js';
 import { MAX_QUERY_LENGTH, providersPage } from './providers-page.js';
@@ -57,7 +57,7 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
   async function openSession(request: FastifyRequest<{ Params: SecretParams }>, reply: FastifyReply): Promise<HostedSession | undefined> {
     const found = await lookUpHostedSession(ctx, request.params.secret);
     if (found.state === 'open') return found;
-    kit.send(reply, found.state === 'not_found' ? invalidLinkPage() : expiredLinkPage());
+    kit.send(reply, found.state === 'not_found' ? invalidLinkPage() : endedLinkPage(found));
     return undefined;
   }
 
@@ -155,7 +155,7 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
     const { query } = request;
     const result = await completeOAuth(ctx, { state: firstString(query.state), code: firstString(query.code), error: firstString(query.error) });
     if (result.kind === 'unknown') return kit.send(reply, signInExpiredPage());
-    if (result.kind === 'ended') return kit.send(reply, expiredLinkPage());
+    if (result.kind === 'ended') return kit.send(reply, endedLinkPage(result.ended));
     const base = `${prefix}/${encodeURIComponent(result.secret)}`;
     if (result.kind === 'connected') return reply.redirect(base, 303);
     const { hosted, provider } = result;

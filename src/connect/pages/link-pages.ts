@@ -1,5 +1,6 @@
 import { html } from '../../platform/web/html.js';
 import type { PageContent } from '../../platform/web/page-surface.js';
+import type { EndedSession } from '../hosted-flow.service.js';
 
 const START_AGAIN = html`<p>If an app or website sent you here, go back to it and start again: it will give you a new link.</p>`;
 
@@ -18,15 +19,32 @@ ${START_AGAIN}`,
 }
 
 /**
- * A link whose session ended (completed, cancelled or expired). One page for all of them: whoever
- * holds an old link learns only that it no longer works.
+ * A link whose session ended, by how it ended and nothing else (no client, no account), since
+ * whoever holds the link sees it: completed — the person pressed Done (and is back, by the back
+ * button or a reload), so they are told they are done; abandoned — cancelled or expired, one page
+ * for both.
  */
+export function endedLinkPage(ended: EndedSession): PageContent {
+  return ended.status === 'completed' ? doneLinkPage() : expiredLinkPage();
+}
+
+function doneLinkPage(): PageContent {
+  return {
+    status: 200,
+    title: 'Done',
+    body: html`<h1>You’re done</h1>
+<p class="success" role="status">This connection is complete: nothing more is needed from you here.</p>
+<p>You can close this tab, or go back to the app or website that sent you here.</p>`,
+  };
+}
+
+/** A link that can't be used any more: a cancelled or expired session. */
 export function expiredLinkPage(): PageContent {
   return {
     status: 410,
     title: 'Link no longer valid',
     body: html`<h1>This link has expired</h1>
-<p class="lead">This connection link was already used or is too old, so it can’t be used any more.</p>
+<p class="lead">This connection was cancelled or is too old, so the link can’t be used any more.</p>
 ${START_AGAIN}`,
   };
 }

@@ -190,7 +190,7 @@ describe.skipIf(!chromiumAvailable())('proving ownership in Chromium', () => {
     await page.getByLabel('Address, extended public key or descriptor').fill('bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu');
     await page.getByRole('button', { name: 'Connect', exact: true }).click();
     await page.getByRole('alert').waitFor();
-    expect(await page.getByRole('alert').textContent()).toContain('is for mainnet, which test mode does not accept');
+    expect(await page.getByRole('alert').textContent()).toContain('This is a mainnet address; test mode needs a test-network one.');
   });
 
   it('offers no browser-wallet button when no wallet is on the page', async () => {

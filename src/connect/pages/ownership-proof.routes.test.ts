@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signMessage, singleKeyWallet } from '../../bitcoin/message/sign-message.js';
 import { sandboxWallet } from '../../bitcoin/sandbox/sandbox-wallet.js';
 import { createHostedSession } from '../../../test/support/browser-session.js';
+import { runDueJobs } from '../../../test/support/connect.js';
 import { engines } from '../../../test/support/database.js';
 import { FormAgent } from '../../../test/support/form-agent.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
@@ -176,6 +177,50 @@ describe.each(engines())('proving a connected wallet in the connect flow, on %s'
     expect((await agent.post(url, { signature: signMessage(sandboxSigner, message) })).statusCode).toBe(303);
     expect(await claimOf(accountId)).toMatch(/^clm_/);
     expect(await claimOf(other)).toBeNull();
+  });
+
+  it('confirms a sandbox deposit in a block of the current time, and the pending receipt it confirms does not move back in time', async () => {
+    const now = () => Math.floor(t.clock.now() / 1000);
+    /** Runs `act` and returns the app clock's seconds around it. */
+    const during = async (act: () => Promise<unknown>) => {
+      const from = now();
+      await act();
+      return { from, to: now() };
+    };
+    // A client watches the sandbox wallet: its unconfirmed receipt of 0.01 BTC is pending, as of now by the app's clock.
+    t.clock.advance(86_400);
+    const watched = await connectedWallet(sandbox.descriptor);
+    expect((await watched.agent.post(`${watched.path}/finish`)).statusCode).toBe(200);
+    const refresh = async () => {
+      expect((await t.call(client.testKey, { method: 'POST', url: `/v1/connect/accounts/${watched.accountId}/refresh`, json: { features: ['transactions'] } })).statusCode).toBe(200);
+      await runDueJobs(t.ctx);
+    };
+    const receipts = async () =>
+      (await t.call(client.testKey, { method: 'GET', url: `/v1/connect/accounts/${watched.accountId}/transactions?limit=100` })).json().data as { tx_hash: string; status: string; occurred_at: number }[];
+    const firstRefresh = await during(refresh);
+    const pending = (await receipts()).find((tx) => tx.status === 'pending');
+    if (!pending) throw new Error('the sandbox wallet has no pending receipt');
+    expect(pending.occurred_at).toBeGreaterThanOrEqual(firstRefresh.from);
+    expect(pending.occurred_at).toBeLessThanOrEqual(firstRefresh.to);
+
+    // Days later, the person proves the wallet with a deposit sent from the sandbox wallet.
+    t.clock.advance(3 * 86_400);
+    const { agent, prove } = await connectedWallet(sandbox.descriptor);
+    const started = await agent.post(prove, { method: 'deposit' });
+    expect(started.statusCode).toBe(303);
+    const sending = await during(async () => expect((await agent.post(`${started.headers.location as string}/sandbox`)).statusCode).toBe(303));
+    const claim = await t.ctx.db.selectFrom('verify_claims').select('statement').orderBy('seq', 'desc').executeTakeFirstOrThrow();
+    const deposit = await t.ctx.chains.forMode('test')?.getTransaction(JSON.parse(claim.statement).proof.txid as string);
+    // Mined now, by the app's clock: not months ago, after the sandbox history's last block.
+    if (!deposit?.status.confirmed) throw new Error('the sandbox deposit was not confirmed');
+    expect(deposit.status.blockTime).toBeGreaterThanOrEqual(sending.from);
+    expect(deposit.status.blockTime).toBeLessThanOrEqual(sending.to);
+
+    // That block confirmed the pending receipt too: on the next refresh it is as of that block, not earlier.
+    await refresh();
+    const confirmed = (await receipts()).find((tx) => tx.tx_hash === pending.tx_hash);
+    expect(confirmed).toMatchObject({ status: 'completed', occurred_at: deposit.status.blockTime });
+    expect(confirmed?.occurred_at).toBeGreaterThanOrEqual(pending.occurred_at);
   });
 
   it('refuses a signature posted without the form’s CSRF token and changes nothing', async () => {

@@ -4,6 +4,7 @@ import { deriveWalletAddress, parseWalletDescriptor, scanWallet, type WalletDesc
 import { sandboxWallet } from '../../bitcoin/sandbox/sandbox-wallet.js';
 import type { NetworkName } from '../../bitcoin/network.js';
 import { readWalletInput } from '../../bitcoin/wallet-input.js';
+import { unixSeconds, type Clock } from '../../platform/clock.js';
 import type { Mode } from '../../platform/scope.js';
 import { formatUnits } from '../amounts.js';
 import { onePage, ProviderError, type ConnectOutcome, type Provider, type ProviderAddress, type ProviderTransaction } from './provider.js';
@@ -21,7 +22,7 @@ interface WalletConnection {
  * ownership (signing a challenge) is the verify domain's job; this provider only reads. The chain
  * source is looked up on use, so building the test-mode chain costs nothing until a wallet is read.
  */
-export function bitcoinWalletProvider(mode: Mode, chainSource: () => ChainSource | undefined): Provider {
+export function bitcoinWalletProvider(mode: Mode, chainSource: () => ChainSource | undefined, clock: Clock): Provider {
   const scans = new WeakMap<object, ReturnType<typeof scanOnce>>();
   const provider: Provider = {
     id: 'bitcoin',
@@ -71,7 +72,9 @@ export function bitcoinWalletProvider(mode: Mode, chainSource: () => ChainSource
         const histories = await source.getAddressHistory(addresses, { includeMempool: true, ...(options.signal ? { signal: options.signal } : {}) });
         const seen = new Map<string, ChainTx>();
         for (const list of histories.values()) for (const tx of list) seen.set(tx.txid, tx);
-        return [...seen.values()].map((tx) => walletTransaction(tx, mine));
+        // A chain source gives no time for an unconfirmed transaction: it is as of this reading.
+        const now = unixSeconds(clock);
+        return [...seen.values()].map((tx) => walletTransaction(tx, mine, now));
       }),
 
     async fetchAddresses(connection) {
@@ -130,8 +133,8 @@ export function bitcoinWalletProvider(mode: Mode, chainSource: () => ChainSource
   }
 }
 
-/** Net effect of a transaction on the wallet: what it received minus what it spent. */
-function walletTransaction(tx: ChainTx, mine: Set<string>): ProviderTransaction {
+/** Net effect of a transaction on the wallet: what it received minus what it spent; `now` dates it while unconfirmed. */
+function walletTransaction(tx: ChainTx, mine: Set<string>, now: number): ProviderTransaction {
   const spent = tx.inputs.reduce((sum, input) => sum + (input.prevout?.address && mine.has(input.prevout.address) ? input.prevout.value : 0n), 0n);
   const received = tx.outputs.reduce((sum, output) => sum + (output.address && mine.has(output.address) ? output.value : 0n), 0n);
   const paidFee = spent > 0n;
@@ -146,7 +149,7 @@ function walletTransaction(tx: ChainTx, mine: Set<string>): ProviderTransaction 
     amount: formatUnits(type === 'transfer' ? 0n : net, SATS),
     fee: paidFee ? formatUnits(tx.fee, SATS) : null,
     feeAsset: paidFee ? 'BTC' : null,
-    occurredAt: tx.status.confirmed ? tx.status.blockTime : Math.floor(Date.now() / 1000),
+    occurredAt: tx.status.confirmed ? tx.status.blockTime : now,
     status: tx.status.confirmed ? 'completed' : 'pending',
     txHash: tx.txid,
     description: type === 'transfer' ? 'Between addresses of this wallet' : null,

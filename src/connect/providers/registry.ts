@@ -1,4 +1,5 @@
 import type { ChainSources } from '../../bitcoin/chain-for-mode.js';
+import type { Clock } from '../../platform/clock.js';
 import { lazyModule } from '../../platform/jobs/catalog.js';
 import type { Mode } from '../../platform/scope.js';
 import { bitcoinWalletProvider } from './bitcoin-wallet.js';
@@ -26,6 +27,8 @@ const loadCcxt: () => Promise<Ccxt> = lazyModule(() => import('ccxt'));
  */
 export function createProviderRegistry(deps: {
   chains: ChainSources;
+  /** Dates a wallet's unconfirmed transactions (the chain gives them no time). */
+  clock: Clock;
   extra?: Partial<Record<Mode, Provider[]>>;
   exchangeOverrides?: Partial<Record<string, ExchangeOverrides>>;
   oauthServerOverrides?: Partial<Record<string, Partial<OAuthServer>>>;
@@ -36,8 +39,8 @@ export function createProviderRegistry(deps: {
     return ccxtProvider(row, { load: loadCcxt, ...(overrides ? { overrides } : {}), ...(oauthServer ? { oauthServer } : {}) });
   });
   const byMode: Record<Mode, Provider[]> = {
-    test: [sandboxExchange, bitcoinWalletProvider('test', () => deps.chains.forMode('test')), ...(deps.extra?.test ?? [])],
-    live: [...exchanges, bitcoinWalletProvider('live', () => deps.chains.forMode('live')), ...(deps.extra?.live ?? [])],
+    test: [sandboxExchange, bitcoinWalletProvider('test', () => deps.chains.forMode('test'), deps.clock), ...(deps.extra?.test ?? [])],
+    live: [...exchanges, bitcoinWalletProvider('live', () => deps.chains.forMode('live'), deps.clock), ...(deps.extra?.live ?? [])],
   };
   return {
     list: (mode) => byMode[mode],

@@ -12,7 +12,7 @@ import { proveWith, testnetWallet } from '../../../test/support/verify.js';
 import { createChainSources } from '../../bitcoin/chain-for-mode.js';
 import { buildSandboxChain } from '../../bitcoin/sandbox/sandbox-chain.js';
 
-const PAGES = ['receipt-01-form', 'receipt-02-valid', 'receipt-03-invalid', 'statement-01-valid', 'statement-02-invalid', 'statement-03-hash-error'];
+const PAGES = ['receipt-01-form', 'receipt-02-valid', 'receipt-03-invalid', 'receipt-04-revoked', 'statement-01-valid', 'statement-02-invalid', 'statement-03-hash-error'];
 
 /** The public document check in Chromium: each page axe-checked and screenshotted at both sizes. */
 describe.skipIf(!chromiumAvailable())('the document check page in Chromium', () => {
@@ -22,6 +22,7 @@ describe.skipIf(!chromiumAvailable())('the document check page in Chromium', () 
   let page: Page;
   let origin: string;
   let receipt: string;
+  let revokedReceipt: string;
   let dir: string;
   let documentHash: string;
   const sim = buildSandboxChain();
@@ -33,6 +34,9 @@ describe.skipIf(!chromiumAvailable())('the document check page in Chromium', () 
     const client = await t.newClient('Acme Lending');
     const holderId = (await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com' } })).json().id;
     receipt = (await proveWith(t.ctx, { clientId: client.clientId, mode: 'test' }, holderId, testnetWallet('p2wpkh'))).receipt;
+    const revoked = await proveWith(t.ctx, { clientId: client.clientId, mode: 'test' }, holderId, testnetWallet('p2tr'));
+    await t.ctx.db.updateTable('verify_claims').set({ status: 'revoked', revoked_at: revoked.created_at }).where('id', '=', revoked.id).execute();
+    revokedReceipt = revoked.receipt;
     // A completed statement's PDF, as its recipient would have it on disk.
     const world = await makeStatementWorld(t, { clientName: 'Bay Credit', holder: { email: 'grace@example.com', name: 'Grace Hopper' } });
     const claim = await world.proveAddress();
@@ -55,7 +59,7 @@ describe.skipIf(!chromiumAvailable())('the document check page in Chromium', () 
     await t?.close();
   });
 
-  it('checks a pasted receipt and says it is valid, or why not', async () => {
+  it('checks a pasted receipt and says it is valid, why not, or that its claim was revoked', async () => {
     await page.goto(`${origin}/verify`);
     await checks.look(page, PHONE, 'receipt-01-form');
     await page.getByLabel('Claim receipt').fill(receipt);
@@ -67,6 +71,12 @@ describe.skipIf(!chromiumAvailable())('the document check page in Chromium', () 
     await page.getByRole('button', { name: 'Check the receipt' }).click();
     await page.getByRole('heading', { name: 'This receipt is not valid' }).waitFor();
     await checks.look(page, PHONE, 'receipt-03-invalid');
+    await page.getByLabel('Claim receipt').fill(revokedReceipt);
+    await page.getByRole('button', { name: 'Check the receipt' }).click();
+    await page.getByRole('heading', { name: 'This claim has been revoked' }).waitFor();
+    // Told by its words, not only by the amber colour: the heading and the notice say "revoked".
+    expect(await page.getByRole('status').textContent()).toMatch(/^Revoked: /);
+    await checks.look(page, PHONE, 'receipt-04-revoked');
   });
 
   it('checks an uploaded statement PDF and a typed document hash, without scripts', async () => {

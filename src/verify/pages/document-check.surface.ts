@@ -49,12 +49,18 @@ function subjectText(claim: ClaimStatement): string {
 function resultPage(action: string, receipt: string, check: ReceiptCheck): PageContent {
   if (!check.valid || !check.claim) return notValidPage('receipt', check, '', formSection(action, receipt));
   const claim = check.claim;
-  const revoked = check.status === 'revoked';
+  // A revoked claim's receipt is still genuine, but what it states no longer stands: that is the
+  // headline, in words and in the warning colour, never "valid".
+  const headline =
+    check.status === 'revoked'
+      ? html`<h1 class="headline-warning">This claim has been revoked</h1>
+<div class="warning" role="status"><p>${check.summary}</p></div>`
+      : html`<h1>This receipt is valid</h1>
+<p class="success" role="status">${check.issuer} checked and signed it, and the Bitcoin proof inside it holds.</p>`;
   return {
     status: 200,
-    title: 'Receipt valid',
-    body: html`<h1>This receipt is valid</h1>
-<p class="${revoked ? 'lead' : 'success'}" role="status">${revoked ? 'Its signature holds, but the account holder has since revoked this claim.' : `${check.issuer} checked and signed it, and the Bitcoin proof inside it holds.`}</p>
+    title: check.status === 'revoked' ? 'Claim revoked' : 'Receipt valid',
+    body: html`${headline}
 <dl class="facts">
 <dt>What it states</dt><dd>Account holder <span class="code">${claim.account_holder_id}</span> controls ${subjectText(claim)}.</dd>
 <dt>Proven by</dt><dd>${PROOF_FORMAT_WORDS[claim.proof.format]}${claim.proof.signed_path ? html` with the key of <span class="code">${claim.proof.address}</span> (path ${claim.proof.signed_path})` : ''}${claim.proof.txid ? html`, transaction <span class="code">${claim.proof.txid}</span>` : ''}</dd>

@@ -126,7 +126,7 @@ export function proofRoutes(host: ProofHost): FastifyPluginAsync<{ kit: PageKit 
       if (place.scope.mode !== 'test') return send(reply, place, unknownChallengePage(place));
       if (challenge.method === 'deposit') {
         const source = ctx.chains.forMode('test');
-        const paid = source ? sandboxPay(source, challenge.signing_address, challenge.deposit_address as string, BigInt(challenge.deposit_amount as string)) : undefined;
+        const paid = source ? sandboxPay(source, challenge.signing_address, challenge.deposit_address as string, BigInt(challenge.deposit_amount as string), ctx.clock) : undefined;
         if (!paid?.ok) request.log.info({ reason: paid?.reason }, 'sandbox deposit not made');
         return answer(reply, place, challenge, await checkDeposit(ctx, challenge, finishOptions(place)));
       }

@@ -41,10 +41,15 @@ describe.each(engines())('the receipt check page on %s', (engine) => {
     expect(res.body).toContain(`<span class="code">${claim.id}</span>, active (test mode)`);
   });
 
-  it('says when the claim has since been revoked', async () => {
+  it('headlines a revoked claim as revoked, in a warning, never as a valid receipt', async () => {
     const claim = await proveWith(t.ctx, scope, holderId, testnetWallet('p2wpkh'));
-    await t.ctx.db.updateTable('verify_claims').set({ status: 'revoked' }).where('id', '=', claim.id).execute();
-    expect((await post(claim.receipt)).body).toContain('the account holder has since revoked this claim');
+    await t.ctx.db.updateTable('verify_claims').set({ status: 'revoked', revoked_at: claim.created_at }).where('id', '=', claim.id).execute();
+    const res = await post(claim.receipt);
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('<h1 class="headline-warning">This claim has been revoked</h1>');
+    expect(res.body).not.toContain('This receipt is valid');
+    expect(res.body).toContain('<div class="warning" role="status"><p>Revoked: the receipt is genuine and its Bitcoin proof holds, but the account holder has since revoked the claim, so it no longer stands.</p></div>');
+    expect(res.body).toContain(`<span class="code">${claim.id}</span>, revoked (test mode)`);
   });
 
   it('says why an altered receipt fails, and keeps it in the box', async () => {

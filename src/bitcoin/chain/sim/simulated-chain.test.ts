@@ -140,6 +140,16 @@ describe('the simulated chain', () => {
     expect(local.mine({ time: median + 1 }).time).toBe(median + 1);
   });
 
+  it('dates a block mined now at now, never before the tip, always above the median time past', () => {
+    const sim = new SimulatedChain({ seed: 'block-time' });
+    const tip = sim.block(sim.height);
+    if (!tip) throw new Error('no tip');
+    expect(sim.blockTimeAt(tip.time + 86_400)).toBe(tip.time + 86_400);
+    // A clock behind the chain (a history built ahead of it) gets the tip's time, which consensus allows.
+    expect(sim.blockTimeAt(tip.time - 86_400)).toBe(tip.time);
+    expect(sim.mine({ time: sim.blockTimeAt(tip.time - 86_400) }).time).toBe(tip.time);
+  });
+
   it('refuses to spend from an address whose key it does not hold, or more than it has', () => {
     const local = new SimulatedChain({ seed: 'refusals' });
     const stranger = 'bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080';

@@ -167,6 +167,16 @@ export class SimulatedChain extends SimulatedChainSource {
     if (typeof sats !== 'bigint' || sats <= 0n) throw new RangeError(`amount must be a positive bigint of satoshis, got ${String(sats)}`);
   }
 
+  /**
+   * The timestamp for a block mined at `now` (Unix seconds): `now`, but never earlier than the
+   * tip's time, and above the median time past as consensus requires — so a block made today is
+   * dated today, after a history built with fixed, earlier times.
+   */
+  blockTimeAt(now: number): number {
+    const tip = this.state.tip as SimBlock;
+    return Math.max(now, tip.time, tip.medianTime + 1);
+  }
+
   private defaultTime(): number {
     const tip = this.state.tip as SimBlock;
     return tip.effectiveTime + this.blockInterval;
