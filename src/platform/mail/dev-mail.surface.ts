@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { firstString } from '../web/form-values.js';
+import { isLoopbackHost } from './address.js';
 import { pageCsp } from '../web/page-headers.js';
 import type { PageKit, PageSurface } from '../web/page-surface.js';
 import { outboxListPage, outboxMessageJson, outboxMessagePage } from './dev-mail-pages.js';
@@ -23,9 +24,31 @@ function jsonNotFound(reply: FastifyReply, message: string): FastifyReply {
   return reply.status(404).type('application/json; charset=utf-8').send({ error: { code: 'resource_missing', message } });
 }
 
+/** `name` or `name:port`, `[IPv6]` or `[IPv6]:port`: a Host header with nothing else in it (no `user@`, no path). */
+const HOST_HEADER = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;
+
+/**
+ * Whether a Host header names this server as its developer reaches it: a loopback name
+ * (`localhost`, 127.0.0.0/8, `[::1]`) or the host of PUBLIC_BASE_URL, on any port. Through DNS
+ * rebinding, a page at `attacker.test` that re-resolves its name to 127.0.0.1 reads our answers
+ * as its own; its requests still say `Host: attacker.test`, which is refused. The port is not
+ * compared: an attacker controls the name, never which port of ours a name leads to.
+ */
+export function isOwnHost(header: string | undefined, publicBaseUrl: string): boolean {
+  const name = header === undefined ? undefined : HOST_HEADER.exec(header)?.[1]?.toLowerCase();
+  if (name === undefined) return false;
+  return name === new URL(publicBaseUrl).hostname || isLoopbackHost(name);
+}
+
 const devMailRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { kit }) => {
   const PAGE = { schema: { hide: true } } as const;
-  const { db } = app.ctx;
+  const { db, config } = app.ctx;
+
+  // The Host header as the browser sent it, not `request.host`: with TRUST_PROXY that reads
+  // X-Forwarded-Host, which a rebinding page, being same-origin with its own name, can set.
+  app.addHook('onRequest', async (request, reply) => {
+    if (!isOwnHost(request.headers.host, config.publicBaseUrl)) return reply.callNotFound();
+  });
 
   app.get('/', PAGE, async (request, reply) => {
     const before = firstString((request.query as Record<string, unknown>).before);

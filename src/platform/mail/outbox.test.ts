@@ -126,6 +126,41 @@ describe.each(engines())('the mail outbox on %s', (engine) => {
     expect(latest.statusCode).toBe(404);
   });
 
+  it('answers another Host than loopback names and the public host with its page-not-found, showing nothing of the outbox (DNS rebinding)', async () => {
+    const { messageId } = await t.ctx.mailer.send(accessRequestMail('rebind@example.com'));
+    const paths = ['/dev/mail', `/dev/mail/${messageId}`, `/dev/mail/${messageId}/html`, `/dev/mail/${messageId}.json`, '/dev/mail/latest.json?to=rebind@example.com'];
+    for (const host of ['evil.example', 'attacker.test:3000', 'localhost.attacker.test', '127.0.0.1.attacker.test:8080', 'evil.example:8080@localhost']) {
+      for (const url of paths) {
+        const res = await t.app.inject({ method: 'GET', url, headers: { host } });
+        expect(res.statusCode, `${host} ${url}`).toBe(404);
+        expect(res.headers['content-type'], `${host} ${url}`).toBe('text/html; charset=utf-8');
+        expect(res.body, `${host} ${url}`).toContain('<h1>Page not found</h1>');
+        expect(res.body, `${host} ${url}`).not.toContain('rebind@example.com');
+      }
+    }
+    // PUBLIC_BASE_URL is http://127.0.0.1:8080 here; any port of a loopback name is this machine too.
+    for (const host of ['127.0.0.1:8080', '127.0.0.1', 'localhost', 'LOCALHOST:3000', '127.3.4.5:80', '[::1]:8080']) {
+      const res = await t.app.inject({ method: 'GET', url: `/dev/mail/${messageId}.json`, headers: { host } });
+      expect(res.statusCode, host).toBe(200);
+      expect(res.json().to, host).toBe('rebind@example.com');
+    }
+  });
+
+  it('answers at the host of PUBLIC_BASE_URL when that is a name', async () => {
+    const local = await startTestApp(engine, { config: { PUBLIC_BASE_URL: 'https://mail-dev.ownproof.example:8443' } });
+    try {
+      await local.ctx.mailer.send(accessRequestMail('named@example.com'));
+      const at = (host: string) => local.app.inject({ method: 'GET', url: '/dev/mail/latest.json', headers: { host } });
+      expect((await at('mail-dev.ownproof.example:8443')).json().to).toBe('named@example.com');
+      expect((await at('MAIL-DEV.ownproof.example')).statusCode).toBe(200);
+      expect((await at('localhost:8080')).statusCode).toBe(200);
+      expect((await at('ownproof.example')).statusCode).toBe(404);
+      expect((await at('evil.mail-dev.ownproof.example')).statusCode).toBe(404);
+    } finally {
+      await local.close();
+    }
+  });
+
   it('pages through more than 50 messages with an "Older messages" link', async () => {
     const local = await startTestApp(engine);
     try {
