@@ -6,6 +6,7 @@ import type { AppContext } from '../platform/context.js';
 import { recordEvent } from '../platform/events/event.service.js';
 import { renderEmail } from '../platform/mail/email-layout.js';
 import { MailError, type OutgoingMail } from '../platform/mail/mailer.js';
+import { noMailError } from '../platform/mail/no-mail-transport.js';
 import { findAccessRequestById, updateNotification } from './access-request.repository.js';
 import { PERMISSION_MEANINGS, type AccessPermission } from './access-request.schemas.js';
 import { toAccessRequest } from './access-request.service.js';
@@ -73,8 +74,10 @@ export async function sendAccessRequestMail(deps: VerifyMailDeps, id: string, at
   const scope = { clientId: row.client_id, mode: row.mode };
   const holder = await retrieveAccountHolder(deps, scope, row.account_holder_id);
   const clientName = (await clientDisplayName(deps, row.client_id)) ?? 'A company you deal with';
-  const link = await createSignInLink(deps, { email: holder.email, accessRequestId: row.id, ttlSeconds: REQUEST_LINK_TTL_SECONDS });
   try {
+    // A server that sends no mail refuses before a sign-in link is made for nobody.
+    if (deps.mailer.transport === 'none') throw noMailError();
+    const link = await createSignInLink(deps, { email: holder.email, accessRequestId: row.id, ttlSeconds: REQUEST_LINK_TTL_SECONDS });
     await deps.mailer.send(accessRequestMail({ to: holder.email, holderName: holder.name, clientName, request: row, link }));
   } catch (error) {
     if (!(error instanceof MailError)) throw error;
@@ -96,9 +99,14 @@ export async function sendAccessRequestMail(deps: VerifyMailDeps, id: string, at
 /**
  * Sends a sign-in link if any account holder (in the modes the mail transport may reach) has the
  * address; otherwise nothing. A link asked for with a request id opens that request when it is the
- * person's and still pending.
+ * person's and still pending. A server that sends no mail (production without SMTP_URL) makes no
+ * link and logs an error: someone is waiting for it.
  */
 export async function sendSignInMail(deps: VerifyMailDeps, input: { email: string; access_request_id?: string }, attempt: { log: FastifyBaseLogger }): Promise<void> {
+  if (deps.mailer.transport === 'none') {
+    attempt.log.error('portal sign-in link not sent: this production server has no SMTP_URL, so it sends no e-mail');
+    return;
+  }
   const holders = await accountHoldersByEmail(deps, input.email, reachableModes(deps.mailer));
   if (holders.length === 0) {
     attempt.log.info('portal sign-in link not sent: no account holder has the address');

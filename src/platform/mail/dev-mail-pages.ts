@@ -25,8 +25,8 @@ export function outboxListPage(input: { prefix: string; rows: OutboxMessageRow[]
     title: 'Outbox',
     body: html`<h1>Outbox</h1>
 <p class="lead">${input.smtp
-      ? 'SMTP_URL is set, so mail goes to the mail server. These are the messages kept here before it was.'
-      : 'The mail this server would have sent, newest first. No SMTP_URL is set, so messages are kept here instead. This page does not exist in production.'}</p>
+      ? 'SMTP_URL is set, so mail goes to the mail server. These are the messages kept here in the last 24 hours before it was.'
+      : 'The mail this server would have sent in the last 24 hours, newest first. No SMTP_URL is set, so messages are kept here instead, then deleted. This page does not exist in production.'}</p>
 ${rows.length === 0
   ? html`<p class="muted">No messages yet.</p>`
   : html`<ol class="mail-list">

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { unixSeconds } from '../clock.js';
 import { firstString } from '../web/form-values.js';
 import { isLoopbackHost } from './address.js';
 import { pageCsp } from '../web/page-headers.js';
@@ -42,7 +43,7 @@ export function isOwnHost(header: string | undefined, publicBaseUrl: string): bo
 
 const devMailRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { kit }) => {
   const PAGE = { schema: { hide: true } } as const;
-  const { db, config } = app.ctx;
+  const { db, clock, config } = app.ctx;
 
   // The Host header as the browser sent it, not `request.host`: with TRUST_PROXY that reads
   // X-Forwarded-Host, which a rebinding page, being same-origin with its own name, can set.
@@ -52,7 +53,7 @@ const devMailRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { kit })
 
   app.get('/', PAGE, async (request, reply) => {
     const before = firstString((request.query as Record<string, unknown>).before);
-    const { rows, hasMore } = await listOutboxMessages(db, { limit: PAGE_SIZE, ...(before ? { before } : {}) });
+    const { rows, hasMore } = await listOutboxMessages(db, unixSeconds(clock), { limit: PAGE_SIZE, ...(before ? { before } : {}) });
     const last = rows.at(-1);
     const olderHref = hasMore && last ? `${kit.prefix}?before=${encodeURIComponent(last.id)}` : undefined;
     return kit.send(reply, outboxListPage({ prefix: kit.prefix, rows, olderHref, smtp: app.ctx.mailer.transport === 'smtp' }));
@@ -61,26 +62,26 @@ const devMailRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { kit })
   // `?to=` narrows to one recipient: what a test asks after its code sent someone a sign-in link.
   app.get('/latest.json', PAGE, async (request, reply) => {
     const to = firstString((request.query as Record<string, unknown>).to);
-    const row = await latestOutboxMessage(db, to);
+    const row = await latestOutboxMessage(db, unixSeconds(clock), to);
     if (!row) return jsonNotFound(reply, to === undefined ? 'The outbox is empty.' : 'No message to that address in the outbox.');
     return reply.type('application/json; charset=utf-8').send(outboxMessageJson(row));
   });
 
   app.get<{ Params: { id: string } }>('/:id.json', PAGE, async (request, reply) => {
-    const row = await findOutboxMessage(db, request.params.id);
+    const row = await findOutboxMessage(db, request.params.id, unixSeconds(clock));
     if (!row) return jsonNotFound(reply, 'No such message in the outbox.');
     return reply.type('application/json; charset=utf-8').send(outboxMessageJson(row));
   });
 
   app.get<{ Params: { id: string } }>('/:id', PAGE, async (request, reply) => {
-    const row = await findOutboxMessage(db, request.params.id);
+    const row = await findOutboxMessage(db, request.params.id, unixSeconds(clock));
     if (!row) return reply.callNotFound();
     reply.header('content-security-policy', MESSAGE_PAGE_CSP);
     return kit.send(reply, outboxMessagePage(kit.prefix, row));
   });
 
   app.get<{ Params: { id: string } }>('/:id/html', PAGE, async (request, reply) => {
-    const row = await findOutboxMessage(db, request.params.id);
+    const row = await findOutboxMessage(db, request.params.id, unixSeconds(clock));
     if (!row) return reply.callNotFound();
     return reply
       .header('content-security-policy', MAIL_HTML_CSP)
