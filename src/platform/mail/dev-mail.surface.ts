@@ -4,7 +4,7 @@ import { firstString } from '../web/form-values.js';
 import { isLoopbackHost } from './address.js';
 import { pageCsp } from '../web/page-headers.js';
 import type { PageKit, PageSurface } from '../web/page-surface.js';
-import { outboxListPage, outboxMessageJson, outboxMessagePage } from './dev-mail-pages.js';
+import { MAIL_SANDBOX, outboxListPage, outboxMessageJson, outboxMessagePage } from './dev-mail-pages.js';
 import { findOutboxMessage, latestOutboxMessage, listOutboxMessages } from './outbox.repository.js';
 
 /** Messages per page of the list. */
@@ -15,9 +15,9 @@ const PAGE_SIZE = 50;
  * `sandbox` (an opaque origin, no script, no forms, no navigation of the page around it), no
  * request to anywhere (`default-src 'none'`: no tracking pixel, no remote font), its inline
  * styles, `data:` images, and framed by our own pages only. Mail HTML is written for mail apps,
- * which never run it; neither do we.
+ * which never run it; neither do we. Its links open in a new tab (`MAIL_SANDBOX`).
  */
-const MAIL_HTML_CSP = "sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'";
+const MAIL_HTML_CSP = `sandbox ${MAIL_SANDBOX}; default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'`;
 /** The message page frames `/{id}/html`, which the pages' `default-src 'none'` alone would block. */
 const MESSAGE_PAGE_CSP = `${pageCsp()}; frame-src 'self'`;
 

@@ -81,17 +81,17 @@ describe.each(engines())('the mail outbox on %s', (engine) => {
     expect(res.body).toContain('<dt>From</dt><dd>ownproof &lt;no-reply@[127.0.0.1]&gt;</dd>');
     expect(res.body).toContain('<dt>Kind</dt><dd>access_request</dd>');
     expect(res.body).toContain('<li><a href="https://ownproof.example/portal/requests/ar_123?from=mail">https://ownproof.example/portal/requests/ar_123?from=mail</a></li>');
-    expect(res.body).toContain(`<iframe class="mail-frame" sandbox src="/dev/mail/${messageId}/html" title="HTML version of the message"></iframe>`);
+    expect(res.body).toContain(`<iframe class="mail-frame" sandbox="allow-popups allow-popups-to-escape-sandbox" src="/dev/mail/${messageId}/html" title="HTML version of the message"></iframe>`);
     expect(res.body).toContain('<pre class="mail-text code-block">Acme Lending asks for access\n\nAcme Lending would like');
   });
 
-  it('serves the HTML part by itself under a policy that allows no script and no request, framed by our pages only', async () => {
+  it('serves the HTML part by itself under a policy that allows no script and no request (only links opened in a new tab), framed by our pages only', async () => {
     const mail = accessRequestMail('frame@example.com');
     const { messageId } = await t.ctx.mailer.send(mail);
     const res = await t.app.inject({ method: 'GET', url: `/dev/mail/${messageId}/html` });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(res.headers['content-security-policy']).toBe("sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'");
+    expect(res.headers['content-security-policy']).toBe("sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'");
     expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toBe(mail.html);
