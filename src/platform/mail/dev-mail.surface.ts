@@ -35,7 +35,7 @@ const HOST_HEADER = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;
  * as its own; its requests still say `Host: attacker.test`, which is refused. The port is not
  * compared: an attacker controls the name, never which port of ours a name leads to.
  */
-export function isOwnHost(header: string | undefined, publicBaseUrl: string): boolean {
+function isOwnHost(header: string | undefined, publicBaseUrl: string): boolean {
   const name = header === undefined ? undefined : HOST_HEADER.exec(header)?.[1]?.toLowerCase();
   if (name === undefined) return false;
   return name === new URL(publicBaseUrl).hostname || isLoopbackHost(name);

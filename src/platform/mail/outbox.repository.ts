@@ -6,7 +6,7 @@ import type { NewOutboxMessageRow, OutboxMessageRow } from './outbox.table.js';
  * a day is plenty for a developer to follow one, and keeps working secrets from piling up in a
  * development database.
  */
-export const OUTBOX_TTL_SECONDS = 24 * 3600;
+const OUTBOX_TTL_SECONDS = 24 * 3600;
 
 /** Stored at or before this time (Unix seconds), a message has expired at `now`. */
 function expiredAt(now: number): number {
