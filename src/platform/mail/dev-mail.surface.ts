@@ -1,9 +1,9 @@
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import { unixSeconds } from '../clock.js';
 import { firstString } from '../web/form-values.js';
-import { isLoopbackHost } from './address.js';
 import { pageCsp } from '../web/page-headers.js';
 import type { PageKit, PageSurface } from '../web/page-surface.js';
+import { isLoopbackHost } from './address.js';
 import { MAIL_SANDBOX, outboxListPage, outboxMessageJson, outboxMessagePage } from './dev-mail-pages.js';
 import { findOutboxMessage, latestOutboxMessage, listOutboxMessages } from './outbox.repository.js';
 
