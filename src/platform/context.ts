@@ -25,7 +25,7 @@ export interface AppContext {
   secretBox: SecretBox;
   /** Resolves a presented API key to the (client, mode) it acts for; provided by the clients module. */
   apiKeys: ApiKeyAuthenticator;
-  /** Sends e-mail: through SMTP_URL, or into the outbox read at /dev/mail (docs/architecture.md, "Mail"). */
+  /** Sends e-mail: through SMTP_URL, or into the outbox read at /dev/mail, or (production without SMTP_URL) not at all (docs/architecture.md, "Mail"). */
   mailer: Mailer;
   /**
    * Test seam: the DNS resolver and timeout webhook delivery uses. Absent in production (the

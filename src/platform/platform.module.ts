@@ -1,7 +1,9 @@
+import type { Config } from './config/config.js';
 import { registerKeyCommands } from './crypto/keys.cli.js';
 import { eventRoutes } from './events/event.routes.js';
 import { registerJobsCommands } from './jobs/jobs.cli.js';
 import { devMailPages } from './mail/dev-mail.surface.js';
+import { deleteAllOutboxMessages } from './mail/outbox.repository.js';
 import { defineModule } from './module.js';
 import { usageRoutes } from './usage/usage.routes.js';
 import { webhookDeliverJob } from './webhooks/deliver.job.js';
@@ -31,9 +33,22 @@ export const platformModule = defineModule({
   // Where mail goes, said once at start-up: an operator who forgot SMTP_URL learns it here, not
   // from a user whose sign-in link never came.
   async onServe(ctx, server) {
-    const smtp = ctx.config.mail.smtp;
-    if (smtp) return [`  Mail:              SMTP to ${smtp.host}:${smtp.port}${smtp.implicitTls ? ' (TLS)' : smtp.starttls === 'required' ? ' (STARTTLS required)' : ''}`];
-    if (ctx.config.env === 'production') return ['  Mail:              no SMTP_URL: messages are only stored in the mail_outbox table, nobody receives them'];
-    return [`  Mail:              no SMTP_URL: messages are kept in the outbox, read at ${server.baseUrl}/dev/mail`];
+    const lines = [`  Mail:              ${mailDestination(ctx.config, server.baseUrl)}`];
+    // A production server keeps no outbox; what an earlier version kept there holds working sign-in links.
+    if (ctx.config.env === 'production') {
+      const deleted = await deleteAllOutboxMessages(ctx.db);
+      if (deleted > 0) lines.push(`  Mail:              deleted ${deleted} ${deleted === 1 ? 'message' : 'messages'} an earlier version kept in the outbox (production keeps none)`);
+    }
+    return lines;
   },
 });
+
+/** Where this server's mail goes, for the banner. */
+function mailDestination(config: Config, baseUrl: string): string {
+  const smtp = config.mail.smtp;
+  if (smtp) return `SMTP to ${smtp.host}:${smtp.port}${smtp.implicitTls ? ' (TLS)' : smtp.starttls === 'required' ? ' (STARTTLS required)' : ''}`;
+  if (config.env === 'production') {
+    return 'WARNING: no SMTP_URL, so this production server sends no e-mail: access requests are refused (503 mail_unavailable) and portal sign-in links are not sent';
+  }
+  return `no SMTP_URL: messages are kept in the outbox for 24 hours, read at ${baseUrl}/dev/mail`;
+}

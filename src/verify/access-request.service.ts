@@ -19,6 +19,7 @@ import {
   type CreateAccessRequestInput,
 } from './access-request.schemas.js';
 import { claimsOfController } from './claim.repository.js';
+import { reachableModes } from './portal/portal-auth.service.js';
 import { shareClaim, type ClaimOwner } from './sharing.service.js';
 import type { AccessRequestRow, ClaimRow } from './verify.table.js';
 
@@ -45,8 +46,9 @@ export function toAccessRequest(row: AccessRequestRow): AccessRequest {
 /**
  * Creates a sharing request and queues its e-mail and its expiry. Refuses the `statement` type
  * (one-time access is not offered through the API), an account holder of no one's this client and
- * mode, an expiry outside an hour … 90 days, and a live-mode request when mail would only reach the
- * development outbox.
+ * mode, an expiry outside an hour … 90 days, and a request whose e-mail cannot reach the person: in
+ * live mode when mail would only reach the development outbox, in any mode when the server sends
+ * no mail at all (production without SMTP_URL).
  */
 export async function createAccessRequest(deps: AccessRequestDeps, scope: Scope, input: CreateAccessRequestInput): Promise<AccessRequest> {
   if (input.type === 'statement') throw new ApiError('access_request_type_unsupported', { param: 'type' });
@@ -59,7 +61,7 @@ export async function createAccessRequest(deps: AccessRequestDeps, scope: Scope,
       message: `Invalid value for expires_at: must be between one hour and 90 days from now (${now + MIN_REQUEST_TTL_SECONDS} to ${now + MAX_REQUEST_TTL_SECONDS}).`,
     });
   }
-  if (scope.mode === 'live' && deps.mailer.transport !== 'smtp') throw new ApiError('mail_unavailable');
+  if (!reachableModes(deps.mailer).includes(scope.mode)) throw new ApiError('mail_unavailable');
   const row: AccessRequestRow = {
     seq: 0,
     id: newId('ar'),

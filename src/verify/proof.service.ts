@@ -137,21 +137,16 @@ interface ProofTarget {
   network: NetworkName;
 }
 
-/** An address proves itself; a wallet is proven by the key of its first receive address (path 0/0). */
+/**
+ * An address proves itself; a wallet is proven by the key of its first receive address (path
+ * 0/0). What was typed is read once, by the wallet input reader the connect flow uses too, so both
+ * refuse the same input in the same words.
+ */
 function proofTarget(input: string, mode: Scope['mode']): ProofTarget | { ok: false; message: string } {
-  const text = input.trim();
-  const address = parseAddress(text);
-  if (address.ok) {
-    const network = address.address.networks.find((n) => modeNetworks(mode).includes(n));
-    if (!network) {
-      return { ok: false, message: mode === 'live' ? 'This is a test-network address; live mode needs a mainnet one.' : 'This is a mainnet address; test mode needs a test-network one.' };
-    }
-    return { ok: true, subject: { type: 'address', address: address.address.address }, signingAddress: address.address.address, signingPath: null, network };
-  }
-  const read = readWalletInput(text, mode);
+  const read = readWalletInput(input, mode);
   if (!read.ok) return read;
   const signing = deriveWalletAddress(read.wallet, 'receive', 0);
-  // A descriptor of one fixed address (`addr(…)`, no `/*`) is that address: proven, and claimed, as one.
+  // An address, or a descriptor of one fixed address (`addr(…)`, no `/*`), is proven and claimed as that address.
   if (!read.wallet.isRange) {
     return { ok: true, subject: { type: 'address', address: signing.address }, signingAddress: signing.address, signingPath: null, network: read.wallet.network };
   }

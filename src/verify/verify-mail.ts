@@ -7,6 +7,7 @@ import { recordEvent } from '../platform/events/event.service.js';
 import { emailIdentity } from '../platform/mail/address.js';
 import { renderEmail } from '../platform/mail/email-layout.js';
 import { MailError, type OutgoingMail } from '../platform/mail/mailer.js';
+import { noMailError } from '../platform/mail/no-mail-transport.js';
 import { findAccessRequestById, updateNotification } from './access-request.repository.js';
 import { controlsAnyClaim } from './claim.repository.js';
 import { PERMISSION_MEANINGS, type AccessPermission } from './access-request.schemas.js';
@@ -75,8 +76,10 @@ export async function sendAccessRequestMail(deps: VerifyMailDeps, id: string, at
   const scope = { clientId: row.client_id, mode: row.mode };
   const holder = await retrieveAccountHolder(deps, scope, row.account_holder_id);
   const clientName = (await clientDisplayName(deps, row.client_id)) ?? 'A company you deal with';
-  const link = await createSignInLink(deps, { email: holder.email, accessRequestId: row.id, ttlSeconds: REQUEST_LINK_TTL_SECONDS });
   try {
+    // A server that sends no mail refuses before a sign-in link is made for nobody.
+    if (deps.mailer.transport === 'none') throw noMailError();
+    const link = await createSignInLink(deps, { email: holder.email, accessRequestId: row.id, ttlSeconds: REQUEST_LINK_TTL_SECONDS });
     await deps.mailer.send(accessRequestMail({ to: holder.email, holderName: holder.name, clientName, request: row, link }));
   } catch (error) {
     if (!(error instanceof MailError)) throw error;
@@ -99,10 +102,15 @@ export async function sendAccessRequestMail(deps: VerifyMailDeps, id: string, at
  * Sends a sign-in link if any account holder (in the modes the mail transport may reach) has the
  * address, or the address controls claims there (a holder's old address still manages what it
  * proved: docs/verify.md, "Who controls a claim"); otherwise nothing. A link asked for with a
- * request id opens that request when it is the person's and still pending.
+ * request id opens that request when it is the person's and still pending. A server that sends no
+ * mail (production without SMTP_URL) makes no link and logs an error: someone is waiting for it.
  */
 export async function sendSignInMail(deps: VerifyMailDeps, input: { email: string; access_request_id?: string }, attempt: { log: FastifyBaseLogger }): Promise<void> {
   const modes = reachableModes(deps.mailer);
+  if (modes.length === 0) {
+    attempt.log.error('portal sign-in link not sent: this production server has no SMTP_URL, so it sends no e-mail');
+    return;
+  }
   const holders = await accountHoldersByEmail(deps, input.email, modes);
   if (holders.length === 0 && !(await controlsAnyClaim(deps.db, emailIdentity(input.email), modes))) {
     attempt.log.info('portal sign-in link not sent: no account holder has the address and it controls no claim');

@@ -29,6 +29,17 @@ describe('configuration from the environment', () => {
     expect(config.connectBaseUrl).toBe('https://connect.example.com');
   });
 
+  it('allows loopback webhook targets outside production, and in production only with WEBHOOK_ALLOW_LOOPBACK=true', () => {
+    const production = { NODE_ENV: 'production', MASTER_KEY: 'ab'.repeat(32) };
+    expect(loadConfig({}).webhookAllowLoopback).toBe(true);
+    expect(loadConfig({ NODE_ENV: 'test' }).webhookAllowLoopback).toBe(true);
+    expect(loadConfig(production).webhookAllowLoopback).toBe(false);
+    expect(loadConfig({ ...production, WEBHOOK_ALLOW_LOOPBACK: 'true' }).webhookAllowLoopback).toBe(true);
+    expect(loadConfig({ ...production, WEBHOOK_ALLOW_LOOPBACK: 'FALSE' }).webhookAllowLoopback).toBe(false);
+    expect(loadConfig({ WEBHOOK_ALLOW_LOOPBACK: 'false' }).webhookAllowLoopback).toBe(false);
+    expect(() => loadConfig({ WEBHOOK_ALLOW_LOOPBACK: 'yes' })).toThrow('Invalid configuration: WEBHOOK_ALLOW_LOOPBACK must be true or false (got "yes")');
+  });
+
   it('reads TRUST_PROXY as a boolean, a hop count or a list of addresses', () => {
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);

@@ -93,6 +93,12 @@ export interface Config {
   rateLimit: { perSecond: number; burst: number };
   /** Outgoing e-mail (docs/architecture.md, "Mail"). */
   mail: MailConfig;
+  /**
+   * Whether test-mode webhooks may go to loopback addresses (127.0.0.0/8, ::1), so integrators
+   * receive on their own machine (`WEBHOOK_ALLOW_LOOPBACK`). Default: yes, except in production,
+   * where a loopback target is this server's own machine. Live mode never sends there.
+   */
+  webhookAllowLoopback: boolean;
   /** The paper size statement PDFs are laid out for (`STATEMENT_PAGE_SIZE`). */
   statementPageSize: PageSize;
   /**
@@ -165,6 +171,7 @@ export function loadConfig(env: Env = { ...readDotenv(), ...process.env }): Conf
     },
     apiKeyCache: { ttlMs: integer('API_KEY_CACHE_SECONDS', get('API_KEY_CACHE_SECONDS') ?? '2', 0, 300) * 1000, maxEntries: 10_000 },
     statementPageSize: pageSize(get('STATEMENT_PAGE_SIZE')),
+    webhookAllowLoopback: booleanValue('WEBHOOK_ALLOW_LOOPBACK', get('WEBHOOK_ALLOW_LOOPBACK')) ?? nodeEnv !== 'production',
     oauthClients: oauthClients(env, get),
     mail: {
       smtp: smtpConfig(get('SMTP_URL')),
@@ -202,6 +209,14 @@ function integer(name: string, value: string, min: number, max: number): number 
     throw new ConfigError(name, `must be a whole number from ${min} to ${max} (got "${value}")`);
   }
   return Number(value);
+}
+
+/** `true` or `false` (any letter case); undefined when unset. */
+function booleanValue(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  const word = value.toLowerCase();
+  if (word === 'true' || word === 'false') return word === 'true';
+  throw new ConfigError(name, `must be true or false (got "${value}")`);
 }
 
 /** `A4` (the default) or `Letter`, in any letter case. */

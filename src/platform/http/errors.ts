@@ -132,7 +132,7 @@ export const ERROR_TABLE = {
   mail_unavailable: {
     status: 503,
     type: 'api_error',
-    message: 'This server cannot e-mail account holders in live mode: its operator has not configured SMTP_URL.',
+    message: 'This server cannot e-mail the account holder: its operator has not configured SMTP_URL (needed for live mode, and for every mode in production).',
   },
   api_error: {
     status: 500,

@@ -5,6 +5,7 @@ import type { Config } from '../config/config.js';
 import type { Db } from '../db/database.js';
 import { redactSecrets } from '../http/logging.js';
 import { MailError, outgoingMailProblem, type Mailer } from './mailer.js';
+import { createNoMailTransport } from './no-mail-transport.js';
 import { createOutboxTransport } from './outbox-transport.js';
 import { createSmtpTransport } from './smtp-transport.js';
 import { TransportFailure, type MailTransport } from './transport.js';
@@ -13,7 +14,8 @@ import { TransportFailure, type MailTransport } from './transport.js';
 export type MailLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
 
 /**
- * The mailer of the configuration: SMTP when SMTP_URL is set, the outbox table otherwise. Every
+ * The mailer of the configuration: SMTP when SMTP_URL is set; otherwise the outbox table outside
+ * production, and in production no transport at all (every message refused, none kept). Every
  * message is checked first (one plain recipient, a one-line subject, both bodies; see
  * `outgoingMailProblem`), and every send writes one log line with its kind, transport and message
  * id — never the recipient or the body, which hold personal data and sign-in links.
@@ -22,7 +24,9 @@ export function createMailer(config: Config, deps: { db: Db; clock: Clock }, opt
   const log = options.log ?? pino({ level: config.logLevel });
   const transport: MailTransport = config.mail.smtp
     ? createSmtpTransport({ ...config.mail, smtp: config.mail.smtp })
-    : createOutboxTransport(deps, config.mail.from);
+    : config.env === 'production'
+      ? createNoMailTransport()
+      : createOutboxTransport(deps, config.mail.from);
   return {
     transport: transport.name,
     async send(mail) {

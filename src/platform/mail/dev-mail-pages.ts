@@ -2,6 +2,16 @@ import { html } from '../web/html.js';
 import type { PageContent } from '../web/page-surface.js';
 import type { OutboxMessageRow } from './outbox.table.js';
 
+/**
+ * What the sandbox of a message's HTML part lets through (in the frame's `sandbox` attribute and
+ * the part's own CSP `sandbox`; the stricter of the two applies): its links, all
+ * `target="_blank"` as `renderEmail` writes them, open in a new tab when clicked (`allow-popups`),
+ * outside the sandbox (`allow-popups-to-escape-sandbox`; a sandboxed portal page could not post
+ * its forms). Following "Review the request" or "Sign in" is what a developer reads a message for.
+ * Still no script, no forms, no same-origin access, no navigation of the page around it.
+ */
+export const MAIL_SANDBOX = 'allow-popups allow-popups-to-escape-sandbox';
+
 /** `2026-05-04 09:30:12 UTC`: the outbox is read by developers, in any time zone. */
 function when(seconds: number): { iso: string; text: string } {
   const iso = new Date(seconds * 1000).toISOString();
@@ -25,8 +35,8 @@ export function outboxListPage(input: { prefix: string; rows: OutboxMessageRow[]
     title: 'Outbox',
     body: html`<h1>Outbox</h1>
 <p class="lead">${input.smtp
-      ? 'SMTP_URL is set, so mail goes to the mail server. These are the messages kept here before it was.'
-      : 'The mail this server would have sent, newest first. No SMTP_URL is set, so messages are kept here instead. This page does not exist in production.'}</p>
+      ? 'SMTP_URL is set, so mail goes to the mail server. These are the messages kept here in the last 24 hours before it was.'
+      : 'The mail this server would have sent in the last 24 hours, newest first. No SMTP_URL is set, so messages are kept here instead, then deleted. This page does not exist in production.'}</p>
 ${rows.length === 0
   ? html`<p class="muted">No messages yet.</p>`
   : html`<ol class="mail-list">
@@ -66,7 +76,7 @@ ${links.length === 0
 ${links.map((link) => html`<li><a href="${link}">${link}</a></li>
 `)}</ul>`}
 <h2>HTML version</h2>
-<iframe class="mail-frame" sandbox src="${prefix}/${row.id}/html" title="HTML version of the message"></iframe>
+<iframe class="mail-frame" sandbox="${MAIL_SANDBOX}" src="${prefix}/${row.id}/html" title="HTML version of the message"></iframe>
 <h2>Plain-text version</h2>
 <pre class="mail-text code-block">${row.text_body}</pre>`,
   };

@@ -2,9 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AddressInfo } from 'node:net';
 import type { Browser, Page } from 'playwright-core';
 import { axeViolations, chromiumAvailable, launchChromium, PHONE, screenshot } from '../../../test/support/browser.js';
+import { runDueJobs } from '../../../test/support/connect.js';
+import { freePort } from '../../../test/support/free-port.js';
 import { PageChecks } from '../../../test/support/page-checks.js';
 import { startTestApp, type TestApp } from '../../../test/support/test-app.js';
 import { renderEmail } from './email-layout.js';
+import { insertOutboxMessage } from './outbox.repository.js';
 
 const PAGES = ['mail-01-list', 'mail-02-message'];
 
@@ -78,6 +81,66 @@ describe.skipIf(!chromiumAvailable())('the /dev/mail outbox in Chromium', () => 
     await page.getByRole('heading', { name: 'Outbox' }).waitFor();
 
     for (const viewport of checks.viewports) expect(checks.pagesChecked(viewport).sort()).toEqual(PAGES);
+  });
+
+  it('follows "Review the request" clicked inside the frame to the portal sign-in confirmation, in a new tab', async () => {
+    // A server whose PUBLIC_BASE_URL is where it listens, so the links of its e-mail lead back to it.
+    const port = await freePort();
+    const server = await startTestApp('sqlite', { config: { PUBLIC_BASE_URL: `http://127.0.0.1:${port}` } });
+    const context = await browser.newContext();
+    try {
+      await server.app.listen({ host: '127.0.0.1', port });
+      const base = `http://127.0.0.1:${port}`;
+      const client = await server.newClient('Acme Lending');
+      const holder = (await server.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'review@example.com' } })).json();
+      const request = await server.call(client.testKey, { method: 'POST', url: '/v1/verify/access_requests', json: { type: 'sharing', account_holder_id: holder.id, permissions: ['balances'] } });
+      expect(request.statusCode).toBe(200);
+      await runDueJobs(server.ctx);
+      const mail = (await server.app.inject({ method: 'GET', url: '/dev/mail/latest.json?to=review@example.com' })).json();
+
+      const mailPage = await context.newPage();
+      await mailPage.goto(`${base}/dev/mail/${mail.id}`);
+      const button = mailPage.frameLocator('iframe.mail-frame').getByRole('link', { name: 'Review the request' });
+      const [portal] = await Promise.all([context.waitForEvent('page', { timeout: 10_000 }), button.click()]);
+      await portal.getByRole('heading', { name: 'Sign in to your portal' }).waitFor();
+      expect(portal.url()).toMatch(new RegExp(`^${base}/portal/sign-in/pl_[0-9A-Za-z]+$`));
+      await expect(portal.getByRole('button', { name: 'Continue' }).isVisible()).resolves.toBe(true);
+      // The outbox stays where it was.
+      expect(mailPage.url()).toBe(`${base}/dev/mail/${mail.id}`);
+    } finally {
+      await context.close();
+      await server.close();
+    }
+  });
+
+  it('keeps a hostile HTML part from running script, reaching the page around it, or navigating it', async () => {
+    const id = 'msg_hostile0000000000000000';
+    await insertOutboxMessage(t.ctx.db, {
+      id,
+      to_address: 'eve@example.com',
+      from_address: 'ownproof <no-reply@example.com>',
+      subject: 'Hostile message',
+      kind: 'access_request',
+      text_body: 'Hostile',
+      html_body: `<p>Hostile</p><script>document.title = 'ran'; parent.document.title = 'reached';</script><a href="${origin}/dev/mail?navigated=top" target="_top">Top</a>`,
+      created_at: Math.floor(t.clock.now() / 1000),
+    });
+    const context = await browser.newContext();
+    try {
+      const mailPage = await context.newPage();
+      await mailPage.goto(`${origin}/dev/mail/${id}`);
+      const frame = mailPage.frameLocator('iframe.mail-frame');
+      await frame.getByText('Hostile').waitFor();
+      await frame.getByRole('link', { name: 'Top' }).click();
+      await mailPage.waitForTimeout(500);
+      expect(mailPage.url()).toBe(`${origin}/dev/mail/${id}`);
+      expect(await mailPage.title()).not.toBe('reached');
+      const [, mailFrame] = mailPage.frames();
+      expect(mailFrame?.url()).toBe(`${origin}/dev/mail/${id}/html`);
+      expect(await mailFrame?.title()).toBe('');
+    } finally {
+      await context.close();
+    }
   });
 
   it('lays the HTML part out as an accessible document, at the width of a phone and of a wide mail pane', async () => {

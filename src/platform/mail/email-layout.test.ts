@@ -130,6 +130,18 @@ You get this e-mail because Acme Lending has your address. If you do not know th
 `);
   });
 
+  it('keeps the line breaks of a paragraph in the HTML part as <br>, as the text part keeps them', () => {
+    const message = 'Their message: “For your loan\napplication.\nCall me <maybe>\n\nThanks”';
+    const { html, text } = renderEmail({ ...CONTENT, paragraphs: [message] });
+    const { document, problems } = parseStrictly(html);
+    expect(problems).toEqual([]);
+    const paragraph = elements(document).find((e) => e.tagName === 'p' && textOf(e).startsWith('Their message')) as Element;
+    // Each line is a text node of its own, with a <br> between lines (two for the blank line).
+    const parts = paragraph.childNodes.map((node) => ('tagName' in node ? `<${node.tagName}>` : textOf(node)));
+    expect(parts).toEqual(['Their message: “For your loan', '<br>', 'application.', '<br>', 'Call me <maybe>', '<br>', '<br>', 'Thanks”']);
+    expect(text).toContain('Their message: “For your loan\napplication.\nCall me <maybe>\n\nThanks”');
+  });
+
   it('leaves out the button and the details when there are none', () => {
     const { html, text } = renderEmail({ ...CONTENT, action: undefined, details: undefined });
     const { document, problems } = parseStrictly(html);

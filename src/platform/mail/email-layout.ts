@@ -84,7 +84,7 @@ function renderHtml(content: EmailContent): SafeHtml {
 </tr>
 <tr>
 <td style="${cell('16px 24px 8px')}">
-${content.paragraphs.map((paragraph) => html`<p style="margin:0 0 16px;">${paragraph}</p>
+${content.paragraphs.map((paragraph) => html`<p style="margin:0 0 16px;">${withLineBreaks(paragraph)}</p>
 `)}</td>
 </tr>
 ${content.action ? actionRow(content.action, cell) : ''}${content.details?.length ? detailsRow(content.details, cell) : ''}</tbody>
@@ -104,6 +104,15 @@ ${content.action ? actionRow(content.action, cell) : ''}${content.details?.lengt
 </body>
 </html>
 `;
+}
+
+/**
+ * A paragraph's line breaks as `<br>`, so a client's message keeps its lines as in the text part.
+ * Not `white-space: pre-line`: Outlook for Windows renders mail with Word's engine, which drops CSS
+ * it does not know, and webmail sanitisers vary; `<br>` is plain HTML that every mail app renders.
+ */
+function withLineBreaks(text: string): SafeHtml[] {
+  return text.split(/\r\n|\r|\n/).map((line, i) => (i === 0 ? html`${line}` : html`<br>${line}`));
 }
 
 function actionRow(action: { label: string; url: string }, cell: (padding: string, extra?: string) => string): SafeHtml {

@@ -15,8 +15,12 @@ export interface OutgoingMail {
  * (`createMailer`), closed with the runtime.
  */
 export interface Mailer {
-  /** 'smtp' when SMTP_URL is set; otherwise 'outbox': messages are stored in the database and readable at /dev/mail outside production. */
-  readonly transport: 'smtp' | 'outbox';
+  /**
+   * 'smtp' when SMTP_URL is set. Without it: 'outbox' outside production (messages are stored in
+   * the database for 24 hours, readable at /dev/mail), 'none' in production (every message is
+   * refused: see `noMailError`).
+   */
+  readonly transport: 'smtp' | 'outbox' | 'none';
   /** Sends one message; resolves with the SMTP server's (or the outbox's) message id. Rejects with MailError. */
   send(mail: OutgoingMail): Promise<{ messageId: string }>;
   close(): Promise<void>;

@@ -1,8 +1,8 @@
-import type { MailError, OutgoingMail } from './mailer.js';
+import type { Mailer, MailError, OutgoingMail } from './mailer.js';
 
 /** What `createMailer` wraps: one way of handing a checked message over, without logging or checks of its own. */
 export interface MailTransport {
-  readonly name: 'smtp' | 'outbox';
+  readonly name: Mailer['transport'];
   send(mail: OutgoingMail): Promise<{ messageId: string; /** For the log line: the server's reply (its queue id). */ response?: string }>;
   close(): Promise<void>;
 }

@@ -9,6 +9,7 @@ import { networkOf } from './network.js';
 import { DISABLE_AFTER_FAILING_SECONDS, retryDelayMs, RetryDelivery } from './retry-schedule.js';
 import { sendWebhook, type WebhookResponse } from './send.js';
 import { signatureHeader } from './signature.js';
+import { targetRules } from './url-policy.js';
 import { findDeliveryTarget, insertWebhookDeliveryAttempt } from './webhook-delivery.repository.js';
 import {
   clearWebhookEndpointFailing,
@@ -18,7 +19,7 @@ import {
 import { signingSecrets, toWebhookEndpoint } from './webhook-endpoint.service.js';
 import type { WebhookDisabledReason, WebhookEndpointRow } from './webhook.table.js';
 
-type DeliverContext = Pick<AppContext, 'db' | 'clock' | 'secretBox' | 'webhookNetwork'>;
+type DeliverContext = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'webhookNetwork'>;
 
 /** What one attempt means for its delivery. */
 export type AttemptOutcome =
@@ -63,7 +64,8 @@ export async function deliverWebhook(ctx: DeliverContext, ref: DeliveryRef, run:
   const body = JSON.stringify(toEvent(event));
   const response = await sendWebhook(networkOf(ctx), {
     url: endpoint.url,
-    mode: endpoint.mode,
+    // The rules of now, not of when the endpoint was made: a server restarted without loopback refuses it.
+    rules: targetRules(ctx.config, endpoint.mode),
     headers: {
       'webhook-id': event.id,
       'webhook-timestamp': String(startedAt),

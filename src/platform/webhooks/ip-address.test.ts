@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { classifyAddress, parseIp } from './ip-address.js';
-import { addressAllowed } from './url-policy.js';
+import { addressAllowed, targetRules } from './url-policy.js';
 
 describe('classifyAddress', () => {
   it.each([
@@ -79,14 +79,19 @@ describe('classifyAddress', () => {
 });
 
 describe('addressAllowed', () => {
-  it('allows public addresses in both modes and loopback in test mode only', () => {
-    expect(addressAllowed('public', 'live')).toBe(true);
-    expect(addressAllowed('public', 'test')).toBe(true);
-    expect(addressAllowed('loopback', 'test')).toBe(true);
-    expect(addressAllowed('loopback', 'live')).toBe(false);
+  const rules = (mode: 'test' | 'live', webhookAllowLoopback: boolean) => targetRules({ webhookAllowLoopback }, mode);
+
+  it('allows public addresses in both modes and loopback in test mode only, where the server allows it', () => {
+    for (const allow of [true, false]) {
+      expect(addressAllowed('public', rules('live', allow))).toBe(true);
+      expect(addressAllowed('public', rules('test', allow))).toBe(true);
+      expect(addressAllowed('loopback', rules('live', allow))).toBe(false);
+    }
+    expect(addressAllowed('loopback', rules('test', true))).toBe(true);
+    expect(addressAllowed('loopback', rules('test', false))).toBe(false);
     for (const kind of ['private', 'link-local', 'shared', 'multicast', 'unspecified', 'documentation', 'reserved', undefined] as const) {
-      expect(addressAllowed(kind, 'test'), kind).toBe(false);
-      expect(addressAllowed(kind, 'live'), kind).toBe(false);
+      expect(addressAllowed(kind, rules('test', true)), kind).toBe(false);
+      expect(addressAllowed(kind, rules('live', true)), kind).toBe(false);
     }
   });
 });

@@ -3,15 +3,15 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import { redactSecrets } from '../http/logging.js';
 import type { Mode } from '../scope.js';
-import { classifyAddress } from './ip-address.js';
 import type { WebhookNetwork } from './network.js';
 import { parseRetryAfter } from './retry-schedule.js';
 import { tlsFailure } from './tls-failure.js';
-import { addressAllowed, checkAddresses, checkUrlShape, ipLiteral, UrlRefused } from './url-policy.js';
+import { checkAddresses, checkIpLiteral, checkUrlShape, UrlRefused, type TargetRules } from './url-policy.js';
 
 export interface WebhookRequest {
   url: string;
-  mode: Mode;
+  /** The endpoint's mode and what its addresses may be (`targetRules`). */
+  rules: TargetRules;
   headers: Record<string, string>;
   body: string;
   /** Aborts the request (job timeout, lost lease, shutdown). */
@@ -60,12 +60,9 @@ export async function sendWebhook(network: WebhookNetwork, request: WebhookReque
   const elapsed = () => Math.round(performance.now() - started);
   let url: URL;
   try {
-    url = checkUrlShape(request.url, request.mode);
-    const literal = ipLiteral(url);
+    url = checkUrlShape(request.url, request.rules.mode);
     // Node connects to an IP literal without calling `lookup`, so literals are checked here.
-    if (literal !== undefined && !addressAllowed(classifyAddress(literal), request.mode)) {
-      throw new UrlRefused(`${literal} is a ${classifyAddress(literal) ?? 'unknown'} address`);
-    }
+    checkIpLiteral(url, request.rules);
   } catch (error) {
     return { status: null, durationMs: elapsed(), ...describeError(error, network) };
   }
@@ -93,8 +90,8 @@ function post(network: WebhookNetwork, url: URL, request: WebhookRequest): Promi
     const client = protocol === 'https:' ? https : http;
     const req = client.request(url, {
       method: 'POST',
-      agent: AGENTS[request.mode][protocol],
-      lookup: guardedLookup(network, request.mode),
+      agent: AGENTS[request.rules.mode][protocol],
+      lookup: guardedLookup(network, request.rules),
       headers: {
         'content-type': 'application/json',
         'content-length': String(Buffer.byteLength(request.body)),
@@ -136,12 +133,12 @@ function post(network: WebhookNetwork, url: URL, request: WebhookRequest): Promi
 }
 
 /** Resolves once, refuses the lot if any address breaks the mode's rules, and hands Node a checked address. */
-function guardedLookup(network: WebhookNetwork, mode: Mode): LookupFunction {
+function guardedLookup(network: WebhookNetwork, rules: TargetRules): LookupFunction {
   return (hostname, options, callback) => {
     network.resolve(hostname).then(
       (found) => {
         try {
-          checkAddresses(hostname, found, mode);
+          checkAddresses(hostname, found, rules);
         } catch (error) {
           callback(error as NodeJS.ErrnoException, '', 0);
           return;

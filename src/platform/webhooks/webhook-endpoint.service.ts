@@ -6,7 +6,7 @@ import { resolvePage, type PageQueryInput } from '../http/pagination.js';
 import type { Scope } from '../scope.js';
 import { networkOf } from './network.js';
 import { newWebhookSecret } from './signature.js';
-import { checkWebhookUrl, UrlRefused } from './url-policy.js';
+import { checkWebhookUrl, targetRules, UrlRefused } from './url-policy.js';
 import {
   deleteWebhookEndpointRow,
   findWebhookEndpoint,
@@ -25,7 +25,7 @@ import {
 } from './webhook.schemas.js';
 import type { WebhookEndpointRow } from './webhook.table.js';
 
-export type WebhookDeps = Pick<AppContext, 'db' | 'clock' | 'secretBox' | 'webhookNetwork'>;
+export type WebhookDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'webhookNetwork'>;
 
 /** The secret box purpose of an endpoint's secrets: bound to the column and the endpoint. */
 function secretPurpose(column: 'secret' | 'previous_secret', endpointId: string): string {
@@ -183,7 +183,7 @@ export async function requireEndpoint(deps: WebhookDeps, scope: Scope, id: strin
 
 async function checkedUrl(deps: WebhookDeps, scope: Scope, raw: string): Promise<string> {
   try {
-    return await checkWebhookUrl(networkOf(deps), raw, scope.mode);
+    return await checkWebhookUrl(networkOf(deps), raw, targetRules(deps.config, scope.mode));
   } catch (error) {
     if (error instanceof UrlRefused) throw new ApiError('parameter_invalid', { param: 'url', message: `Invalid value for url: ${error.message}.` });
     throw error;

@@ -25,12 +25,16 @@ export function portalBaseUrl(config: AppContext['config']): string {
 }
 
 /**
- * The modes whose account holders a sign-in may reach. Mail that goes to the development outbox is
- * readable by whoever can open `/dev/mail`, so such a link never signs anyone in to live data.
+ * The modes whose account holders mail may reach, the one rule for what this server asks people by
+ * e-mail: SMTP reaches both; the development outbox, readable by whoever can open `/dev/mail`,
+ * test mode only, so no link that went there ever signs anyone in to live data; a production
+ * server without SMTP_URL (transport `none`) neither.
  */
-export function reachableModes(mailer: AppContext['mailer']): Mode[] {
-  return mailer.transport === 'smtp' ? ['test', 'live'] : ['test'];
+export function reachableModes(mailer: AppContext['mailer']): readonly Mode[] {
+  return MAIL_REACH[mailer.transport];
 }
+
+const MAIL_REACH: Record<AppContext['mailer']['transport'], readonly Mode[]> = { smtp: ['test', 'live'], outbox: ['test'], none: [] };
 
 /**
  * Makes a single-use sign-in link for an address (stored as a hash: the token lives only in the

@@ -355,6 +355,17 @@ export function checkMailPage(email: string): PageContent {
   };
 }
 
+/** A production server without SMTP_URL: no link can reach anyone, whoever asks. */
+export function noMailPage(): PageContent {
+  return {
+    status: 503,
+    title: 'Sign-in links cannot be sent',
+    body: html`<h1>Sign-in links cannot be sent right now</h1>
+<p class="lead">This server cannot send e-mail at the moment, so it cannot send you a sign-in link.</p>
+<p>Please try again later, or tell the company that asked you to share your proofs.</p>`,
+  };
+}
+
 /** Too many links asked for. */
 export function tooManySignInsPage(prefix: string, csrfToken: string, retryAfterSeconds: number): PageContent {
   const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));

@@ -15,6 +15,7 @@ import {
   findPortalSession,
   linkIsUsable,
   ownerOf,
+  reachableModes,
   portalBaseUrl,
   portalPerson,
   signInWithLink,
@@ -25,6 +26,7 @@ import {
 import {
   accessPage,
   checkMailPage,
+  noMailPage,
   chooseHolderPage,
   confirmSignInPage,
   requestsPage,
@@ -112,6 +114,8 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
     if (!isMailAddress(email)) {
       return send(reply, signInPage(prefix, reply.generateCsrf(), { email, ...(requestId ? { requestId } : {}), error: 'Enter an e-mail address like name@example.com.' }));
     }
+    // A server that sends no e-mail says so to everyone alike, before a link or a job is made.
+    if (reachableModes(ctx.mailer).length === 0) return send(reply, noMailPage());
     const admitted = await admitSignInRequest(ctx, email, request.ip);
     if (!admitted.ok) {
       reply.header('retry-after', String(admitted.retryAfterSeconds));
