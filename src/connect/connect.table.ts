@@ -23,6 +23,11 @@ export interface SessionTable {
   return_url: string | null;
   /** When the account holder accepted the disclaimer (Unix seconds). */
   consented_at: number | null;
+  /**
+   * SHA-256 of the token in the cookie of the browser that accepted the disclaimer: from then on
+   * only that browser acts on the session (the client holds the hosted URL too). Null before.
+   */
+  browser_hash: string | null;
   expires_at: number;
   /** Why an abandoned session ended: expired, cancelled, initialization_failed. */
   abandon_reason: string | null;

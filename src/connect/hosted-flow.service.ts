@@ -73,9 +73,12 @@ export async function hostedSessionOf(deps: HostedFlowDeps, found: SessionRow): 
   };
 }
 
-/** Step 1: the account holder read the permissions and chose Continue. */
-export async function acceptDisclaimer(deps: HostedFlowDeps, hosted: HostedSession): Promise<void> {
-  await recordConsent(deps, hosted.session);
+/**
+ * Step 1: the account holder read the permissions and chose Continue. The session now belongs to
+ * this browser: the token returned goes into its cookie (undefined: accepted before).
+ */
+export async function acceptDisclaimer(deps: HostedFlowDeps, hosted: HostedSession): Promise<string | undefined> {
+  return recordConsent(deps, hosted.session);
 }
 
 export type ConnectAttempt =

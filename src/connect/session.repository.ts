@@ -45,6 +45,21 @@ export async function updateOpenSession(db: Db, id: string, changes: SessionUpda
   return db.updateTable('connect_sessions').set(changes).where('id', '=', id).where('status', '=', 'open').returningAll().executeTakeFirst();
 }
 
+/**
+ * Records the disclaimer's acceptance and the browser it happened in, once: undefined when the
+ * session was accepted already (or is no longer open), so of two browsers at once one wins.
+ */
+export async function consentOpenSession(db: Db, id: string, changes: Pick<SessionUpdate, 'consented_at' | 'browser_hash' | 'updated_at'>): Promise<SessionRow | undefined> {
+  return db
+    .updateTable('connect_sessions')
+    .set(changes)
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .where('consented_at', 'is', null)
+    .returningAll()
+    .executeTakeFirst();
+}
+
 /** Counts a failed provider login; returns the new count. */
 export async function countFailedLogin(db: Db, id: string): Promise<number> {
   const row = await db

@@ -11,7 +11,7 @@ import { accountIdsBySession, sessionAccountRows, updateAccount } from './accoun
 import { erasedConnection } from './account.service.js';
 import type { SessionRow } from './connect.table.js';
 import { returnUrlProblem, returnUrlWith } from './return-url.js';
-import { findSession, findSessionById, insertSession, listSessionRows, updateOpenSession } from './session.repository.js';
+import { consentOpenSession, findSession, findSessionById, insertSession, listSessionRows, updateOpenSession } from './session.repository.js';
 import type { CreateSessionInput, Session, SessionListQuery, SessionPermission } from './session.schemas.js';
 import { expireSessionJob } from './expire-session.job.js';
 import { shareSessionClaims } from '../verify/sharing.service.js';
@@ -78,6 +78,7 @@ export async function createSession(deps: ConnectDeps, scope: Scope, input: Crea
     permissions: JSON.stringify(input.permissions),
     return_url: input.return_url ?? null,
     consented_at: null,
+    browser_hash: null,
     expires_at: now + deps.config.sessionTtlSeconds,
     abandon_reason: null,
     failed_logins: 0,
@@ -129,10 +130,25 @@ export function exitUrl(row: Pick<SessionRow, 'id' | 'return_url'>, status: 'com
   return row.return_url ? returnUrlWith(row.return_url, { session_id: row.id, status }) : null;
 }
 
-/** Marks that the account holder accepted the disclaimer (first step of the hosted flow). */
-export async function recordConsent(deps: ConnectDeps, row: SessionRow): Promise<void> {
+/**
+ * The account holder accepted the disclaimer (first step of the hosted flow) in this browser,
+ * which the session now belongs to. Returns the token for that browser's cookie; undefined when
+ * the session was accepted before (by this browser, which has its token, or by another).
+ */
+export async function recordConsent(deps: ConnectDeps, row: SessionRow): Promise<string | undefined> {
   const now = unixSeconds(deps.clock);
-  await updateOpenSession(deps.db, row.id, { consented_at: row.consented_at ?? now, updated_at: now });
+  const token = newSecret('cb');
+  const consented = await consentOpenSession(deps.db, row.id, { consented_at: now, browser_hash: hashSecret(token), updated_at: now });
+  return consented ? token : undefined;
+}
+
+/**
+ * Whether a request comes from the browser the session belongs to: any before the disclaimer was
+ * accepted (or for a session accepted before browsers were recorded), afterwards only the one
+ * that accepted it, by the token in its cookie.
+ */
+export function isSessionBrowser(row: Pick<SessionRow, 'browser_hash'>, token: string | undefined): boolean {
+  return row.browser_hash === null || (token !== undefined && hashSecret(token) === row.browser_hash);
 }
 
 /**

@@ -78,8 +78,10 @@ describe.each(engines())('secrets in the logs of a server process on %s', (engin
     const agent = new FormAgent(injectOverHttp(server.url), 'connect');
     expect((await agent.get(hostedPath)).statusCode).toBe(200);
     expect((await agent.post(`${hostedPath}/consent`, {}, { token: null })).statusCode).toBe(403);
-    expect((await agent.post(`${hostedPath}/consent`)).statusCode).toBe(303);
-    return { session, hostedPath, agent };
+    const consented = await agent.post(`${hostedPath}/consent`);
+    expect(consented.statusCode).toBe(303);
+    const browserCookie = [consented.headers['set-cookie']].flat().find((c) => c?.startsWith('ownproof_connect_browser=')) as string;
+    return { session, hostedPath, agent, browserToken: /=(cb_[0-9A-Za-z]+)/.exec(browserCookie)?.[1] as string };
   }
 
   it('writes none of them to stdout at LOG_LEVEL=trace', async () => {
@@ -94,6 +96,7 @@ describe.each(engines())('secrets in the logs of a server process on %s', (engin
     // Live mode: Coinbase with an API key (a wrong one first), then "Sign in with Coinbase".
     const live = await consentedSession(client.liveKey, 'live@example.com');
     add('session_client_secret', live.session.client_secret as string);
+    add('connect_browser_token', live.browserToken);
     const keyed = coinbase.addAccount();
     const wrongSecret = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
     add('exchange_credentials', keyed.key, keyed.secret, wrongSecret, ...pemLines(keyed.secret), ...pemLines(wrongSecret));
@@ -125,6 +128,7 @@ describe.each(engines())('secrets in the logs of a server process on %s', (engin
     // Test mode: a sandbox login (a wrong password first), then Done: events for the webhook.
     const sandbox = await consentedSession(client.testKey, 'ada@example.com');
     add('session_client_secret', sandbox.session.client_secret as string);
+    add('connect_browser_token', sandbox.browserToken);
     expect((await sandbox.agent.post(`${sandbox.hostedPath}/providers/sandbox`, { username: 'user_good', password: 'wrong-password-9f3k' })).statusCode).toBe(422);
     expect((await sandbox.agent.post(`${sandbox.hostedPath}/providers/sandbox`, { username: 'user_good', password: 'pass_good' })).statusCode).toBe(303);
     add('exchange_credentials', 'wrong-password-9f3k');

@@ -13,11 +13,12 @@ import {
 } from '../hosted-flow.service.js';
 import { beginOAuth, completeOAuth, oauthApp, OAUTH_CALLBACK_PATH } from '../oauth/oauth-sign-in.service.js';
 import type { Provider } from '../providers/provider.js';
+import { isSessionBrowser } from '../session.service.js';
 import { proofRoutes } from '../../verify/pages/proof.routes.js';
 import { accountsPage } from './accounts-page.js';
 import { disclaimerPage } from './disclaimer-page.js';
 import type { FlowView } from './flow-view.js';
-import { endedLinkPage, expiredLinkPage, invalidLinkPage, signInExpiredPage } from './link-pages.js';
+import { endedLinkPage, expiredLinkPage, invalidLinkPage, otherBrowserPage, signInExpiredPage } from './link-pages.js';
 import { closeTabPage, providerMissingPage, returnLinkPage, type FlowOutcome } from './outcome-pages.js';
 import { providerFormPage } from './provider-form-page.js';
 import { MAX_QUERY_LENGTH, providersPage } from './providers-page.js';
@@ -53,10 +54,21 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
   const ctx = app.ctx;
   const form = { ...PAGE, preHandler: app.csrfProtection };
 
-  /** The open session behind the URL, or the 404/410 page already sent. */
+  const secure = ctx.config.connectBaseUrl.startsWith('https:');
+  // `__Secure-` makes browsers refuse the cookie from a plain-http origin that could plant it.
+  const BROWSER_COOKIE = `${secure ? '__Secure-' : ''}ownproof_connect_browser`;
+
+  /**
+   * The open session behind the URL, asked for by the browser it belongs to; or the 404/410 page,
+   * or the "open in another browser" page, already sent.
+   */
   async function openSession(request: FastifyRequest<{ Params: SecretParams }>, reply: FastifyReply): Promise<HostedSession | undefined> {
     const found = await lookUpHostedSession(ctx, request.params.secret);
-    if (found.state === 'open') return found;
+    if (found.state === 'open') {
+      if (isSessionBrowser(found.session, request.cookies[BROWSER_COOKIE])) return found;
+      kit.send(reply, otherBrowserPage());
+      return undefined;
+    }
     kit.send(reply, found.state === 'not_found' ? invalidLinkPage() : endedLinkPage(found));
     return undefined;
   }
@@ -167,7 +179,12 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
   app.post<{ Params: SecretParams }>('/:secret/consent', form, async (request, reply) => {
     const hosted = await openSession(request, reply);
     if (!hosted) return reply;
-    await acceptDisclaimer(ctx, hosted);
+    const token = await acceptDisclaimer(ctx, hosted);
+    // Scoped to this session's pages; it lives as long as the session may stay open.
+    if (token) {
+      const maxAge = Math.max(1, hosted.session.expires_at - Math.floor(ctx.clock.now() / 1000));
+      reply.setCookie(BROWSER_COOKIE, token, { path: basePath(request), httpOnly: true, sameSite: 'lax', secure, maxAge });
+    }
     return reply.redirect(`${basePath(request)}/providers`, 303);
   });
 

@@ -19,6 +19,20 @@ ${START_AGAIN}`,
 }
 
 /**
+ * A session the person accepted in another browser (or on another device): only that one goes
+ * on, so whoever else holds the link — the client that made it, too — cannot act for the person.
+ */
+export function otherBrowserPage(): PageContent {
+  return {
+    status: 403,
+    title: 'Open in another browser',
+    body: html`<h1>This connection is open in another browser</h1>
+<p class="lead">It was started in another browser or on another device, and only that one can go on with it.</p>
+<p>Go back to the browser where you started, or, if that is not possible, go back to the app or website that sent you here and start again.</p>`,
+  };
+}
+
+/**
  * A link whose session ended, by how it ended and nothing else (no client, no account), since
  * whoever holds the link sees it: completed — the person pressed Done (and is back, by the back
  * button or a reload), so they are told they are done; abandoned — cancelled or expired, one page

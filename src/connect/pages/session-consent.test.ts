@@ -95,4 +95,24 @@ describe.each(engines())('what a client sees of a connect session, on %s', (engi
     await proven.agent.post(`${proven.path}/finish`);
     expect((await clientView(proven)).claim).toBe(404);
   });
+
+  it('lets no other browser than the person’s act on the session once they accepted: the client holding the hosted URL cannot press Done for them', async () => {
+    const holderId = await newHolder('other-browser@example.com');
+    const proven = await proveInHostedSession(t, acme.testKey, holderId, ['balances']);
+    // The person closed the tab without choosing. The client opens the URL it was given.
+    const client = new FormAgent(t.app, 'connect');
+    const page = await client.get(proven.path);
+    expect(page.statusCode).toBe(403);
+    expect(page.body).toContain('open in another browser');
+    expect(page.body).not.toContain('Ownership proven');
+    for (const step of ['/finish', '/exit', '/consent', `/accounts/${proven.accountId}/prove`]) {
+      const res = await client.post(`${proven.path}${step}`);
+      expect(res.statusCode, step).toBe(403);
+    }
+    expect((await api('GET', `/v1/connect/sessions/${proven.sessionId}`)).json().status).toBe('open');
+    expect(await clientView(proven)).toEqual({ claim: 404, claims: [], account: 404, accounts: [], claimEvents: [], claimEventRows: 0 });
+    // The person's own browser carries on.
+    expect((await proven.agent.post(`${proven.path}/finish`)).statusCode).toBe(200);
+    expect((await clientView(proven)).claim).toBe(200);
+  });
 });

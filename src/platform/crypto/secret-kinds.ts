@@ -38,6 +38,12 @@ export const SECRET_KINDS = {
     alphabet: 'base62',
     logPaths: ['client_secret'],
   },
+  connect_browser_token: {
+    description: 'The browser a connect session belongs to once the person accepted its disclaimer, in an HttpOnly cookie scoped to its hosted pages.',
+    prefixes: ['cb'],
+    alphabet: 'base62',
+    logPaths: ['req.headers.cookie', 'res.headers["set-cookie"]'],
+  },
   portal_link_token: {
     description: 'A portal sign-in link’s token, mailed to the account holder: in the path of the sign-in URL.',
     prefixes: ['pl'],

@@ -19,6 +19,7 @@ import { connectHistoryCursorMigration } from './0016_connect_history_cursor.js'
 import { connectOAuthMigration } from './0017_connect_oauth.js';
 import { verifyClaimControllerMigration } from './0018_verify_claim_controller.js';
 import { sessionEventsWithoutSecretMigration } from './0019_session_events_without_secret.js';
+import { connectSessionBrowserMigration } from './0020_connect_session_browser.js';
 
 /**
  * The ordered list of schema versions. Names sort in the order they must run; a migration, once
@@ -45,5 +46,6 @@ export function allMigrations(capabilities: DbCapabilities): Record<string, Migr
     '0017_connect_oauth': connectOAuthMigration(capabilities),
     '0018_verify_claim_controller': verifyClaimControllerMigration(),
     '0019_session_events_without_secret': sessionEventsWithoutSecretMigration(),
+    '0020_connect_session_browser': connectSessionBrowserMigration(),
   };
 }
