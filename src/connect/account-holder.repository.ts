@@ -1,4 +1,5 @@
 import type { Db, DbCapabilities } from '../platform/db/database.js';
+import { emailIdentity } from '../platform/mail/address.js';
 import { preparedRead } from '../platform/db/prepared-read.js';
 import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
@@ -49,13 +50,17 @@ export async function updateAccountHolderRow(db: Db, scope: Scope, id: string, c
     .execute();
 }
 
-/** Account holders of every client with this e-mail address (compared lower-cased, as the `account_holders_email` index keys it). */
+/**
+ * Account holders of every client with this e-mail address, compared as one identity
+ * (`emailIdentity`); the column side is SQL `lower`, as the `account_holders_email` index keys it —
+ * the same for the ASCII addresses the API takes.
+ */
 export async function findAccountHoldersByEmail(db: Db, email: string, modes: readonly Scope['mode'][]): Promise<AccountHolderRow[]> {
   if (modes.length === 0) return [];
   return db
     .selectFrom('account_holders')
     .selectAll()
-    .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', emailIdentity(email)))
     .where('mode', 'in', modes)
     .orderBy('seq')
     .execute();

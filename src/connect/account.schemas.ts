@@ -44,7 +44,7 @@ export const Account = Type.Object(
       },
       {
         description:
-          '`verified` when the account holder proved in the connect flow that they control this wallet (the claim is shared with you); `unverified` otherwise, and always for exchange accounts.',
+          '`verified` with the claim while the account holder has proven in the connect flow that they control this wallet and the claim is shared with you (from Done until they revoke it); `unverified` with `claim: null` otherwise, and always for exchange accounts.',
       },
     ),
     balance_refresh: RefreshState,

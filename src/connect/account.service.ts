@@ -6,6 +6,7 @@ import { ApiError, notFound, unknownId } from '../platform/http/errors.js';
 import { resolveCursors, resolvePage, type PageQueryInput } from '../platform/http/pagination.js';
 import { enqueueJob } from '../platform/jobs/enqueue.js';
 import type { Scope } from '../platform/scope.js';
+import { readableClaimIds } from '../verify/claim.service.js';
 import { requireAccountHolderParam } from './account-holder.service.js';
 import { revokeSignIn } from './oauth/oauth-sign-in.service.js';
 import {
@@ -41,7 +42,14 @@ export function erasedConnection(box: AccountDeps['secretBox'], accountId: strin
 /** The account column holding each refresh feature's state. */
 export const REFRESH_COLUMN = { balances: 'balance_refresh', transactions: 'transaction_refresh' } as const;
 
-export function toAccount(row: AccountRow): Account {
+/**
+ * An account as shown: to the client through the API, `ownership` names the claim proving the
+ * wallet only while the client can read that claim (`claims`: the readable ones, see
+ * {@link clientAccounts}) — not before Done, not after the person revoked it; on the person's own
+ * pages, as recorded (`'recorded'`).
+ */
+export function toAccount(row: AccountRow, claims: ReadonlySet<string> | 'recorded'): Account {
+  const claim = row.claim_id !== null && (claims === 'recorded' || claims.has(row.claim_id)) ? row.claim_id : null;
   return {
     id: row.id,
     object: 'account',
@@ -51,12 +59,23 @@ export function toAccount(row: AccountRow): Account {
     display_name: row.display_name,
     permissions: JSON.parse(row.permissions) as SessionPermission[],
     status: row.status,
-    ownership: { status: row.claim_id === null ? 'unverified' : 'verified', claim: row.claim_id },
+    ownership: { status: claim === null ? 'unverified' : 'verified', claim },
     balance_refresh: parseState(row.balance_refresh),
     transaction_refresh: parseState(row.transaction_refresh),
     created_at: row.created_at,
     livemode: row.mode === 'live',
   };
+}
+
+/** Accounts as their client sees them, asking the verify module once which of their claims it can read. */
+export async function clientAccounts(deps: Pick<AccountDeps, 'db'>, scope: Scope, rows: readonly AccountRow[]): Promise<Account[]> {
+  const readable = await readableClaimIds(deps, scope, rows.flatMap((row) => (row.claim_id === null ? [] : [row.claim_id])));
+  return rows.map((row) => toAccount(row, readable));
+}
+
+/** One account as its client sees it ({@link clientAccounts}). */
+export async function clientAccount(deps: Pick<AccountDeps, 'db'>, scope: Scope, row: AccountRow): Promise<Account> {
+  return (await clientAccounts(deps, scope, [row]))[0] as Account;
 }
 
 /** Stores the accounts a provider login produced in a session (hosted flow). */
@@ -94,7 +113,7 @@ export async function saveConnectedAccounts(
   await deps.db.transaction().execute(async (trx) => {
     for (const { seq: _seq, ...row } of rows) await insertAccount(trx, row);
   });
-  return rows.map(toAccount);
+  return rows.map((row) => toAccount(row, 'recorded'));
 }
 
 async function scopedAccount(deps: AccountDeps, scope: Scope, id: string): Promise<AccountRow> {
@@ -104,7 +123,7 @@ async function scopedAccount(deps: AccountDeps, scope: Scope, id: string): Promi
 }
 
 export async function retrieveAccount(deps: AccountDeps, scope: Scope, id: string): Promise<Account> {
-  return toAccount(await scopedAccount(deps, scope, id));
+  return clientAccount(deps, scope, await scopedAccount(deps, scope, id));
 }
 
 export async function listAccounts(deps: AccountDeps, scope: Scope, query: AccountListQuery) {
@@ -121,13 +140,13 @@ export async function listAccounts(deps: AccountDeps, scope: Scope, query: Accou
     },
     page,
   );
-  return { data: rows.map(toAccount), has_more: hasMore };
+  return { data: await clientAccounts(deps, scope, rows), has_more: hasMore };
 }
 
 /** Ends the connection: credentials are erased and refreshes refused; stored data stays readable. */
 export async function disconnectAccount(deps: AccountDeps, scope: Scope, id: string): Promise<Account> {
   const row = await scopedAccount(deps, scope, id);
-  if (row.status === 'disconnected') return toAccount(row);
+  if (row.status === 'disconnected') return clientAccount(deps, scope, row);
   const now = unixSeconds(deps.clock);
   const updated: AccountRow = {
     ...row,
@@ -135,7 +154,7 @@ export async function disconnectAccount(deps: AccountDeps, scope: Scope, id: str
     connection_sealed: erasedConnection(deps.secretBox, row.id),
     updated_at: now,
   };
-  const account = toAccount(updated);
+  const account = await clientAccount(deps, scope, updated);
   await deps.db.transaction().execute(async (trx) => {
     await updateAccount(trx, row.id, { status: updated.status, connection_sealed: updated.connection_sealed, updated_at: now });
     await recordEvent({ db: trx, clock: deps.clock }, scope, 'account.disconnected', account);
@@ -218,7 +237,7 @@ export async function requestRefresh(deps: AccountDeps, scope: Scope, id: string
       }
     }
     const starting = features.filter((feature) => parseState(row[REFRESH_COLUMN[feature]])?.status !== 'pending');
-    if (starting.length === 0) return toAccount(row);
+    if (starting.length === 0) return clientAccount({ db: trx }, scope, row);
     const changes: Partial<AccountRow> = { updated_at: now };
     for (const feature of starting) {
       const previous = parseState(row[REFRESH_COLUMN[feature]]);
@@ -227,7 +246,7 @@ export async function requestRefresh(deps: AccountDeps, scope: Scope, id: string
     }
     await updateAccount(trx, id, changes);
     await enqueueJob(trx, deps.clock, refreshAccountJob, { account_id: id, features: starting });
-    return toAccount({ ...row, ...changes });
+    return clientAccount({ db: trx }, scope, { ...row, ...changes });
   });
 }
 

@@ -12,7 +12,7 @@ import { findAccountById, sessionAccountRows, updateAccount } from './account.re
 import type { SessionRow } from './connect.table.js';
 import type { OAuthTokens } from './oauth/oauth-client.js';
 import type { ConnectOutcome, Provider } from './providers/provider.js';
-import { countFailedLogin, findSessionBySecretHash } from './session.repository.js';
+import { countFailedLogin, findSessionBySecretHash, lockOpenSession } from './session.repository.js';
 import type { SessionPermission } from './session.schemas.js';
 import { abandonSession, completeSession, exitUrl, expireIfDue, recordConsent } from './session.service.js';
 
@@ -68,7 +68,7 @@ export async function hostedSessionOf(deps: HostedFlowDeps, found: SessionRow): 
     clientName: (await clientDisplayName(deps, session.client_id)) ?? 'This service',
     permissions: JSON.parse(session.permissions) as SessionPermission[],
     consented: session.consented_at !== null,
-    accounts: (await sessionAccountRows(deps.db, session.id)).map(toAccount),
+    accounts: (await sessionAccountRows(deps.db, session.id)).map((row) => toAccount(row, 'recorded')),
     providers: deps.providers.list(session.mode),
   };
 }
@@ -186,9 +186,14 @@ export async function walletToProve(deps: HostedFlowDeps, hosted: HostedSession,
   return { account, subject: descriptor, controller: emailIdentity(holder.email) };
 }
 
-/** Records on the account the claim that proves it, in the claim's own transaction. */
-export function markAccountProven(deps: Pick<HostedFlowDeps, 'clock'>, accountId: string) {
+/**
+ * Records on the account the claim that proves it, in the claim's own transaction — while the
+ * session is open. A proof that ends after Done or Cancel stays the person's own claim, unshared,
+ * and no account of the finished session names it.
+ */
+export function markAccountProven(deps: Pick<HostedFlowDeps, 'clock' | 'capabilities'>, account: { id: string; sessionId: string }) {
   return async (trx: Transaction<Database>, claim: { id: string }) => {
-    await updateAccount(trx, accountId, { claim_id: claim.id, updated_at: unixSeconds(deps.clock) });
+    if (!(await lockOpenSession(trx, deps.capabilities, account.sessionId))) return;
+    await updateAccount(trx, account.id, { claim_id: claim.id, updated_at: unixSeconds(deps.clock) });
   };
 }

@@ -5,7 +5,7 @@ import { recordEvent } from '../platform/events/event.service.js';
 import type { Scope } from '../platform/scope.js';
 import { findAccountById, replaceAddresses, replaceBalances, updateAccount, upsertTransactions } from './account.repository.js';
 import type { RefreshFeature, RefreshState } from './account.schemas.js';
-import { connectionPurpose, parseState, REFRESH_COLUMN, toAccount } from './account.service.js';
+import { clientAccount, connectionPurpose, parseState, REFRESH_COLUMN } from './account.service.js';
 import type { AccountRow } from './connect.table.js';
 import { usableConnection } from './oauth/oauth-sign-in.service.js';
 import { refreshAccountJob } from './refresh-account.job.js';
@@ -126,7 +126,7 @@ export async function refreshAccount(
     const changes: Partial<AccountRow> = { status, updated_at: now, ...(fetched.history ? { transaction_cursor: fetched.history.cursor } : {}) };
     for (const [feature, state] of Object.entries(states) as [RefreshFeature, RefreshState][]) changes[REFRESH_COLUMN[feature]] = JSON.stringify(state);
     await updateAccount(trx, account.id, changes);
-    await recordEvent({ db: trx, clock: ctx.clock }, scope, 'account.refreshed', toAccount({ ...account, ...changes }));
+    await recordEvent({ db: trx, clock: ctx.clock }, scope, 'account.refreshed', await clientAccount({ db: trx }, scope, { ...account, ...changes }));
   });
 }
 

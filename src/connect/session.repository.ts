@@ -1,4 +1,4 @@
-import type { Db } from '../platform/db/database.js';
+import type { Db, DbCapabilities } from '../platform/db/database.js';
 import { preparedRead } from '../platform/db/prepared-read.js';
 import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
@@ -58,6 +58,15 @@ export async function consentOpenSession(db: Db, id: string, changes: Pick<Sessi
     .where('consented_at', 'is', null)
     .returningAll()
     .executeTakeFirst();
+}
+
+/**
+ * Whether the session is open, with its row locked until the transaction ends where the engine has
+ * row locks: what Done and a proof finishing at the same moment decide on, in turn.
+ */
+export async function lockOpenSession(trx: Db, capabilities: Pick<DbCapabilities, 'supportsRowLocks'>, id: string): Promise<boolean> {
+  const query = trx.selectFrom('connect_sessions').select('id').where('id', '=', id).where('status', '=', 'open');
+  return (await (capabilities.supportsRowLocks ? query.forUpdate() : query).executeTakeFirst()) !== undefined;
 }
 
 /** Counts a failed provider login; returns the new count. */

@@ -11,7 +11,7 @@ import { accountIdsBySession, sessionAccountRows, updateAccount } from './accoun
 import { erasedConnection } from './account.service.js';
 import type { SessionRow } from './connect.table.js';
 import { returnUrlProblem, returnUrlWith } from './return-url.js';
-import { consentOpenSession, findSession, findSessionById, insertSession, listSessionRows, updateOpenSession } from './session.repository.js';
+import { consentOpenSession, findSession, findSessionById, insertSession, listSessionRows, lockOpenSession, updateOpenSession } from './session.repository.js';
 import type { CreateSessionInput, Session, SessionListQuery, SessionPermission } from './session.schemas.js';
 import { expireSessionJob } from './expire-session.job.js';
 import { shareSessionClaims } from '../verify/sharing.service.js';
@@ -161,6 +161,9 @@ export async function completeSession(deps: ConnectDeps, row: SessionRow): Promi
   const now = unixSeconds(deps.clock);
   const scope: Scope = { clientId: row.client_id, mode: row.mode };
   return deps.db.transaction().execute(async (trx) => {
+    // Locked first, so a proof finishing at this moment either lands before (and is shared) or
+    // finds the session ended (markAccountProven).
+    if (!(await lockOpenSession(trx, deps.capabilities, row.id))) return false;
     const accounts = await sessionAccountRows(trx, row.id);
     if (accounts.length === 0) return false;
     const completed = await updateOpenSession(trx, row.id, { status: 'completed', updated_at: now });

@@ -169,14 +169,29 @@ export async function grantAccessRequest(deps: AccessRequestDeps, row: AccessReq
   const now = unixSeconds(deps.clock);
   const scope: Scope = { clientId: row.client_id, mode: row.mode };
   const permissions = JSON.parse(row.permissions) as string[];
-  const granted = await deps.db.transaction().execute(async (trx) => {
-    const ended = await updatePendingRequest(trx, row.id, { status: 'granted', claim_ids: JSON.stringify(picked), responded_at: now, updated_at: now });
-    if (!ended) return undefined;
-    for (const claimId of picked) await shareClaim(trx, deps, { scope, claimId, permissions, source: `access_request:${row.id}` });
-    await recordEvent({ db: trx, clock: deps.clock }, scope, 'access_request.granted', toAccessRequest(ended));
-    return ended;
-  });
-  return granted ? { ok: true, request: granted } : { ok: false, reason: 'not_pending' };
+  try {
+    const granted = await deps.db.transaction().execute(async (trx) => {
+      const ended = await updatePendingRequest(trx, row.id, { status: 'granted', claim_ids: JSON.stringify(picked), responded_at: now, updated_at: now });
+      if (!ended) return undefined;
+      for (const claimId of picked) {
+        // Revoked in another tab since the check above: nothing of this approval stands.
+        if (!(await shareClaim(trx, deps, { scope, claimId, permissions, source: `access_request:${row.id}` }))) throw new ClaimNoLongerShareable();
+      }
+      await recordEvent({ db: trx, clock: deps.clock }, scope, 'access_request.granted', toAccessRequest(ended));
+      return ended;
+    });
+    return granted ? { ok: true, request: granted } : { ok: false, reason: 'not_pending' };
+  } catch (error) {
+    if (error instanceof ClaimNoLongerShareable) return { ok: false, reason: 'claim_not_yours' };
+    throw error;
+  }
+}
+
+/** Rolls an approval back when a picked claim stopped being shareable while it ran. */
+class ClaimNoLongerShareable extends Error {
+  constructor() {
+    super('a picked claim is no longer active');
+  }
 }
 
 /** The person says no (`access_request.declined`). */

@@ -4,10 +4,9 @@ import { engines } from '../../test/support/database.js';
 import { startTestApp, type TestApp, type TestClient } from '../../test/support/test-app.js';
 import { proveWith, testnetWallet } from '../../test/support/verify.js';
 import type { Scope } from '../platform/scope.js';
-import type { ClaimOwner } from './sharing.service.js';
 import { findAccessRequestById } from './access-request.repository.js';
 import { grantAccessRequest } from './access-request.service.js';
-import { revokeAccess, revokeClaim } from './sharing.service.js';
+import { revokeAccess, revokeClaim, shareClaim, type ClaimOwner } from './sharing.service.js';
 
 describe.each(engines())('access requests API on %s', (engine) => {
   let t: TestApp;
@@ -178,6 +177,20 @@ describe.each(engines())('access requests API on %s', (engine) => {
     expect(await grantAccessRequest(t.ctx, row, owner, [mine.id])).toEqual({ ok: false, reason: 'claim_not_yours' });
     expect(await grantAccessRequest(t.ctx, row, owner, [])).toEqual({ ok: false, reason: 'no_claims' });
     expect((await get(`/v1/verify/access_requests/${created.id}`)).json().status).toBe('pending');
+  });
+
+  it('never shares a claim revoked meanwhile (another tab), and never shows a revoked claim even through a grant left active', async () => {
+    const claim = await proveWith(t.ctx, scope, holderId, testnetWallet('p2wpkh'));
+    expect(await revokeClaim(t.ctx, owner, claim.id)).toBe(true);
+    // The approval's own check ran before the revocation; sharing itself re-reads the claim, locked.
+    const shared = await t.ctx.db.transaction().execute((trx) => shareClaim(trx, t.ctx, { scope, claimId: claim.id, permissions: ['balances'], source: 'test' }));
+    expect(shared).toBe(false);
+    expect(await t.ctx.db.selectFrom('verify_claim_grants').select('claim_id').where('claim_id', '=', claim.id).execute()).toEqual([]);
+    await t.ctx.db
+      .insertInto('verify_claim_grants')
+      .values({ client_id: client.clientId, mode: 'test', claim_id: claim.id, permissions: '["balances"]', source: 'test', created_at: 0, revoked_at: null })
+      .execute();
+    expect((await get(`/v1/verify/claims/${claim.id}`)).statusCode).toBe(404);
   });
 
   it('follows a revoke at once: the claim is a 404 for that client, with claim.access_revoked', async () => {

@@ -12,7 +12,17 @@ export async function findClaimById(db: Db, id: string): Promise<ClaimRow | unde
   return db.selectFrom('verify_claims').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** Claims as one client may see them: only through a grant of that client and mode that is not revoked. */
+/** The claim, locked until the transaction ends where the engine has row locks (a share or a revocation decides on it). */
+export async function findClaimForUpdate(trx: Db, capabilities: Pick<DbCapabilities, 'supportsRowLocks'>, id: string): Promise<ClaimRow | undefined> {
+  const query = trx.selectFrom('verify_claims').selectAll().where('id', '=', id);
+  return (capabilities.supportsRowLocks ? query.forUpdate() : query).executeTakeFirst();
+}
+
+/**
+ * Claims as one client may see them: only through a grant of that client and mode that is not
+ * revoked, of a claim that is not revoked (revoking a claim ends its grants in the same
+ * transaction; this holds even if a grant were left).
+ */
 function grantedClaims(db: Db, scope: Scope) {
   return db
     .selectFrom('verify_claims as c')
@@ -21,7 +31,8 @@ function grantedClaims(db: Db, scope: Scope) {
     .select(['g.permissions as grant_permissions', 'g.seq as grant_seq', 'g.created_at as grant_created_at'])
     .where('g.client_id', '=', scope.clientId)
     .where('g.mode', '=', scope.mode)
-    .where('g.revoked_at', 'is', null);
+    .where('g.revoked_at', 'is', null)
+    .where('c.status', '=', 'active');
 }
 
 /** A claim as one client may see it (see {@link grantedClaims}). */

@@ -5,7 +5,7 @@ import type { AppContext } from '../platform/context.js';
 import { notFound } from '../platform/http/errors.js';
 import { resolvePage } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
-import { findClaimById, findGrantedClaim, listGrantedClaims, type GrantedClaimRow } from './claim.repository.js';
+import { findClaimById, findGrantedClaim, findGrantedClaims, listGrantedClaims, type GrantedClaimRow } from './claim.repository.js';
 import type { Claim, ClaimListQuery, ClaimStatement, ReceiptCheck } from './claim.schemas.js';
 import { receiptVerifier } from './receipt.js';
 import { publishedVerificationKeys } from './signing-key.service.js';
@@ -41,6 +41,14 @@ async function withBalance(deps: ClaimDeps, row: GrantedClaimRow, tips: Tips = n
     else unconfirmed += utxo.value;
   }
   return { ...claim, balance: { confirmed: confirmed.toString(), unconfirmed: unconfirmed.toString(), as_of_height: tip.height } };
+}
+
+/**
+ * Of these claims, those the client can read now: shared with it and neither the sharing nor the
+ * claim revoked. A connect account names its ownership claim only then (connect's accounts).
+ */
+export async function readableClaimIds(deps: Pick<AppContext, 'db'>, scope: Scope, ids: readonly string[]): Promise<Set<string>> {
+  return new Set((await findGrantedClaims(deps.db, scope, ids)).keys());
 }
 
 /** A claim shared with this client (404 otherwise, also when the sharing was revoked). */

@@ -5,7 +5,7 @@ import type { Database } from '../platform/db/schema.js';
 import { recordEvent } from '../platform/events/event.service.js';
 import type { Mode, Scope } from '../platform/scope.js';
 import { ACCESS_PERMISSIONS, type AccessPermission } from './access-request.schemas.js';
-import { findClaimById, findGrantForUpdate, revokeAllGrantRows, revokeClaimRow, revokeGrantRow, upsertGrant } from './claim.repository.js';
+import { findClaimById, findClaimForUpdate, findGrantForUpdate, revokeAllGrantRows, revokeClaimRow, revokeGrantRow, upsertGrant } from './claim.repository.js';
 import { toClaim } from './claim.service.js';
 import type { ClaimGrantRow, ClaimRow } from './verify.table.js';
 
@@ -23,9 +23,13 @@ export interface Share {
 /**
  * Shares a claim with a client, in the caller's transaction. One grant per (client, claim): a
  * second share widens an active grant to the union of both (a later, narrower request never takes
- * away what the person already granted); a revoked grant is replaced by the new one.
+ * away what the person already granted); a revoked grant is replaced by the new one. The claim is
+ * read locked first and shared only while active, so a revocation racing this share (another tab
+ * of the person's) is never undone by it. Returns whether it was shared.
  */
-export async function shareClaim(trx: Transaction<Database>, deps: Pick<SharingDeps, 'clock' | 'capabilities'>, share: Share): Promise<void> {
+export async function shareClaim(trx: Transaction<Database>, deps: Pick<SharingDeps, 'clock' | 'capabilities'>, share: Share): Promise<boolean> {
+  const claim = await findClaimForUpdate(trx, deps.capabilities, share.claimId);
+  if (!claim || claim.status !== 'active' || claim.client_id !== share.scope.clientId || claim.mode !== share.scope.mode) return false;
   const existing = await findGrantForUpdate(trx, deps.capabilities, share.scope.clientId, share.claimId);
   const kept = existing && existing.revoked_at === null ? (JSON.parse(existing.permissions) as string[]) : [];
   const permissions = ACCESS_PERMISSIONS.filter((p) => kept.includes(p) || share.permissions.includes(p));
@@ -38,6 +42,7 @@ export async function shareClaim(trx: Transaction<Database>, deps: Pick<SharingD
     created_at: unixSeconds(deps.clock),
     revoked_at: null,
   });
+  return true;
 }
 
 /**
@@ -45,7 +50,7 @@ export async function shareClaim(trx: Transaction<Database>, deps: Pick<SharingD
  * for balances, `statements` if it asked for transactions (a statement is a claim's transaction
  * history). docs/verify.md, "Sharing".
  */
-export function sessionSharePermissions(sessionPermissions: readonly string[]): AccessPermission[] {
+function sessionSharePermissions(sessionPermissions: readonly string[]): AccessPermission[] {
   return [...(sessionPermissions.includes('balances') ? (['balances'] as const) : []), ...(sessionPermissions.includes('transactions') ? (['statements'] as const) : [])];
 }
 
@@ -63,10 +68,8 @@ export async function shareSessionClaims(
 ): Promise<void> {
   const permissions = sessionSharePermissions(session.permissions);
   for (const claimId of claimIds) {
-    const claim = await findClaimById(trx, claimId);
-    if (!claim || claim.status !== 'active' || claim.client_id !== session.scope.clientId || claim.mode !== session.scope.mode) continue;
-    await shareClaim(trx, deps, { scope: session.scope, claimId, permissions, source: `connect_session:${session.id}` });
-    await recordEvent({ db: trx, clock: deps.clock }, session.scope, 'claim.created', toClaim(claim));
+    if (!(await shareClaim(trx, deps, { scope: session.scope, claimId, permissions, source: `connect_session:${session.id}` }))) continue;
+    await recordEvent({ db: trx, clock: deps.clock }, session.scope, 'claim.created', toClaim((await findClaimById(trx, claimId)) as ClaimRow));
   }
 }
 

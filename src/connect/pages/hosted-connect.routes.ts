@@ -18,7 +18,7 @@ import { proofRoutes } from '../../verify/pages/proof.routes.js';
 import { accountsPage } from './accounts-page.js';
 import { disclaimerPage } from './disclaimer-page.js';
 import type { FlowView } from './flow-view.js';
-import { endedLinkPage, expiredLinkPage, invalidLinkPage, otherBrowserPage, signInExpiredPage } from './link-pages.js';
+import { endedLinkPage, invalidLinkPage, otherBrowserPage, signInExpiredPage } from './link-pages.js';
 import { closeTabPage, providerMissingPage, returnLinkPage, type FlowOutcome } from './outcome-pages.js';
 import { providerFormPage } from './provider-form-page.js';
 import { MAX_QUERY_LENGTH, providersPage } from './providers-page.js';
@@ -171,8 +171,9 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
     const base = `${prefix}/${encodeURIComponent(result.secret)}`;
     if (result.kind === 'connected') return reply.redirect(base, 303);
     const { hosted, provider } = result;
-    if (!provider) return kit.send(reply, expiredLinkPage());
     const view: FlowView = { base, csrfToken: reply.generateCsrf(), clientName: hosted.clientName };
+    // The session is open; only the provider is no longer offered (its configuration changed meanwhile).
+    if (!provider) return sendFlowPage(reply, hosted, providerMissingPage(view));
     return sendProviderPage(reply, hosted, provider, providerFormPage(view, { provider, signIn: signInOffered(provider), error: { message: result.message }, status: 422 }));
   });
 
@@ -246,7 +247,7 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
           back: { href: base, label: 'Back to your connected accounts' },
           doneUrl: base,
           sendOptions: { testMode: hosted.mode === 'test', formActionOrigins: returnOrigins(hosted) },
-          alsoInTransaction: markAccountProven(ctx, wallet.account.id),
+          alsoInTransaction: markAccountProven(ctx, { id: wallet.account.id, sessionId: hosted.session.id }),
         };
       },
     }),

@@ -53,7 +53,7 @@ function doneLinkPage(): PageContent {
 }
 
 /** A link that can't be used any more: a cancelled or expired session. */
-export function expiredLinkPage(): PageContent {
+function expiredLinkPage(): PageContent {
   return {
     status: 410,
     title: 'Link no longer valid',

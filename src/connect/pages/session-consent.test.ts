@@ -3,6 +3,9 @@ import { proveInHostedSession, runDueJobs, type ProvenSession } from '../../../t
 import { engines } from '../../../test/support/database.js';
 import { FormAgent } from '../../../test/support/form-agent.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
+import { signWithSandboxWallet } from '../../bitcoin/sandbox/sandbox-signer.js';
+import { submitSignature } from '../../verify/proof.service.js';
+import { markAccountProven } from '../hosted-flow.service.js';
 
 /**
  * The disclaimer's promise, "shared only when you choose Done", held through every path a client
@@ -114,5 +117,55 @@ describe.each(engines())('what a client sees of a connect session, on %s', (engi
     // The person's own browser carries on.
     expect((await proven.agent.post(`${proven.path}/finish`)).statusCode).toBe(200);
     expect((await clientView(proven)).claim).toBe(200);
+  });
+
+  it('names a proven wallet’s claim on its account only while the client can read that claim', async () => {
+    const signedIn = async (email: string) => {
+      const agent = new FormAgent(t.app, 'portal');
+      await agent.get('/portal/sign-in');
+      await agent.post('/portal/sign-in', { email });
+      await runDueJobs(t.ctx);
+      const mail = await t.ctx.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', email).orderBy('seq', 'desc').executeTakeFirstOrThrow();
+      const link = /\/portal\/sign-in\/pl_[0-9A-Za-z]+/.exec(mail.text_body)?.[0] as string;
+      await agent.get(link);
+      await agent.post(link);
+      return agent;
+    };
+    const ownership = async (accountId: string) => (await api('GET', `/v1/connect/accounts/${accountId}`)).json().ownership;
+
+    // Revoked by the person before Done: Done shares nothing of it, and the account does not claim it.
+    const early = await proveInHostedSession(t, acme.testKey, await newHolder('revoked-first@example.com'), ['balances']);
+    const person = await signedIn('revoked-first@example.com');
+    await person.get(`/portal/wallets/${early.claimId}/revoke`);
+    expect((await person.post(`/portal/wallets/${early.claimId}/revoke`)).statusCode).toBe(303);
+    expect((await early.agent.post(`${early.path}/finish`)).statusCode).toBe(200);
+    expect(await ownership(early.accountId)).toEqual({ status: 'unverified', claim: null });
+    expect((await api('GET', `/v1/verify/claims/${early.claimId}`)).statusCode).toBe(404);
+
+    // Shared at Done, then the person stops sharing it: the account stops naming it too.
+    const later = await proveInHostedSession(t, acme.testKey, await newHolder('revoked-after@example.com'), ['balances']);
+    expect((await later.agent.post(`${later.path}/finish`)).statusCode).toBe(200);
+    expect(await ownership(later.accountId)).toEqual({ status: 'verified', claim: later.claimId });
+    const owner = await signedIn('revoked-after@example.com');
+    expect((await owner.post('/portal/access/revoke', { client: acme.clientId, claim: later.claimId })).statusCode).toBe(303);
+    expect(await ownership(later.accountId)).toEqual({ status: 'unverified', claim: null });
+    const listed = (await api('GET', '/v1/connect/accounts')).json().data as { id: string; ownership: unknown }[];
+    expect(listed.find((a) => a.id === later.accountId)?.ownership).toEqual({ status: 'unverified', claim: null });
+  });
+
+  it('records a proof that ends after Done (a request still running) on no account, and shares it with nobody', async () => {
+    const holderId = await newHolder('late-proof@example.com');
+    const proven = await proveInHostedSession(t, acme.testKey, holderId, ['balances']);
+    // A second wallet proof is under way in the same browser when Done is pressed.
+    const started = await proven.agent.post(`${proven.path}/accounts/${proven.accountId}/prove`);
+    const challengeId = (started.headers.location as string).split('/').pop() as string;
+    expect((await proven.agent.post(`${proven.path}/finish`)).statusCode).toBe(200);
+    const challenge = await t.ctx.db.selectFrom('verify_challenges').selectAll().where('id', '=', challengeId).executeTakeFirstOrThrow();
+    const signed = signWithSandboxWallet(challenge.signing_address, challenge.message);
+    if (!signed.ok) throw new Error(signed.reason);
+    const late = await submitSignature(t.ctx, challenge, signed.signature, { alsoInTransaction: markAccountProven(t.ctx, { id: proven.accountId, sessionId: proven.sessionId }) });
+    if (!late.ok) throw new Error(JSON.stringify(late));
+    expect((await api('GET', `/v1/connect/accounts/${proven.accountId}`)).json().ownership).toEqual({ status: 'verified', claim: proven.claimId });
+    expect((await api('GET', `/v1/verify/claims/${late.claim.id}`)).statusCode).toBe(404);
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newSecret } from '../crypto/random.js';
 import { SECRET_KINDS, type SecretKind } from '../crypto/secret-kinds.js';
 import { newWebhookSecret } from '../webhooks/signature.js';
-import { redactSecrets } from './logging.js';
+import { createLogger, redactSecrets } from './logging.js';
 
 describe('secret redaction in logs', () => {
   it.each([
@@ -30,5 +30,16 @@ describe('secret redaction in logs', () => {
     for (const secret of ['whsec_a+b/c=', ...Array.from({ length: 20 }, newWebhookSecret)]) {
       expect(redactSecrets(`sign with ${secret} now`)).toBe('sign with whsec_[redacted] now');
     }
+  });
+
+  it('gives the worker and the mailer a logger that scrubs as the app does (errors, listed fields)', () => {
+    const lines: string[] = [];
+    const log = createLogger('info', { write: (line: string) => void lines.push(line) });
+    const link = newSecret('pl');
+    log.warn({ err: new Error(`could not send /portal/sign-in/${link}`), connection: { apiKey: 'exchange-key-123' } }, 'job failed; will retry');
+    const text = lines.join('');
+    expect(text).toContain('pl_[redacted]');
+    expect(text).not.toContain(link);
+    expect(text).not.toContain('exchange-key-123');
   });
 });

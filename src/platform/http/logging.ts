@@ -57,6 +57,15 @@ export function loggerOptions(level: LogLevel) {
 }
 
 /**
+ * A logger for work outside a request — the job worker, the mailer — with the same redaction as
+ * the HTTP app's: a job's error or a mail server's reply is scrubbed like a request's. Writes to
+ * standard output (or `stream`).
+ */
+export function createLogger(level: LogLevel, stream?: pino.DestinationStream): pino.Logger {
+  return stream ? pino(loggerOptions(level), stream) : pino(loggerOptions(level));
+}
+
+/**
  * Standard output for logs, buffered: lines are written in chunks of 4 KiB, and at least once a
  * second, instead of one blocking write per line (which cost more than a small API request). The
  * price: on a hard kill (SIGKILL, power loss) up to a second of log lines may be lost; on a normal

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
-import pino from 'pino';
+import { createLogger } from '../http/logging.js';
 import type { AppContext } from '../context.js';
 import { randomBase62 } from '../crypto/random.js';
 import { redactSecrets } from '../http/logging.js';
@@ -58,7 +58,7 @@ export class Worker {
     };
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBase62(6)}`;
     this.types = catalog.types();
-    this.log = (options.log ?? pino({ level: ctx.config.logLevel })).child({ worker: this.id });
+    this.log = (options.log ?? createLogger(ctx.config.logLevel)).child({ worker: this.id });
   }
 
   start(): void {

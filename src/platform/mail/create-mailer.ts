@@ -1,4 +1,4 @@
-import pino from 'pino';
+import { createLogger } from '../http/logging.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
@@ -21,7 +21,7 @@ export type MailLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
  * id — never the recipient or the body, which hold personal data and sign-in links.
  */
 export function createMailer(config: Config, deps: { db: Db; clock: Clock }, options: { log?: MailLog } = {}): Mailer {
-  const log = options.log ?? pino({ level: config.logLevel });
+  const log = options.log ?? createLogger(config.logLevel);
   const transport: MailTransport = config.mail.smtp
     ? createSmtpTransport({ ...config.mail, smtp: config.mail.smtp })
     : config.env === 'production'

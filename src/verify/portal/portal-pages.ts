@@ -198,12 +198,14 @@ function answeredPage(frame: PortalFrame, view: ReviewView): PageContent {
 
 /** Shared access: every client with access, each claim and what it may do, with Revoke. */
 export function accessPage(frame: PortalFrame, claims: PortalClaim[], notice?: string): PageContent {
-  const byClient = new Map<string, { clientName: string; mode: Mode; items: { claim: PortalClaim; permissions: string[]; since: number }[] }>();
+  // One section per client and mode: a client's test-mode and live-mode access are two things.
+  const byClient = new Map<string, { clientId: string; clientName: string; mode: Mode; items: { claim: PortalClaim; permissions: string[]; since: number }[] }>();
   for (const claim of claims) {
     for (const share of claim.sharedWith) {
-      const entry = byClient.get(share.clientId) ?? { clientName: share.clientName, mode: claim.mode, items: [] };
+      const key = `${share.clientId}:${claim.mode}`;
+      const entry = byClient.get(key) ?? { clientId: share.clientId, clientName: share.clientName, mode: claim.mode, items: [] };
       entry.items.push({ claim, permissions: share.permissions, since: share.since });
-      byClient.set(share.clientId, entry);
+      byClient.set(key, entry);
     }
   }
   return signedInPage(frame, {
@@ -213,15 +215,15 @@ ${notice ? html`<p class="success" role="status">${notice}</p>` : ''}
 ${byClient.size === 0
   ? html`<p class="lead">You share nothing right now. When you approve a request, the company and what it may see are listed here, and you can revoke it at any time.</p>`
   : html`<p class="lead">Who can see what. Revoking takes effect at once: the company can no longer read the claim.</p>
-${[...byClient.entries()].map(
-  ([clientId, entry]) => html`<h2>${entry.clientName}${testBadge(entry)}</h2>
+${[...byClient.values()].map(
+  (entry) => html`<h2>${entry.clientName}${testBadge(entry)}</h2>
 <ul class="item-list">${entry.items.map(
     (item) => html`<li>
 <span class="item-title">${claimName(item.claim.statement)}</span>
 <span class="item-text">May ${permissionWords(item.permissions)} · since ${day(item.since)}</span>
 <form method="post" action="${frame.prefix}/access/revoke">
 ${csrfField(frame.csrfToken)}
-<input type="hidden" name="client" value="${clientId}">
+<input type="hidden" name="client" value="${entry.clientId}">
 <input type="hidden" name="claim" value="${item.claim.row.id}">
 <button type="submit" class="button button-secondary">Revoke<span class="visually-hidden"> ${entry.clientName}’s access to ${claimName(item.claim.statement)}</span></button>
 </form>
