@@ -28,6 +28,7 @@ const PAGES = [
   '15-csrf-refused',
   '16-provider-missing',
   '17-done-link',
+  '18-other-browser',
 ];
 
 /**
@@ -270,6 +271,18 @@ describe.skipIf(!chromiumAvailable())('hosted connect pages in Chromium', () => 
       expect(response?.status()).toBe(404);
       await page.getByRole('heading', { name: 'This provider isn’t available' }).waitFor();
       await look('16-provider-missing');
+    });
+
+    it('keeps a session to the browser that accepted it: another browser with the same link is told so', async () => {
+      const { session, url } = await newSession();
+      await continueToProviders(url);
+      // The link in another browser (the client's, say): its own cookies, none of the person's.
+      await context.clearCookies();
+      const response = await page.goto(url);
+      expect(response?.status()).toBe(403);
+      await page.getByRole('heading', { name: 'This connection is open in another browser' }).waitFor();
+      await look('18-other-browser');
+      expect((await fetchSession(t, client.testKey, session.id)).status).toBe('open');
     });
 
     it('shows the not-found page for an unknown link', async () => {
