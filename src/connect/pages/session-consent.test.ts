@@ -2,6 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { proveInHostedSession, runDueJobs, type ProvenSession } from '../../../test/support/connect.js';
 import { engines } from '../../../test/support/database.js';
 import { FormAgent } from '../../../test/support/form-agent.js';
+import { signInToPortal } from '../../../test/support/portal.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 import { signWithSandboxWallet } from '../../bitcoin/sandbox/sandbox-signer.js';
 import { submitSignature } from '../../verify/proof.service.js';
@@ -44,14 +45,7 @@ describe.each(engines())('what a client sees of a connect session, on %s', (engi
 
   /** The portal's pages for the person, signed in with a link mailed to `email`. */
   async function portalFor(email: string) {
-    const agent = new FormAgent(t.app, 'portal');
-    await agent.get('/portal/sign-in');
-    await agent.post('/portal/sign-in', { email });
-    await runDueJobs(t.ctx);
-    const mail = await t.ctx.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', email).orderBy('seq', 'desc').executeTakeFirstOrThrow();
-    const link = /\/portal\/sign-in\/pl_[0-9A-Za-z]+/.exec(mail.text_body)?.[0] as string;
-    await agent.get(link);
-    await agent.post(link);
+    const agent = await signInToPortal(t, email);
     return { access: (await agent.get('/portal/access')).body, wallets: (await agent.get('/portal/wallets')).body };
   }
 
@@ -120,22 +114,11 @@ describe.each(engines())('what a client sees of a connect session, on %s', (engi
   });
 
   it('names a proven wallet’s claim on its account only while the client can read that claim', async () => {
-    const signedIn = async (email: string) => {
-      const agent = new FormAgent(t.app, 'portal');
-      await agent.get('/portal/sign-in');
-      await agent.post('/portal/sign-in', { email });
-      await runDueJobs(t.ctx);
-      const mail = await t.ctx.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', email).orderBy('seq', 'desc').executeTakeFirstOrThrow();
-      const link = /\/portal\/sign-in\/pl_[0-9A-Za-z]+/.exec(mail.text_body)?.[0] as string;
-      await agent.get(link);
-      await agent.post(link);
-      return agent;
-    };
     const ownership = async (accountId: string) => (await api('GET', `/v1/connect/accounts/${accountId}`)).json().ownership;
 
     // Revoked by the person before Done: Done shares nothing of it, and the account does not claim it.
     const early = await proveInHostedSession(t, acme.testKey, await newHolder('revoked-first@example.com'), ['balances']);
-    const person = await signedIn('revoked-first@example.com');
+    const person = await signInToPortal(t, 'revoked-first@example.com');
     await person.get(`/portal/wallets/${early.claimId}/revoke`);
     expect((await person.post(`/portal/wallets/${early.claimId}/revoke`)).statusCode).toBe(303);
     expect((await early.agent.post(`${early.path}/finish`)).statusCode).toBe(200);
@@ -146,7 +129,7 @@ describe.each(engines())('what a client sees of a connect session, on %s', (engi
     const later = await proveInHostedSession(t, acme.testKey, await newHolder('revoked-after@example.com'), ['balances']);
     expect((await later.agent.post(`${later.path}/finish`)).statusCode).toBe(200);
     expect(await ownership(later.accountId)).toEqual({ status: 'verified', claim: later.claimId });
-    const owner = await signedIn('revoked-after@example.com');
+    const owner = await signInToPortal(t, 'revoked-after@example.com');
     expect((await owner.post('/portal/access/revoke', { client: acme.clientId, claim: later.claimId })).statusCode).toBe(303);
     expect(await ownership(later.accountId)).toEqual({ status: 'unverified', claim: null });
     const listed = (await api('GET', '/v1/connect/accounts')).json().data as { id: string; ownership: unknown }[];

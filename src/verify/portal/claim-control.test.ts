@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxWallet } from '../../bitcoin/sandbox/sandbox-wallet.js';
-import { proveInHostedSession, runDueJobs } from '../../../test/support/connect.js';
+import { proveInHostedSession } from '../../../test/support/connect.js';
 import { engines } from '../../../test/support/database.js';
-import { FormAgent } from '../../../test/support/form-agent.js';
+import { askPortalLink, signInToPortal } from '../../../test/support/portal.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 
 /**
@@ -41,27 +41,8 @@ describe.each(engines())('who controls a claim, on %s', (engine) => {
       timezone: 'UTC',
     });
 
-  /** Asks for a sign-in link on the portal's page; true when one was mailed. */
-  async function askLink(email: string): Promise<boolean> {
-    const agent = new FormAgent(t.app, 'portal');
-    await agent.get('/portal/sign-in');
-    const before = await t.ctx.db.selectFrom('mail_outbox').select('id').where('kind', '=', 'portal_sign_in').execute();
-    await agent.post('/portal/sign-in', { email });
-    await runDueJobs(t.ctx);
-    return (await t.ctx.db.selectFrom('mail_outbox').select('id').where('kind', '=', 'portal_sign_in').execute()).length > before.length;
-  }
-
-  /** Signed in with the newest link mailed to `email` (asking for one first). */
-  async function signIn(email: string): Promise<FormAgent> {
-    expect(await askLink(email)).toBe(true);
-    const mail = await t.ctx.db.selectFrom('mail_outbox').selectAll().where('kind', '=', 'portal_sign_in').orderBy('seq', 'desc').executeTakeFirstOrThrow();
-    expect(mail.to_address.toLowerCase()).toBe(email.toLowerCase());
-    const link = /\/portal\/sign-in\/pl_[0-9A-Za-z]+/.exec(mail.text_body)?.[0] as string;
-    const agent = new FormAgent(t.app, 'portal');
-    await agent.get(link);
-    expect((await agent.post(link)).statusCode).toBe(303);
-    return agent;
-  }
+  const askLink = async (email: string) => (await askPortalLink(t, email)) !== undefined;
+  const signIn = (email: string) => signInToPortal(t, email);
 
   beforeAll(async () => {
     t = await startTestApp(engine);
