@@ -4,7 +4,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /** The domain modules (folders of src/ that the composition root lists). */
-const DOMAINS = ['clients', 'connect', 'bitcoin', 'verify'];
+const DOMAINS = ['clients', 'connect', 'bitcoin', 'prices', 'verify'];
 
 /** An import of another domain's tables or SQL: a domain calls another domain's services instead. */
 const repositoryOf = (domain) => ({

@@ -5,6 +5,7 @@ import { accountRoutes } from './account.routes.js';
 import { expireSessionJob } from './expire-session.job.js';
 import { connectPages } from './pages/connect.surface.js';
 import type { OAuthServer } from './oauth/oauth-client.js';
+import { exchangeThrottles, type ExchangeThrottles } from './providers/ccxt-instance.js';
 import type { ExchangeOverrides } from './providers/ccxt-provider.js';
 import type { Provider } from './providers/provider.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/registry.js';
@@ -15,6 +16,8 @@ declare module '../platform/context.js' {
   interface AppContext {
     /** Exchanges and wallets an account holder can connect, per mode. */
     providers: ProviderRegistry;
+    /** ccxt's throttle per exchange id, shared by every call to an exchange from this process (connect's and the prices module's). */
+    exchangeThrottles: ExchangeThrottles;
     /** Test seam: more providers behind the same interface (absent in production). */
     extraProviders?: Partial<Record<Mode, Provider[]>>;
     /** Test seam: ccxt options per exchange id, laid over ours (a local fake exchange's `urls`). */
@@ -32,15 +35,20 @@ declare module '../platform/context.js' {
  */
 export const connectModule = defineModule({
   name: 'connect',
-  context: (ctx) => ({
-    providers: createProviderRegistry({
-      chains: ctx.chains,
-      clock: ctx.clock,
-      ...(ctx.extraProviders ? { extra: ctx.extraProviders } : {}),
-      ...(ctx.exchangeOverrides ? { exchangeOverrides: ctx.exchangeOverrides } : {}),
-      ...(ctx.oauthServerOverrides ? { oauthServerOverrides: ctx.oauthServerOverrides } : {}),
-    }),
-  }),
+  context: (ctx) => {
+    const throttles = ctx.exchangeThrottles ?? exchangeThrottles();
+    return {
+      exchangeThrottles: throttles,
+      providers: createProviderRegistry({
+        chains: ctx.chains,
+        clock: ctx.clock,
+        throttles,
+        ...(ctx.extraProviders ? { extra: ctx.extraProviders } : {}),
+        ...(ctx.exchangeOverrides ? { exchangeOverrides: ctx.exchangeOverrides } : {}),
+        ...(ctx.oauthServerOverrides ? { oauthServerOverrides: ctx.oauthServerOverrides } : {}),
+      }),
+    };
+  },
   apiRoutes: [accountHolderRoutes, sessionRoutes, accountRoutes],
   pages: [connectPages],
   jobs: [expireSessionJob, refreshAccountJob],

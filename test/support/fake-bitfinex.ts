@@ -23,6 +23,13 @@ import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, typ
  * `end` = that millisecond. An entry is `[ID, CURRENCY, WALLET, MTS, null, AMOUNT, BALANCE, null,
  * DESCRIPTION]`, amounts JSON numbers, BALANCE the wallet's balance after it.
  *
+ * Candles (`candles/trade:1h:tBTCEUR/hist`, public, "Candles" in the API reference): hourly
+ * candles `[MTS, OPEN, CLOSE, HIGH, LOW, VOLUME]` (JSON numbers) of the hours the test's series
+ * has a close for (an hour without one had no trade, and Bitfinex publishes no candle for it), up to
+ * the current, unfinished hour; `limit` candles (100 unless asked, 10,000 at most: else 10020),
+ * `start` and `end` (milliseconds, inclusive) bounding MTS, newest first unless `sort=1`; a
+ * `start` that is not a whole number of candles answers `[]` (as ccxt's issue #3393 found).
+ *
  * Errors are `["error", CODE, "message"]` with HTTP 500, as Bitfinex answers a refusal. A rate
  * limit is `{"error": "ERR_RATE_LIMIT"}` (the documented answer; HTTP 429, as seen in answers
  * quoted in ccxt's issues) for every request until lifted, the IP being blocked. Maintenance:
@@ -69,20 +76,29 @@ export interface FakeBitfinex extends FakeExchangeServer {
   walletsOf(account: BitfinexAccount): { type: BitfinexWallet; currency: string; balance: string }[];
   /** The bodies of the ledger requests from request number `from` on. */
   ledgerCalls(from?: number): Record<string, unknown>[];
+  /** The hourly closes the candles endpoint answers: pair (`BTCEUR`) and open time (ms) → close, or undefined for no trade. */
+  setCandles(series: (pair: string, openMs: number) => string | undefined): void;
+  /** The query of every candles request from request number `from` on, with the pair asked. */
+  candleCalls(from?: number): Record<string, string>[];
 }
 
 const LEDGER_DEFAULT = 25;
+const CANDLES_DEFAULT = 100;
+const CANDLES_MAX = 10_000;
+const HOUR_MS = 3_600_000;
 const LEDGER_MAX = 2500;
 const SIX_YEARS_MS = 6 * 365.25 * 86_400_000;
 
 /** Spot pairs (`pub:info:pair`: min and max order size at [3] and [4]). */
-const PAIRS = ['BTCUSD', 'BTCUST', 'ETHUSD', 'ETHBTC', 'ETHUST', 'USTUSD'];
+const PAIRS = ['BTCUSD', 'BTCEUR', 'BTCGBP', 'BTCJPY', 'BTCUST', 'ETHUSD', 'ETHBTC', 'ETHUST', 'USTUSD'];
 const CURRENCIES: Record<string, { label: string; method?: string; explorer?: string }> = {
   BTC: { label: 'Bitcoin', method: 'BITCOIN', explorer: 'https://blockstream.info' },
   ETH: { label: 'Ethereum', method: 'ETHEREUM', explorer: 'https://etherscan.io' },
   UST: { label: 'Tether USDt', method: 'TETHERUSX', explorer: 'https://tronscan.org' },
   USD: { label: 'US Dollar' },
   EUR: { label: 'Euro' },
+  GBP: { label: 'British Pound' },
+  JPY: { label: 'Japanese Yen' },
 };
 
 /** The `conf/{config}` answers, by label: what ccxt's fetchMarkets and fetchCurrencies ask for. */
@@ -124,6 +140,7 @@ export async function startFakeBitfinex(): Promise<FakeBitfinex> {
   const accounts = new Map<string, BitfinexAccount>();
   const lastNonce = new Map<string, bigint>();
   const state = { status: 'operative' as 'operative' | 'maintenance', rateLimited: false };
+  let series: (pair: string, openMs: number) => string | undefined = () => undefined;
 
   function walletsOf(account: BitfinexAccount) {
     const balances = new Map<string, { type: BitfinexWallet; currency: string; balance: string }>();
@@ -195,9 +212,43 @@ export async function startFakeBitfinex(): Promise<FakeBitfinex> {
     }
   }
 
+  /** Query parameters that must be whole numbers; null when one is not. */
+  function wholeNumbers(query: URLSearchParams, names: string[]): Record<string, number | undefined> | null {
+    const values: Record<string, number | undefined> = {};
+    for (const name of names) {
+      const text = query.get(name);
+      if (text !== null && !/^\d+$/.test(text)) return null;
+      values[name] = text === null ? undefined : Number(text);
+    }
+    return values;
+  }
+
+  function candles(pair: string, query: URLSearchParams): FakeResponse {
+    const numbers = wholeNumbers(query, ['limit', 'start', 'end']);
+    if (!numbers) return refused(10020, 'time_interval: invalid');
+    const { limit = CANDLES_DEFAULT, start, end } = numbers;
+    if (limit < 1 || limit > CANDLES_MAX) return refused(10020, 'limit: invalid');
+    if (start !== undefined && start % HOUR_MS !== 0) return ok([]);
+    const current = Math.floor(Date.now() / HOUR_MS) * HOUR_MS;
+    const last = Math.min(current, end === undefined ? current : Math.floor(end / HOUR_MS) * HOUR_MS);
+    const ascending = query.get('sort') === '1';
+    const rows: number[][] = [];
+    // Ascending from `start` (or, newest first, down from `last`), skipping hours without trade.
+    for (let open = ascending ? (start ?? 0) : last, steps = 0; rows.length < limit && steps < 200_000 && (ascending ? open <= last : open >= (start ?? 0)); open += ascending ? HOUR_MS : -HOUR_MS, steps++) {
+      const close = series(pair, open);
+      if (close === undefined) continue;
+      const previous = series(pair, open - HOUR_MS) ?? close;
+      const [high, low] = Number(close) > Number(previous) ? [close, previous] : [previous, close];
+      rows.push([open, Number(previous), Number(close), Number(high), Number(low), 1.5]);
+    }
+    return ok(rows);
+  }
+
   function publicCall(request: FakeRequest): FakeResponse {
     if (request.path === '/v2/platform/status') return ok([state.status === 'operative' ? 1 : 0]);
     if (state.status !== 'operative') return MAINTENANCE;
+    const candle = /^\/v2\/candles\/trade:([^:]+):t([A-Z]+)\/hist$/.exec(decodeURIComponent(request.path));
+    if (request.method === 'GET' && candle) return candle[1] === '1h' ? candles(candle[2] as string, request.query) : refused(10020, 'only 1h candles in this fake');
     const conf = /^\/v2\/conf\/(.+)$/.exec(request.path);
     if (request.method !== 'GET' || !conf) return refused(10020, `no endpoint ${request.path} in this fake`);
     const labels = decodeURIComponent(conf[1] as string).split(',');
@@ -230,6 +281,16 @@ export async function startFakeBitfinex(): Promise<FakeBitfinex> {
       state.rateLimited = on;
     },
     walletsOf,
+    setCandles(closes: (pair: string, openMs: number) => string | undefined) {
+      series = closes;
+    },
+    candleCalls: (from = 0) =>
+      server.requests
+        .slice(from)
+        .flatMap((r) => {
+          const candle = /^\/v2\/candles\/trade:[^:]+:t([A-Z]+)\/hist$/.exec(decodeURIComponent(r.path));
+          return candle ? [{ pair: candle[1] as string, ...Object.fromEntries(r.query) }] : [];
+        }),
     ledgerCalls: (from = 0) => server.requests.slice(from).filter((r) => r.path === '/v2/auth/r/ledgers/hist').map((r) => JSON.parse(r.body) as Record<string, unknown>),
   });
 }

@@ -11,6 +11,11 @@ import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, typ
  * - the nonce must be higher than the key's last one (`EAPI:Invalid nonce`);
  * - each endpoint needs its key permission (`EGeneral:Permission denied`).
  *
+ * Public OHLC (`/0/public/OHLC?pair&interval=60&since`): as Kraken documents it, "up to 720 of the
+ * most recent entries (older data cannot be retrieved, regardless of the value of since)", the
+ * last one the current, unfinished hour; entries with a time after `since`; `last` the time of
+ * the newest committed one. `[time, open, high, low, close, vwap, volume, count]`, prices as text.
+ *
  * Answers have Kraken's shapes: HTTP 200 with `{"error": [...], "result": ...}`; errors are strings
  * such as `EAPI:Invalid key`, `EAPI:Rate limit exceeded`, `EService:Unavailable`.
  */
@@ -53,6 +58,10 @@ export interface FakeKraken extends FakeExchangeServer {
   setStatus(status: 'online' | 'maintenance'): void;
   /** The `ofs` of every Ledgers request, in order. */
   ledgerOffsets(): number[];
+  /** The hourly closes OHLC answers: pair id (`XBTCHF`) and open time (Unix seconds) → close, or undefined for no trade. */
+  setCandles(series: (pair: string, open: number) => string | undefined): void;
+  /** The query of every OHLC request, in order. */
+  ohlcCalls(): Record<string, string>[];
 }
 
 const LEDGER_PAGE = 50;
@@ -62,6 +71,8 @@ const ASSETS = {
   XETH: { aclass: 'currency', altname: 'ETH', decimals: 10, display_decimals: 5, collateral_value: 1, status: 'enabled' },
   ZEUR: { aclass: 'currency', altname: 'EUR', decimals: 4, display_decimals: 2, collateral_value: 1, status: 'enabled' },
   ZUSD: { aclass: 'currency', altname: 'USD', decimals: 4, display_decimals: 2, collateral_value: 1, status: 'enabled' },
+  CHF: { aclass: 'currency', altname: 'CHF', decimals: 4, display_decimals: 2, collateral_value: 1, status: 'enabled' },
+  ZCAD: { aclass: 'currency', altname: 'CAD', decimals: 4, display_decimals: 2, collateral_value: 1, status: 'enabled' },
 };
 
 function assetPair(base: string, quote: string, altname: string, wsname: string) {
@@ -95,7 +106,11 @@ const ASSET_PAIRS = {
   XXBTZEUR: assetPair('XXBT', 'ZEUR', 'XBTEUR', 'XBT/EUR'),
   XXBTZUSD: assetPair('XXBT', 'ZUSD', 'XBTUSD', 'XBT/USD'),
   XETHZEUR: assetPair('XETH', 'ZEUR', 'ETHEUR', 'ETH/EUR'),
+  XBTCHF: assetPair('XXBT', 'CHF', 'XBTCHF', 'XBT/CHF'),
+  XXBTZCAD: assetPair('XXBT', 'ZCAD', 'XBTCAD', 'XBT/CAD'),
 };
+
+const OHLC_ENTRIES = 720;
 
 const DEPOSIT_METHODS: Record<string, { method: string; limit: false; fee: string; 'gen-address': boolean; minimum: string }[]> = {
   XXBT: [{ method: 'Bitcoin', limit: false, fee: '0.0000000000', 'gen-address': true, minimum: '0.00010000' }],
@@ -127,9 +142,29 @@ export async function startFakeKraken(): Promise<FakeKraken> {
   const accounts = new Map<string, KrakenAccount>();
   const lastNonce = new Map<string, bigint>();
   const state = { status: 'online' as 'online' | 'maintenance' };
+  let series: (pair: string, open: number) => string | undefined = () => undefined;
 
-  function publicCall(method: string): FakeResponse {
+  function ohlc(query: URLSearchParams): FakeResponse {
+    const pair = query.get('pair') ?? '';
+    if (!(pair in ASSET_PAIRS)) return fail('EQuery:Unknown asset pair');
+    if (query.get('interval') !== '60') return fail('EGeneral:Invalid arguments');
+    const since = Number(query.get('since') ?? '0');
+    const current = Math.floor(Date.now() / 3_600_000) * 3600;
+    const entries: (string | number)[][] = [];
+    for (let open = current - (OHLC_ENTRIES - 1) * 3600; open <= current; open += 3600) {
+      const close = series(pair, open);
+      if (close === undefined || open <= since) continue;
+      const previous = series(pair, open - 3600) ?? close;
+      const [high, low] = Number(close) > Number(previous) ? [close, previous] : [previous, close];
+      entries.push([open, previous, high, low, close, close, '1.50000000', 12]);
+    }
+    return ok({ [pair]: entries, last: current - 3600 });
+  }
+
+  function publicCall(method: string, request: FakeRequest): FakeResponse {
     switch (method) {
+      case 'OHLC':
+        return ohlc(request.query);
       case 'Time': {
         const now = Math.floor(Date.now() / 1000);
         return ok({ unixtime: now, rfc1123: new Date(now * 1000).toUTCString() });
@@ -202,7 +237,7 @@ export async function startFakeKraken(): Promise<FakeKraken> {
   const server = await startFakeExchangeServer((request) => {
     const match = /^\/0\/(public|private)\/([A-Za-z]+)$/.exec(request.path);
     if (!match) return { status: 404, body: { error: ['EGeneral:Unknown method'] } };
-    return match[1] === 'public' ? publicCall(match[2] as string) : privateCall(request, match[2] as string);
+    return match[1] === 'public' ? publicCall(match[2] as string, request) : privateCall(request, match[2] as string);
   });
 
   return Object.assign(server, {
@@ -222,6 +257,10 @@ export async function startFakeKraken(): Promise<FakeKraken> {
       accounts.set(account.key, account);
       return account;
     },
+    setCandles(closes: (pair: string, open: number) => string | undefined) {
+      series = closes;
+    },
+    ohlcCalls: () => server.requests.filter((r) => r.path === '/0/public/OHLC').map((r) => Object.fromEntries(r.query)),
     ledgerOffsets: () => server.requests.filter((r) => r.path === '/0/private/Ledgers').map((r) => Number(new URLSearchParams(r.body).get('ofs') ?? '0')),
   });
 }

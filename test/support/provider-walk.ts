@@ -1,3 +1,4 @@
+import { exchangeThrottles } from '../../src/connect/providers/ccxt-instance.js';
 import { ccxtProvider } from '../../src/connect/providers/ccxt-provider.js';
 import { EXCHANGES, type ExchangeRow } from '../../src/connect/providers/exchanges.js';
 import type { Provider, ProviderTransaction } from '../../src/connect/providers/provider.js';
@@ -10,7 +11,7 @@ import { pointExchangeAt } from './exchange-overrides.js';
 export function providerAt(id: string, origin: string, history?: ExchangeRow['history']): Provider {
   const row = EXCHANGES.find((r) => r.id === id);
   if (!row) throw new Error(`no exchange ${id} in the table`);
-  return ccxtProvider(history ? { ...row, history } : row, { load: () => import('ccxt'), overrides: pointExchangeAt(id, origin) });
+  return ccxtProvider(history ? { ...row, history } : row, { load: () => import('ccxt'), throttles: exchangeThrottles(), overrides: pointExchangeAt(id, origin) });
 }
 
 export interface WalkedPage {

@@ -16,7 +16,7 @@ const MAX_WAIT_SECONDS = 86_400;
  * How long to wait: ours, or the exchange's Retry-After (seconds or an HTTP-date, in the last
  * answer's headers: ccxt keeps them but puts no wait on its errors) when it asks for longer.
  */
-function waitSeconds(ours: number, headers: Record<string, unknown> | undefined): number {
+export function waitSeconds(ours: number, headers: Record<string, unknown> | undefined): number {
   const header = headers?.['Retry-After'];
   const asked = parseRetryAfter(typeof header === 'string' ? header : undefined, Date.now());
   return asked === undefined ? ours : Math.min(MAX_WAIT_SECONDS, Math.max(ours, Math.ceil(asked / 1000)));
@@ -32,9 +32,10 @@ const IP_ALLOW_LIST = /\b(ip|ip address)\b|whitelist|white list|allow-?list|allo
 const BAD_SIGNATURE = /invalid signature|signature (is )?(invalid|mismatch)/i;
 
 /** The kinds of failure we explain, from ccxt's error classes (most specific first). */
-type Kind = 'ip_allow_list' | 'suspended' | 'permission' | 'auth' | 'nonce' | 'rate_limited' | 'maintenance' | 'unavailable' | 'other';
+export type CcxtFailureKind = 'ip_allow_list' | 'suspended' | 'permission' | 'auth' | 'nonce' | 'rate_limited' | 'maintenance' | 'unavailable' | 'other';
 
-function classify(ccxt: Ccxt, error: unknown): Kind {
+/** What kind of failure a ccxt call's error is, by ccxt's error classes; the one reading for every caller. */
+export function classifyCcxtError(ccxt: Ccxt, error: unknown): CcxtFailureKind {
   if (!(error instanceof ccxt.BaseError)) return 'other';
   if (error instanceof ccxt.AuthenticationError && IP_ALLOW_LIST.test(error.message)) return 'ip_allow_list';
   if (error instanceof ccxt.AccountSuspended) return 'suspended';
@@ -56,7 +57,7 @@ function classify(ccxt: Ccxt, error: unknown): Kind {
  * never shown (nor logged): it is in the exchange's jargon and may echo what we sent.
  */
 export function connectFailure(ccxt: Ccxt, error: unknown, exchange: string): ConnectFailure {
-  switch (classify(ccxt, error)) {
+  switch (classifyCcxtError(ccxt, error)) {
     case 'ip_allow_list':
       // Some exchanges give one answer for a wrong key, an IP allow-list and a missing permission
       // (Binance's "Invalid API-key, IP, or permissions"): name all three.
@@ -91,7 +92,7 @@ export function connectFailure(ccxt: Ccxt, error: unknown, exchange: string): Co
  * a credential) lands in the job's `last_error`.
  */
 export function refreshFailure(ccxt: Ccxt, error: unknown, exchange: string, lastHeaders?: Record<string, unknown>): Error {
-  const kind = classify(ccxt, error);
+  const kind = classifyCcxtError(ccxt, error);
   switch (kind) {
     case 'ip_allow_list':
     case 'suspended':

@@ -3,6 +3,7 @@ import { connectFailure, refreshFailure, type Ccxt } from './ccxt-errors.js';
 import { accountLimiters } from './account-limits.js';
 import { apiMethod, currencyCode, rowPages, walletsOf } from './ccxt-api.js';
 import { historyPages } from './ccxt-history.js';
+import { openExchange, type ExchangeThrottles } from './ccxt-instance.js';
 import { decimalOrNull } from './ccxt-records.js';
 import { addDecimals } from '../amounts.js';
 import type { OAuthServer, OAuthTokens } from '../oauth/oauth-client.js';
@@ -44,11 +45,12 @@ const MAX_ADDRESS_ASSETS = 20;
  * A provider for one exchange of the table, through ccxt. `load` imports ccxt (lazily: it costs about
  * a second and 140 MB, so a server that never connects an exchange never pays it).
  */
-export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>; overrides?: ExchangeOverrides; oauthServer?: Partial<OAuthServer> }): Provider {
+export function ccxtProvider(
+  row: ExchangeRow,
+  deps: { load: () => Promise<Ccxt>; throttles: ExchangeThrottles; overrides?: ExchangeOverrides; oauthServer?: Partial<OAuthServer> },
+): Provider {
   /** The exchange's markets, loaded once per TTL and shared: concurrent refreshes wait for one load. */
   let markets: { at: number; loaded: Promise<{ markets: unknown; currencies: unknown }> } | undefined;
-  /** ccxt's request throttle (its rate limiter), shared by every instance of this exchange. */
-  let throttler: unknown;
   /** The limiters of the calls the exchange counts per account (the row's accountLimits). */
   const perAccount = row.accountLimits && accountLimiters(row.accountLimits);
   /** ccxt's pace for the exchange (its `rateLimit` before our overrides), read once. */
@@ -56,34 +58,7 @@ export function ccxtProvider(row: ExchangeRow, deps: { load: () => Promise<Ccxt>
 
   /** A ccxt instance for these credentials (no request made yet). */
   function instance(ccxt: Ccxt, credentials: Credentials): Exchange {
-    const Class = (ccxt as unknown as Record<string, new (config: object) => Exchange>)[row.id];
-    if (!Class) throw new Error(`ccxt has no exchange ${row.id}`);
-    const exchange = new Class({ ...credentials, enableRateLimit: true, timeout: 20_000, ...row.ccxtOptions, ...deps.overrides });
-    if (row.errorCodes) {
-      const exceptions = (exchange as unknown as { exceptions: { exact?: Record<string, unknown> } }).exceptions;
-      exceptions.exact = { ...exceptions.exact, ...Object.fromEntries(Object.entries(row.errorCodes).map(([code, name]) => [code, ccxt[name]])) };
-    }
-    const own = exchange.handleErrors.bind(exchange);
-    exchange.handleErrors = (...answer: Parameters<Exchange['handleErrors']>) => {
-      const [status, , , , , , json] = answer;
-      // An HTTP 429 is a rate limit whatever the body says: some of ccxt's readers turn any error
-      // body into a plain exchange error first (Bitstamp's), which would read as unknown.
-      if (status === 429) throw new ccxt.RateLimitExceeded(`${row.id} HTTP 429`);
-      // Where ccxt reads the exchange's code nowhere (Bitstamp's `response_code`), the answer's
-      // field is matched against the row's codes first; anything else goes on to ccxt's reading.
-      const field = row.errorCodeField;
-      const code: unknown = field !== undefined && typeof json === 'object' && json !== null ? (json as Record<string, unknown>)[field] : undefined;
-      if (typeof code === 'string' && row.errorCodes?.[code]) throw new ccxt[row.errorCodes[code]](`${row.id} ${code}`);
-      return own(...answer);
-    };
-    // Amounts come out as the exchange's decimal text, never through a float.
-    (exchange as unknown as { number: unknown }).number = String;
-    // One pace for every account on this exchange: its limits count per IP address (Binance's
-    // request weight, Bitstamp's, …) or per key, and this server is one address. ccxt keeps a
-    // throttle per instance, and we open one per call.
-    const paced = exchange as unknown as { throttler: unknown };
-    throttler ??= paced.throttler;
-    paced.throttler = throttler;
+    const exchange = openExchange(ccxt, row, { ...credentials, enableRateLimit: true, timeout: 20_000, ...row.ccxtOptions, ...deps.overrides }, deps.throttles);
     const account = credentials.apiKey ?? credentials.token;
     if (perAccount && account !== undefined) {
       defaultRateLimit ??= (exchange.describe() as { rateLimit: number }).rateLimit;

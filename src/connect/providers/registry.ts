@@ -4,6 +4,7 @@ import { lazyModule } from '../../platform/jobs/catalog.js';
 import type { Mode } from '../../platform/scope.js';
 import { bitcoinWalletProvider } from './bitcoin-wallet.js';
 import type { Ccxt } from './ccxt-errors.js';
+import type { ExchangeThrottles } from './ccxt-instance.js';
 import { ccxtProvider, type ExchangeOverrides } from './ccxt-provider.js';
 import { EXCHANGES } from './exchanges.js';
 import type { OAuthServer } from '../oauth/oauth-client.js';
@@ -16,8 +17,8 @@ export interface ProviderRegistry {
   find(mode: Mode, id: string): Provider | undefined;
 }
 
-/** ccxt is loaded on first use, once per process (see ccxt-provider.ts). */
-const loadCcxt: () => Promise<Ccxt> = lazyModule(() => import('ccxt'));
+/** ccxt is loaded on first use, once per process (see ccxt-provider.ts); the prices module loads it through this too. */
+export const loadCcxt: () => Promise<Ccxt> = lazyModule(() => import('ccxt'));
 
 /**
  * Test mode: the sandbox exchange and the Bitcoin wallet on the sandbox chain. Live mode: the
@@ -29,6 +30,8 @@ export function createProviderRegistry(deps: {
   chains: ChainSources;
   /** Dates a wallet's unconfirmed transactions (the chain gives them no time). */
   clock: Clock;
+  /** ccxt's throttle per exchange, shared with every other caller of the exchange in this process. */
+  throttles: ExchangeThrottles;
   extra?: Partial<Record<Mode, Provider[]>>;
   exchangeOverrides?: Partial<Record<string, ExchangeOverrides>>;
   oauthServerOverrides?: Partial<Record<string, Partial<OAuthServer>>>;
@@ -36,7 +39,7 @@ export function createProviderRegistry(deps: {
   const exchanges = EXCHANGES.map((row) => {
     const overrides = deps.exchangeOverrides?.[row.id];
     const oauthServer = deps.oauthServerOverrides?.[row.id];
-    return ccxtProvider(row, { load: loadCcxt, ...(overrides ? { overrides } : {}), ...(oauthServer ? { oauthServer } : {}) });
+    return ccxtProvider(row, { load: loadCcxt, throttles: deps.throttles, ...(overrides ? { overrides } : {}), ...(oauthServer ? { oauthServer } : {}) });
   });
   const byMode: Record<Mode, Provider[]> = {
     test: [sandboxExchange, bitcoinWalletProvider('test', () => deps.chains.forMode('test'), deps.clock), ...(deps.extra?.test ?? [])],

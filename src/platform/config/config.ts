@@ -102,6 +102,12 @@ export interface Config {
   /** The paper size statement PDFs are laid out for (`STATEMENT_PAGE_SIZE`). */
   statementPageSize: PageSize;
   /**
+   * The exchange whose public hourly candles value live-mode statements (`PRICE_SOURCE`, lower
+   * case); unset: the prices module's default. Checked by the prices module when it starts
+   * (platform does not know the exchanges).
+   */
+  priceSource: string | undefined;
+  /**
    * OAuth clients the operator registered with providers, by provider id: `OAUTH_<ID>_CLIENT_ID`
    * and `OAUTH_<ID>_CLIENT_SECRET` (e.g. `OAUTH_COINBASE_…`). `clientSecret` is not enumerable.
    */
@@ -171,6 +177,7 @@ export function loadConfig(env: Env = { ...readDotenv(), ...process.env }): Conf
     },
     apiKeyCache: { ttlMs: integer('API_KEY_CACHE_SECONDS', get('API_KEY_CACHE_SECONDS') ?? '2', 0, 300) * 1000, maxEntries: 10_000 },
     statementPageSize: pageSize(get('STATEMENT_PAGE_SIZE')),
+    priceSource: get('PRICE_SOURCE')?.toLowerCase(),
     webhookAllowLoopback: booleanValue('WEBHOOK_ALLOW_LOOPBACK', get('WEBHOOK_ALLOW_LOOPBACK')) ?? nodeEnv !== 'production',
     oauthClients: oauthClients(env, get),
     mail: {

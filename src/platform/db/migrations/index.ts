@@ -20,6 +20,7 @@ import { connectOAuthMigration } from './0017_connect_oauth.js';
 import { verifyClaimControllerMigration } from './0018_verify_claim_controller.js';
 import { sessionEventsWithoutSecretMigration } from './0019_session_events_without_secret.js';
 import { connectSessionBrowserMigration } from './0020_connect_session_browser.js';
+import { pricesMigration } from './0021_prices.js';
 
 /**
  * The ordered list of schema versions. Names sort in the order they must run; a migration, once
@@ -47,5 +48,6 @@ export function allMigrations(capabilities: DbCapabilities): Record<string, Migr
     '0018_verify_claim_controller': verifyClaimControllerMigration(),
     '0019_session_events_without_secret': sessionEventsWithoutSecretMigration(),
     '0020_connect_session_browser': connectSessionBrowserMigration(),
+    '0021_prices': pricesMigration(capabilities),
   };
 }
