@@ -75,6 +75,11 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ STATEMENT_PAGE_SIZE: 'a4' }).statementPageSize).toBe('A4');
   });
 
+  it('reads PRICE_SOURCE in lower case, leaving the default and the check to the prices module', () => {
+    expect(loadConfig({}).priceSource).toBeUndefined();
+    expect(loadConfig({ PRICE_SOURCE: ' Kraken ' }).priceSource).toBe('kraken');
+  });
+
   it.each([
     ['PORT', 'eighty', /^Invalid configuration: PORT must be a whole number from 0 to 65535 \(got "eighty"\)$/],
     ['PORT', '70000', /PORT must be a whole number/],
