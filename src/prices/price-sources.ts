@@ -9,9 +9,9 @@ import { exchangeCandles, PRICE_EXCHANGES } from './exchange-candles.js';
 import { sandboxCandles } from './sandbox-prices.js';
 
 /** `PRICE_SOURCE` when unset: the one exchange whose public candles reach years back in four of the six currencies. */
-export const DEFAULT_PRICE_SOURCE = 'bitfinex';
+const DEFAULT_PRICE_SOURCE = 'bitfinex';
 /** Where a currency the configured exchange has no market in is priced: the one that lists all six. */
-export const FALLBACK_PRICE_SOURCE = 'kraken';
+const FALLBACK_PRICE_SOURCE = 'kraken';
 
 /** The source and market that price a currency. */
 export interface PriceMarket {

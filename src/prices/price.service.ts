@@ -82,7 +82,7 @@ export function candleOpenOf(moment: number): number {
 export function describePriceSource(deps: Pick<AppContext, 'prices'>, mode: Mode, currency: string): PriceSourceDescription | undefined {
   if (!isFiatCurrency(currency)) return undefined;
   const priced = deps.prices.marketFor(mode, currency);
-  return priced && describe(priced, currency);
+  return priced && descriptionOf(priced, currency);
 }
 
 /**
@@ -101,13 +101,15 @@ export async function lookUpPrices(deps: PriceDeps, input: { mode: Mode; currenc
   }
   const priced = deps.prices.marketFor(mode, currency);
   if (!priced) return { ok: false, code: 'unsupported_currency', reason: `No price source has a BTC/${currency} market.` };
-  const source = describe(priced, currency);
+  const source = descriptionOf(priced, currency);
   for (const moment of instants) if (!Number.isSafeInteger(moment)) throw new TypeError(`not a moment in Unix seconds: ${moment}`);
   if (instants.length === 0) return { ok: true, source, prices: [] };
 
   const now = unixSeconds(deps.clock);
   const opens = instants.map(candleOpenOf);
-  const latest = Math.max(...opens);
+  // A loop, not Math.max(...opens): a statement's moments may outnumber a call's arguments.
+  let [earliest, latest] = [opens[0] as number, opens[0] as number];
+  for (const open of opens) [earliest, latest] = [Math.min(earliest, open), Math.max(latest, open)];
   if (!isFinal(latest, now)) {
     return {
       ok: false,
@@ -118,7 +120,7 @@ export async function lookUpPrices(deps: PriceDeps, input: { mode: Mode; currenc
     };
   }
   const series: CandleSeries = { source: priced.source.id, market: priced.market, interval: INTERVAL };
-  const known = await findCandles(deps.db, series, Math.min(...opens) - LOOKBACK_HOURS * HOUR, latest);
+  const known = await findCandles(deps.db, series, earliest - LOOKBACK_HOURS * HOUR, latest);
   const missing = hoursToAsk(opens, known);
   if (missing.length > 0) {
     const failure = await fetchHours(deps, priced, series, missing, now, known);
@@ -134,7 +136,7 @@ export async function lookUpPrices(deps: PriceDeps, input: { mode: Mode; currenc
   return { ok: true, source, prices };
 }
 
-function describe(priced: PriceMarket, currency: FiatCurrency): PriceSourceDescription {
+function descriptionOf(priced: PriceMarket, currency: FiatCurrency): PriceSourceDescription {
   return { name: priced.source.name, exchange: priced.source.id, market: priced.market, currency, interval: INTERVAL, rule: PRICE_RULE };
 }
 
