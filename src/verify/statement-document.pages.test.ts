@@ -10,7 +10,7 @@ import { btc } from './statement-pdf/statement-words.js';
 /** A transaction's first line: its date, what it is, its block. */
 const ROW = /^\s*\d{4}-\d{2}-\d{2}\s+Received\s+\d+\s/;
 /** Its second line: its time with its zone, its full id. */
-const DETAIL = /^\s*\d{2}:\d{2} UTC\s+([0-9a-f]{64})\s/;
+const DETAIL = /^\s*\d{2}:\d{2} UTC\s+([0-9a-f]{64})(?:\s|$)/;
 const COLUMN_TITLES = /Date and time\s+Movement\s+Block\s+In \(BTC\)\s+Out \(BTC\)\s+Fee \(BTC\)\s+Balance \(BTC\)/;
 
 /**

@@ -30,9 +30,6 @@ const PAGE_POINTS: Record<PageSize, [number, number]> = { A4: [595.28, 841.89], 
 
 export const GRAY = { text: 0, detail: 0.2, muted: 0.35, rule: 0.6, shade: 0.94, header: 0.88 } as const;
 
-/** Table text size (pdf-table.ts), used here for how much of a table a heading keeps with it. */
-export const CELL_SIZE = 7.5;
-export const ROW_PADDING = 3;
 /** Pieces laid out between two yields to the event loop: a long statement never holds the server for long. */
 const PIECES_PER_TURN = 400;
 /**
@@ -51,8 +48,10 @@ export interface Continuation {
 /** A measured part of the document, drawn once the layout knows which page it lands on. */
 export interface Piece {
   height: number;
-  /** Points that must fit on the page for it to start there (a heading with the start of what follows, a short table whole); at least `height`. */
+  /** Points that must fit on the page for it to start there (a short table whole, the first lines of a long one); at least `height`. */
   keep?: number;
+  /** Goes on the page of the piece after it (a heading): what must fit includes that piece's `keep`. */
+  keepWithNext?: boolean;
   /** Draws it with its top at `y`. */
   draw(y: number): void;
   /** Redrawn at the top of a new page that this piece starts. */
@@ -71,7 +70,6 @@ export class PdfLayout {
   readonly width: number;
   readonly height: number;
   private readonly pieces: Piece[] = [];
-  private y: number;
 
   constructor(pageSize: PageSize, info: PDFKit.DocumentInfo) {
     const [width, height] = PAGE_POINTS[pageSize];
@@ -81,12 +79,11 @@ export class PdfLayout {
     // No default font: pdfkit would load Helvetica, a font readers substitute rather than one the
     // PDF embeds. Ours are registered by name, so pdfkit parses each once per document (a font
     // given as bytes is parsed again on every switch to it).
-    this.doc = new PDFDocument({ size: [width, height], margin: 0, bufferPages: true, autoFirstPage: true, font: null as unknown as string, info, pdfVersion: '1.7' });
+    this.doc = new PDFDocument({ size: [width, height], margin: 0, bufferPages: false, autoFirstPage: true, font: null as unknown as string, info, pdfVersion: '1.7' });
     for (const name of Object.keys(FONT_FILES) as FontName[]) this.doc.registerFont(name, bytes[name]);
     this.cell = { regular: CellFont.of(this.doc, 'regular'), bold: CellFont.of(this.doc, 'bold'), mono: CellFont.of(this.doc, 'mono') };
     this.doc.font('regular');
     this.writer = new CellWriter(this.doc);
-    this.y = this.top;
   }
 
   get right(): number {
@@ -142,7 +139,7 @@ export class PdfLayout {
     const height = this.doc.font('bold').fontSize(size).heightOfString(text, { width: this.contentWidth });
     this.add({
       height: 6 + height + 4,
-      keep: 6 + height + 4 + 3 * (CELL_SIZE + 2 * ROW_PADDING),
+      keepWithNext: true,
       draw: (y) => {
         this.doc.font('bold').fontSize(size).fillColor(grayColor(GRAY.text)).text(text, this.left, y + 6, { width: this.contentWidth });
       },
@@ -223,62 +220,81 @@ export class PdfLayout {
     this.writer.flush();
   }
 
-  private newPage(continued: Continuation | undefined): void {
-    this.writer.flush();
-    this.doc.addPage({ size: [this.width, this.height], margin: 0 });
-    this.y = this.top;
-    if (continued) {
-      continued.draw(this.y);
-      this.y += continued.height;
+  /**
+   * Where each piece goes, before anything is drawn: its top, and whether it starts a new page. A
+   * piece starts a new page when its `keep` does not fit on this one — and also when what remains
+   * of the document (this piece and every one after it) does not fit but is less than
+   * {@link LAST_PAGE_SHARE} of a page: the page then ends early, so the last page holds at least
+   * that share (less one piece) instead of a few stray lines.
+   */
+  private paginate(): { tops: Float64Array; breaks: Uint8Array; pages: number } {
+    const { pieces } = this;
+    const remaining = new Float64Array(pieces.length + 1);
+    for (let i = pieces.length - 1; i >= 0; i--) remaining[i] = (remaining[i + 1] as number) + (pieces[i] as Piece).height;
+    const lastPage = this.bodyHeight * LAST_PAGE_SHARE;
+    const tops = new Float64Array(pieces.length);
+    const breaks = new Uint8Array(pieces.length);
+    // What must fit for a piece to start on a page: its own keep, and the next one's for a heading.
+    const needs = new Float64Array(pieces.length);
+    for (let i = pieces.length - 1; i >= 0; i--) {
+      const piece = pieces[i] as Piece;
+      needs[i] = piece.keepWithNext && i + 1 < pieces.length ? piece.height + (needs[i + 1] as number) : (piece.keep ?? piece.height);
     }
+    let pages = 1;
+    let y = this.top;
+    let pageStart = y;
+    pieces.forEach((piece, i) => {
+      if (piece.space) {
+        tops[i] = y;
+        y = Math.min(y + piece.height, this.bottom);
+        return;
+      }
+      if (y > pageStart) {
+        const left = this.bottom - y;
+        const rest = remaining[i] as number;
+        if ((rest > left && rest <= lastPage) || (needs[i] as number) > left) {
+          breaks[i] = 1;
+          pages += 1;
+          y = this.top + (piece.continued?.height ?? 0);
+          pageStart = y;
+        }
+      }
+      tops[i] = y;
+      y += piece.height;
+    });
+    return { tops, breaks, pages };
   }
 
   /**
-   * Lays the pieces out onto pages. A piece starts a new page when its `keep` does not fit on
-   * this one — and also when what remains of the document (this piece and every one after it) does
-   * not fit but is less than {@link LAST_PAGE_SHARE} of a page: the page then ends early, so the
-   * last page holds at least that share (less one piece) instead of a few stray lines.
+   * Lays out and renders everything, `decorate` drawing on each page (running header, "page x of
+   * y") as it is finished. The pages are counted before the first is drawn, so each page is
+   * written out (and its content compressed and let go) as soon as the next one starts: a long
+   * statement never holds all its pages in memory.
    */
-  private async layOut(): Promise<void> {
-    const remaining = new Array<number>(this.pieces.length + 1).fill(0);
-    for (let i = this.pieces.length - 1; i >= 0; i--) remaining[i] = (remaining[i + 1] as number) + (this.pieces[i] as Piece).height;
-    const lastPage = this.bodyHeight * LAST_PAGE_SHARE;
-    let pageStart = this.y;
-    for (const [i, piece] of this.pieces.entries()) {
-      if (piece.space) {
-        this.y = Math.min(this.y + piece.height, this.bottom);
-        continue;
-      }
-      if (this.y > pageStart) {
-        const left = this.bottom - this.y;
-        const rest = remaining[i] as number;
-        if ((rest > left && rest <= lastPage) || (piece.keep ?? piece.height) > left) {
-          this.newPage(piece.continued);
-          pageStart = this.y;
-        }
-      }
-      piece.draw(this.y);
-      this.y += piece.height;
-      if (i % PIECES_PER_TURN === PIECES_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
-    }
-  }
-
-  /** Lays out and renders everything, after `decorate` has drawn on every page (running header, "page x of y"). */
   async finish(decorate: (page: number, pages: number) => void): Promise<Buffer> {
-    await this.layOut();
-    this.writer.flush();
-    const { count } = this.doc.bufferedPageRange();
-    for (let page = 0; page < count; page++) {
-      this.doc.switchToPage(page);
-      decorate(page + 1, count);
-      this.writer.flush();
-    }
     const chunks: Buffer[] = [];
     this.doc.on('data', (chunk: Buffer) => chunks.push(chunk));
     const ended = new Promise<void>((resolve, reject) => {
       this.doc.on('end', resolve);
       this.doc.on('error', reject);
     });
+    const { tops, breaks, pages } = this.paginate();
+    let page = 1;
+    const endPage = () => {
+      decorate(page, pages);
+      this.writer.flush();
+    };
+    for (const [i, piece] of this.pieces.entries()) {
+      if (breaks[i] === 1) {
+        endPage();
+        this.doc.addPage({ size: [this.width, this.height], margin: 0 });
+        page += 1;
+        piece.continued?.draw(this.top);
+      }
+      if (!piece.space) piece.draw(tops[i] as number);
+      if (i % PIECES_PER_TURN === PIECES_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
+    }
+    endPage();
     this.doc.end();
     await ended;
     return Buffer.concat(chunks);

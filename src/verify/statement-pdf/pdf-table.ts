@@ -4,7 +4,7 @@
  * counterparties, wrapped in monospace), sections with captions, and column titles and captions
  * repeated on every page a table runs over.
  */
-import { CELL_SIZE, GRAY, keepOf, ROW_PADDING, type Continuation, type FontName, type PdfLayout, type Piece } from './pdf-layout.js';
+import { GRAY, keepOf, type Continuation, type FontName, type PdfLayout, type Piece } from './pdf-layout.js';
 
 export interface Column {
   title: string;
@@ -15,6 +15,8 @@ export interface Column {
 export interface DetailPart {
   text: string;
   mono?: boolean;
+  /** Starts a new line with the part after it rather than end a line alone ("from" before an address). */
+  withNext?: boolean;
 }
 
 export interface Row {
@@ -55,8 +57,10 @@ export interface TableShape {
   detailSize: number;
 }
 
-/** The smallest table text shrinks to so that very large amounts still fit the page. */
+/** Table text size, and the smallest it shrinks to so that very large amounts still fit the page. */
+const CELL_SIZE = 7.5;
 const MIN_CELL_SIZE = 5.5;
+const ROW_PADDING = 3;
 const CELL_GAP = 9;
 const CAPTION_HEIGHT = 15;
 const CAPTION_GAP = 4;
@@ -125,10 +129,17 @@ function wrapDetail(layout: PdfLayout, parts: readonly DetailPart[], width: numb
       x = dx + w;
     }
   };
-  for (const part of parts) {
+  const widthOf = (part: DetailPart) => layout.cell[part.mono ? 'mono' : 'regular'].width(part.text, size);
+  parts.forEach((part, i) => {
     const font: FontName = part.mono ? 'mono' : 'regular';
     let text = part.text;
     let w = layout.cell[font].width(text, size);
+    const next = parts[i + 1];
+    if (part.withNext && next && line.length > 0 && x + space + w + space + widthOf(next) > width) {
+      lines.push(line);
+      line = [];
+      x = 0;
+    }
     while (w > width && text.length > 1) {
       // Too long for any line: cut where it fills one (monospace, so characters are equal).
       const fits = Math.max(1, Math.floor((text.length * width) / w));
@@ -137,7 +148,7 @@ function wrapDetail(layout: PdfLayout, parts: readonly DetailPart[], width: numb
       w = layout.cell[font].width(text, size);
     }
     place(text, font, w);
-  }
+  });
   if (line.length > 0) lines.push(line);
   return lines;
 }

@@ -47,7 +47,7 @@ function transactionDetail(tx: StatementTransaction): Row['detail'] {
   const parts: DetailPart[] = [{ text: tx.txid, mono: true }];
   const counterparties = tx.counterparties ?? [];
   if (counterparties.length > 0) {
-    parts.push({ text: tx.kind === 'received' ? 'from' : 'to' });
+    parts.push({ text: tx.kind === 'received' ? 'from' : 'to', withNext: true });
     counterparties.forEach((address, i) => parts.push({ text: i < counterparties.length - 1 || tx.counterparties_more ? `${address},` : address, mono: true }));
     if (tx.counterparties_more) parts.push({ text: `and ${tx.counterparties_more.toLocaleString('en')} more` });
   }
