@@ -103,19 +103,19 @@ export class PdfLayout {
     return this.bottom - this.top;
   }
 
-  /** Adds pieces to the end of the document. */
-  add(...pieces: Piece[]): void {
+  /** Adds pieces to the end of the document (an array, not arguments: a table may have a hundred thousand rows). */
+  add(pieces: readonly Piece[]): void {
     for (const piece of pieces) this.pieces.push(piece);
   }
 
   /** A block drawn by `draw` with its top at the given y, `height` points tall, kept on one page. */
   block(height: number, draw: (y: number) => void): void {
-    this.add({ height, draw });
+    this.pieces.push({ height, draw });
   }
 
   /** Blank space. */
   space(height: number): void {
-    this.add({ height, space: true, draw: () => undefined });
+    this.pieces.push({ height, space: true, draw: () => undefined });
   }
 
   /** Wrapped text (kept on one page: blocks here are short), then a gap. */
@@ -125,7 +125,7 @@ export class PdfLayout {
     const font = options.font ?? 'regular';
     const size = options.size ?? 8.5;
     const height = this.doc.font(font).fontSize(size).heightOfString(text, { width });
-    this.add({
+    this.pieces.push({
       height: height + (options.gap ?? 2),
       keep: height,
       draw: (y) => {
@@ -137,7 +137,7 @@ export class PdfLayout {
   /** A section heading, kept with the first lines of what follows it. */
   heading(text: string, size = 11): void {
     const height = this.doc.font('bold').fontSize(size).heightOfString(text, { width: this.contentWidth });
-    this.add({
+    this.pieces.push({
       height: 6 + height + 4,
       keepWithNext: true,
       draw: (y) => {
@@ -172,7 +172,7 @@ export class PdfLayout {
     const continued: Continuation = { height: lineHeight, draw: (y) => write(`${label} (continued):`, y) };
     const whole = lines.length * lineHeight;
     lines.forEach((text, i) => {
-      this.add({ height: lineHeight, keep: i === 0 ? keepOf(whole, 3 * lineHeight, this.bodyHeight) : lineHeight, continued: i === 0 ? undefined : continued, draw: (y) => write(text, y) });
+      this.pieces.push({ height: lineHeight, keep: i === 0 ? keepOf(whole, 3 * lineHeight, this.bodyHeight) : lineHeight, continued: i === 0 ? undefined : continued, draw: (y) => write(text, y) });
     });
     this.space(options.gap);
   }
@@ -182,7 +182,7 @@ export class PdfLayout {
     const width = this.contentWidth - labelWidth;
     for (const [label, value, font = 'regular'] of pairs) {
       const height = this.doc.font(font).fontSize(8.5).heightOfString(value, { width });
-      this.add({
+      this.pieces.push({
         height: height + 3,
         keep: height,
         draw: (y) => {

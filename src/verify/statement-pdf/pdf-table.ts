@@ -218,16 +218,17 @@ export function tablePieces(layout: PdfLayout, shape: TableShape, sections: read
         },
       };
     });
-    const whole = [...head, ...rows].reduce((sum, p) => sum + p.height, 0);
-    const first = [...head, ...rows.slice(0, 3)].reduce((sum, p) => sum + p.height, 0);
-    const [start] = [...head, ...rows];
-    if (start) start.keep = keepOf(whole, first, layout.bodyHeight);
-    pieces.push(...head, ...rows, { height: 6, space: true, draw: () => undefined });
+    const heightOf = (list: readonly Piece[]) => list.reduce((sum, p) => sum + p.height, 0);
+    const start = head[0] ?? rows[0];
+    if (start) start.keep = keepOf(heightOf(head) + heightOf(rows), heightOf(head) + heightOf(rows.slice(0, 3)), layout.bodyHeight);
+    for (const piece of head) pieces.push(piece);
+    for (const piece of rows) pieces.push(piece);
+    pieces.push({ height: 6, space: true, draw: () => undefined });
   }
   return pieces;
 }
 
 /** A table of one section. */
 export function table(layout: PdfLayout, shape: TableShape, rows: readonly Row[], caption?: string): void {
-  layout.add(...tablePieces(layout, shape, [{ caption, rows }]));
+  layout.add(tablePieces(layout, shape, [{ caption, rows }]));
 }

@@ -219,7 +219,7 @@ function transactions(layout: PdfLayout, data: StatementData, format: StatementD
   }
   // One shape for every section, so the columns line up from month to month.
   const shape = tableShape(layout, columns, sections.flatMap((section) => section.rows));
-  layout.add(...tablePieces(layout, shape, sections));
+  layout.add(tablePieces(layout, shape, sections));
 }
 
 /** The box that says how to check the document: the QR code, the URL, the hash, the attachment. */
