@@ -77,18 +77,19 @@ const linesOf = (cell: string | readonly string[]): readonly string[] => (typeof
 export function tableShape(layout: PdfLayout, columns: Column[], rows: Iterable<Row>): TableShape {
   const { cell } = layout;
   const natural = columns.map((column) => cell.bold.width(column.title, CELL_SIZE));
-  const labels: NonNullable<Row['label']>[] = [];
+  const labels: { label: NonNullable<Row['label']>; width: number }[] = [];
   for (const row of rows) {
     const font = row.bold ? cell.bold : cell.regular;
     row.cells.forEach((text, i) => {
       for (const line of linesOf(text)) if (line !== '') natural[i] = Math.max(natural[i] ?? 0, font.width(line, CELL_SIZE));
     });
-    if (row.label) labels.push(row.label);
+    if (row.label) labels.push({ label: row.label, width: font.width(row.label.text, CELL_SIZE) });
   }
   // A label must fit the columns it spans: the last of them widens as far as needed.
-  for (const { column, span, text } of labels) {
+  for (const { label, width } of labels) {
+    const { column, span } = label;
     const spanned = natural.slice(column, column + span).reduce((sum, w) => sum + w, 0) + CELL_GAP * (span - 1);
-    const missing = cell.bold.width(text, CELL_SIZE) - spanned;
+    const missing = width - spanned;
     if (missing > 0) natural[column + span - 1] = (natural[column + span - 1] ?? 0) + missing;
   }
   const gaps = CELL_GAP * (columns.length - 1);

@@ -185,9 +185,9 @@ function howToRead(layout: PdfLayout, data: StatementData): void {
       'Amounts are in BTC (1 BTC = 100,000,000 satoshis), computed exactly in satoshis. A transaction belongs to the period by the time of its block; ' +
         'each is listed at that time in the statement’s time zone, with the offset from UTC in force then.',
       named
-        ? 'Under the date and time are the transaction’s full id (look it up in any block explorer) and the outside addresses involved: “to” those a payment went to, ' +
-          '“from” those a receipt came from (at most three, and how many more).'
-        : 'Under the date and time is the transaction’s full id (look it up in any block explorer).',
+        ? 'On each row’s second line, beside the time, are the transaction’s full id (look it up in any block explorer) and the outside addresses involved: ' +
+          '“to” those a payment went to, “from” those a receipt came from (at most three, and how many more).'
+        : 'On each row’s second line, beside the time, is the transaction’s full id (look it up in any block explorer).',
       named
         ? '“Movement” says what it is: Received; Sent; Sent to self (between the claimed addresses: only the fee leaves); Consolidation (several of their coins into one); ' +
           'Deposit proof (the payment that proved control of a claim).'
