@@ -17,7 +17,7 @@ import type { StatementDocument } from '../src/verify/statement-document.schemas
 import { statementFile } from '../src/verify/statement-document.service.js';
 // Loaded before the clock starts, as in a server that issued a PDF before.
 import '../src/verify/statement-pdf/statement-pdf.js';
-import { btc, btcOrBlank, localMinute, shortTxid } from '../src/verify/statement-pdf/statement-words.js';
+import { btc, btcOrBlank, MOVEMENT_WORDS, rowTime } from '../src/verify/statement-pdf/statement-words.js';
 import { bigintReviver, type StatementBenchInput, type StatementBenchResult } from './statement-pdf-input.js';
 
 /** Page objects in a PDF as pdfkit writes it (no object streams). */
@@ -77,21 +77,30 @@ async function ours(input: StatementBenchInput): Promise<{ bytes: number; pages:
   return { bytes: pdf.length, pages: pageCount(pdf), computeMs };
 }
 
+/** A transaction as the statement prints it: the cells of its first line, and under them its time and its detail (full id, counterparties). */
+interface BareRow {
+  cells: string[];
+  time: string;
+  detail: string;
+}
+
 /**
  * The transaction rows as the statement prints them, written the plain pdfkit way, a new page when
  * one is full: `aligned` writes each cell with `doc.text(cell, x, y, {width, align})` (how pdfkit
  * aligns a column of amounts), `plain` with `doc.text(cell, x, y)` alone (its cheapest text call;
- * every cell left-aligned).
+ * every cell left-aligned). The second line of a row (time, then the id and counterparties in
+ * monospace, as one string) is written the same way in both.
  */
-async function bare(rows: string[][], variant: 'aligned' | 'plain'): Promise<{ bytes: number; pages: number }> {
+async function bare(rows: BareRow[], variant: 'aligned' | 'plain'): Promise<{ bytes: number; pages: number }> {
   const doc = new PDFDocument({ size: 'A4', margin: 42, bufferPages: true, font: null as unknown as string });
   doc.registerFont('regular', readFileSync(FONT('DejaVuSans.ttf')));
   doc.registerFont('bold', readFileSync(FONT('DejaVuSans-Bold.ttf')));
+  doc.registerFont('mono', readFileSync(FONT('DejaVuSansMono.ttf')));
   const chunks: Buffer[] = [];
   doc.on('data', (chunk: Buffer) => chunks.push(chunk));
   const ended = new Promise((resolve) => doc.on('end', resolve));
-  const widths = [62, 84, 30, 64, 64, 56, 70];
-  const titles = ['Date and time', 'Transaction', 'Block', 'In (BTC)', 'Out (BTC)', 'Fee (BTC)', 'Balance (BTC)'];
+  const widths = [52, 60, 30, 64, 64, 56, 70];
+  const titles = ['Date and time', 'Movement', 'Block', 'In (BTC)', 'Out (BTC)', 'Fee (BTC)', 'Balance (BTC)'];
   let y = 58;
   const line = (cells: string[], font: string) => {
     doc.font(font).fontSize(7.5);
@@ -101,16 +110,21 @@ async function bare(rows: string[][], variant: 'aligned' | 'plain'): Promise<{ b
       else doc.text(cell, x, y, { lineBreak: false });
       x += (widths[i] as number) + 9;
     });
-    y += 13.5;
+    y += 9;
   };
   line(titles, 'bold');
+  y += 4.5;
   for (const row of rows) {
-    if (y > doc.page.height - 60) {
+    if (y > doc.page.height - 80) {
       doc.addPage();
       y = 58;
       line(titles, 'bold');
+      y += 4.5;
     }
-    line(row, 'regular');
+    line(row.cells, 'regular');
+    doc.font('regular').fontSize(7.5).text(row.time, 42, y, { lineBreak: false });
+    doc.font('mono').fontSize(6.5).text(row.detail, 103, y + 0.5, { lineBreak: false });
+    y += 13.5;
   }
   doc.end();
   await ended;
@@ -120,11 +134,19 @@ async function bare(rows: string[][], variant: 'aligned' | 'plain'): Promise<{ b
 
 const [mode, file] = process.argv.slice(2);
 const input = JSON.parse(readFileSync(file as string, 'utf8'), bigintReviver) as StatementBenchInput;
-let rows: string[][] = [];
+let rows: BareRow[] = [];
 if (mode !== 'ours') {
   // The same rows, made before the clock starts: the bare table is pdfkit's share alone.
   rows = compute(input).months.flatMap((m) =>
-    m.transactions.map((tx) => [localMinute(tx.block_time_local), shortTxid(tx.txid), String(tx.block_height), btcOrBlank(tx.amount_in), btcOrBlank(tx.amount_out), btcOrBlank(tx.fee), btc(tx.balance)]),
+    m.transactions.map((tx) => {
+      const { date, time } = rowTime(tx.block_time_local, false);
+      const counterparties = tx.counterparties?.length ? ` ${tx.kind === 'received' ? 'from' : 'to'} ${tx.counterparties.join(', ')}` : '';
+      return {
+        cells: [date, tx.kind ? MOVEMENT_WORDS[tx.kind] : '', String(tx.block_height), btcOrBlank(tx.amount_in), btcOrBlank(tx.amount_out), btcOrBlank(tx.fee), btc(tx.balance)],
+        time,
+        detail: `${tx.txid}${counterparties}`,
+      };
+    }),
   );
 }
 const startMiB = process.memoryUsage().rss / 2 ** 20;

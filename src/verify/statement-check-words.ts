@@ -1,5 +1,5 @@
 import type { StatementCheck, StatementDocument } from './statement-document.schemas.js';
-import { btc, dateTimeInWords, holderText, periodInWords } from './statement-pdf/statement-words.js';
+import { btc, dateTimeInWords, holderText, offsetsInWords, periodInWords } from './statement-pdf/statement-words.js';
 
 /** What a checked statement document states, as label and text: the check page's list and the CLI's lines. */
 export function statementFacts(document: StatementDocument): [label: string, text: string][] {
@@ -11,7 +11,8 @@ export function statementFacts(document: StatementDocument): [label: string, tex
     ['Statement', `${statement.id}, ${document.document.format} layout, issued ${dateTimeInWords(document.document.issued_at, tz)}${statement.livemode ? '' : ' (test mode: sandbox chain, not real bitcoin)'}`],
     ['Requested by', statement.requested_by],
     ['Account holder', `${holderText(holder)}${holder.external_ref ? ` (reference ${holder.external_ref})` : ''}, ${holder.id}`],
-    ['Period', `${periodInWords(data.period, tz)}, ${tz}`],
+    ['Period', `${periodInWords(data.period, tz)}. ${offsetsInWords(data.period, tz)}`],
+    ['Chain tip', `block ${data.chain.height}, hash ${data.chain.block_hash}; transactions with at least ${data.chain.min_confirmations} confirmations there are counted`],
     ...document.claims.map(({ claim }): [string, string] => [
       'Claim',
       `${claim.subject.type === 'address' ? `address ${claim.subject.address}` : `wallet ${claim.subject.descriptor}`} (${claim.network}), ${claim.id}`,
@@ -22,6 +23,9 @@ export function statementFacts(document: StatementDocument): [label: string, tex
     ['Network fees paid', `${btc(s.total_fees)} BTC`],
     ['Closing balance', `${btc(s.closing_balance)} BTC`],
     ['Transactions', s.transaction_count.toLocaleString('en')],
+    ...(s.pending_transaction_count > 0
+      ? [['Not counted', `${s.pending_transaction_count.toLocaleString('en')} of the period, too recent to count${data.excluded ? ' (the statement lists each)' : ''}`] as [string, string]]
+      : []),
   ];
 }
 

@@ -186,6 +186,10 @@ describe.each(engines())('checking statement documents on %s', (engine) => {
     const valid = await runOwnproof(['verify-statement', path.join(dir, 'statement.pdf'), '--jwks', jwks], env);
     expect(valid.code, valid.stderr).toBe(0);
     expect(valid.stdout).toContain(`VALID: an unaltered statement issued by ${PUBLIC_BASE_URL}`);
+    // Every time it states carries its zone: the issue, the period's bounds.
+    expect(valid.stdout).toMatch(/Statement: stmt_\w+, monthly layout, issued \d{1,2} \w+ \d{4}, \d{2}:\d{2} UTC[+-]\d{2}:\d{2} \(test mode/);
+    expect(valid.stdout).toContain('Period: 1 October 2026, 01:00 UTC+01:00 to 20 November 2026, 00:00 UTC+00:00 (the end not included). Times are in Europe/London');
+    expect(valid.stdout).toMatch(/Chain tip: block \d+, hash [0-9a-f]{64}; transactions with at least 6 confirmations there are counted/);
     for (const line of [`Statement: ${statementId}, monthly layout`, 'Requested by: Acme Lending', 'Account holder: Ada Lovelace · ada@example.com (reference CUST-0042)', 'Period: 1 October 2026', `Document hash: ${documentHash}`]) {
       expect(valid.stdout).toContain(line);
     }

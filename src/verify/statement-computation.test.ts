@@ -1,75 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { parseAddress } from '../bitcoin/address.js';
-import type { ChainTx } from '../bitcoin/chain/chain-source.js';
+import { addressClaim, chainOf, change, outsider, receive, scriptOf, tx, walletClaim } from '../../test/support/statement-chain.js';
 import { SimulatedChain } from '../bitcoin/chain/index.js';
 import { buildSandboxChain } from '../bitcoin/sandbox/sandbox-chain.js';
-import { sandboxWallet } from '../bitcoin/sandbox/sandbox-wallet.js';
-import { computeStatement, effectOf, inChainOrder, type StatementClaimInput } from './statement-computation.js';
+import { computeStatement, inChainOrder, type StatementClaimInput } from './statement-computation.js';
+import { effectOf } from './statement-movement.js';
 import { boundaryHeights } from './statement-generation.js';
 import type { StatementData, StatementTotals } from './statement.schemas.js';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
-const wallet = sandboxWallet();
-const receive = (i: number) => wallet.address('receive', i);
-const change = (i: number) => wallet.address('change', i);
-/** Addresses nobody in these tests claims. */
-const outsider = (i: number) => wallet.address('receive', 1000 + i);
-const scriptOf = (address: string) => {
-  const parsed = parseAddress(address);
-  if (!parsed.ok) throw new Error(parsed.error.reason);
-  return Buffer.from(parsed.address.scriptPubKey).toString('hex');
-};
-
-/** A hand-made confirmed transaction: inputs spend `[address, sats]`, outputs pay `[address, sats]`; the fee is what is left. */
-let counter = 0;
-function tx(height: number, time: number, inputs: [string, bigint][], outputs: [string, bigint][], spends: string[] = []): ChainTx {
-  counter += 1;
-  const inSum = inputs.reduce((sum, [, v]) => sum + v, 0n);
-  const outSum = outputs.reduce((sum, [, v]) => sum + v, 0n);
-  return {
-    txid: counter.toString(16).padStart(64, '0'),
-    version: 2,
-    locktime: 0,
-    size: 200,
-    weight: 800,
-    fee: inputs.length === 0 ? 0n : inSum - outSum,
-    inputs: inputs.map(([address, value], i) => ({
-      txid: spends[i] ?? 'f'.repeat(64),
-      vout: i,
-      sequence: 0xffffffff,
-      isCoinbase: false,
-      prevout: { value, scriptPubKey: scriptOf(address), address },
-    })),
-    outputs: outputs.map(([address, value], vout) => ({ vout, value, scriptPubKey: scriptOf(address), address })),
-    status: { confirmed: true, blockHeight: height, blockHash: height.toString(16).padStart(64, '0'), blockTime: time },
-  };
-}
-
-/** The chain's view for these transactions: tip far above them; a block counts before an instant by its effective time (running maximum). */
-function chainOf(transactions: readonly ChainTx[], tipHeight = 10_000, minConfirmations = 6) {
-  const blocks = [...new Map(transactions.map((t) => [t.status.confirmed ? t.status.blockHeight : -1, t.status.confirmed ? t.status.blockTime : 0])).entries()].sort(
-    (a, b) => a[0] - b[0],
-  );
-  let running = 0;
-  const effective = blocks.map(([height, time]) => {
-    running = Math.max(running, time);
-    return [height, running] as const;
-  });
-  return {
-    tipHeight,
-    tipHash: 'ab'.repeat(32),
-    minConfirmations,
-    heightBefore: (instant: number) => effective.filter(([, time]) => time < instant).at(-1)?.[0] ?? 0,
-  };
-}
-
-const addressClaim = (id: string, address: string): StatementClaimInput => ({ claim_id: id, subject: { type: 'address', address }, network: 'testnet', addresses: [address] });
-const walletClaim = (id: string, addresses: string[]): StatementClaimInput => ({
-  claim_id: id,
-  subject: { type: 'wallet', descriptor: wallet.descriptor },
-  network: 'testnet',
-  addresses,
-});
 
 /** opening + in − out − fees = closing, in satoshis. */
 function reconciles(t: StatementTotals): boolean {
@@ -312,6 +250,120 @@ describe('computing a statement', () => {
   });
 });
 
+describe('naming each movement', () => {
+  const period = { open: at('2026-01-01T00:00:00Z'), close: at('2026-04-01T00:00:00Z') };
+  const rowsOf = (data: StatementData) => data.months.flatMap((m) => m.transactions);
+
+  it('names a receipt, a payment, a transfer to itself, a consolidation and a deposit proof, with the outside addresses where they help', () => {
+    const history = [
+      // From two outsiders; a third outsider's change is not a counterparty.
+      tx(100, at('2026-01-05T10:00:00Z'), [[outsider(0), 200_000n], [outsider(1), 50_000n], [outsider(0), 1_000n]], [[receive(0), 150_000n], [outsider(2), 100_000n]]),
+      // To two outsiders, change back.
+      tx(110, at('2026-01-10T10:00:00Z'), [[receive(0), 150_000n]], [[outsider(3), 60_000n], [outsider(4), 10_000n], [change(0), 79_000n]]),
+      // One input of its own, two outputs of its own: sent to self, only the fee leaves.
+      tx(120, at('2026-02-01T10:00:00Z'), [[change(0), 79_000n]], [[receive(1), 30_000n], [change(0), 48_500n]]),
+      // Two inputs of its own into one output of its own.
+      tx(130, at('2026-02-10T10:00:00Z'), [[receive(1), 30_000n], [change(0), 48_500n]], [[receive(0), 78_000n]]),
+      // The deposit a deposit-proof claim was proven with.
+      tx(140, at('2026-03-01T10:00:00Z'), [[receive(0), 78_000n]], [[outsider(5), 700n], [receive(0), 76_800n]]),
+      // A batch payout to five outsiders: three are listed, and how many more there are.
+      tx(150, at('2026-03-10T10:00:00Z'), [[receive(0), 76_800n]], [1, 2, 3, 4, 5].map((i): [string, bigint] => [outsider(10 + i), 10_000n]).concat([[receive(0), 26_000n]])),
+    ];
+    const data = computeStatement({
+      period,
+      timezone: 'UTC',
+      claims: [walletClaim('clm_w', [receive(0), receive(1), change(0)])],
+      transactions: history,
+      depositProofTxids: [history[4]!.txid],
+      chain: chainOf(history),
+    });
+    expectConsistent(data);
+    expect(data.version).toBe(2);
+    expect(rowsOf(data).map((row) => [row.kind, row.counterparties, row.counterparties_more])).toEqual([
+      ['received', [outsider(0), outsider(1)], 0],
+      ['sent', [outsider(3), outsider(4)], 0],
+      ['self_transfer', [], 0],
+      ['consolidation', [], 0],
+      ['deposit_proof', [outsider(5)], 0],
+      ['sent', [outsider(11), outsider(12), outsider(13)], 2],
+    ]);
+  });
+
+  it('names a transfer between two of the statement’s claims as sent to self, as its figures treat it', () => {
+    const history = [
+      tx(100, at('2025-12-01T00:00:00Z'), [[outsider(0), 100_000n]], [[receive(0), 100_000n]]),
+      tx(110, at('2026-02-10T00:00:00Z'), [[receive(0), 100_000n]], [[receive(1), 60_000n], [receive(0), 39_700n]]),
+    ];
+    const data = computeStatement({ period, timezone: 'UTC', claims: [addressClaim('clm_a', receive(0)), addressClaim('clm_b', receive(1))], transactions: history, chain: chainOf(history) });
+    expect(rowsOf(data).map((row) => row.kind)).toEqual(['self_transfer']);
+  });
+
+  it('names a payjoin it came out ahead of as received and a coinjoin it paid into as sent', () => {
+    const history = [
+      tx(100, at('2026-01-05T00:00:00Z'), [[receive(0), 10_000n], [outsider(0), 50_000n]], [[receive(1), 15_000n], [outsider(1), 44_000n]]),
+      tx(110, at('2026-01-06T00:00:00Z'), [[receive(1), 15_000n], [outsider(2), 15_000n]], [[receive(0), 10_000n], [outsider(3), 10_000n], [outsider(4), 9_000n]]),
+    ];
+    const data = computeStatement({ period, timezone: 'UTC', claims: [walletClaim('clm_w', [receive(0), receive(1)])], transactions: history, chain: chainOf(history) });
+    expect(rowsOf(data).map((row) => [row.kind, row.counterparties])).toEqual([
+      ['received', [outsider(0)]],
+      ['sent', [outsider(3), outsider(4)]],
+    ]);
+  });
+});
+
+describe('transactions left out', () => {
+  const period = { open: at('2026-01-01T00:00:00Z'), close: at('2026-04-01T00:00:00Z') };
+
+  it('lists every transaction of the period it leaves out: txid, block, time in UTC and local with offset, net amount, confirmations at the tip and why', () => {
+    const history = [
+      tx(100, at('2026-01-10T00:00:00Z'), [[outsider(0), 1_000n]], [[receive(0), 1_000n]]),
+      // Tip 200, 6 confirmations needed: block 195 has 6 and counts, 196 has 5 and 200 has 1.
+      tx(195, at('2026-03-30T00:00:00Z'), [[outsider(0), 2_000n]], [[receive(0), 2_000n]]),
+      tx(196, at('2026-03-30T01:00:00Z'), [[receive(0), 2_000n]], [[outsider(1), 1_500n]]),
+      tx(200, at('2026-03-31T12:00:00Z'), [[outsider(2), 9_000n]], [[receive(0), 8_000n]]),
+      // Found in a block above the tip (mined while the histories were read): not part of this view either.
+      tx(201, at('2026-03-31T22:59:00Z'), [[outsider(2), 4_000n]], [[receive(0), 4_000n]]),
+      // Above the tip too, but stamped at close: another period's business.
+      tx(202, at('2026-04-01T00:00:00Z'), [[outsider(3), 5_000n]], [[receive(0), 5_000n]]),
+    ];
+    const data = computeStatement({ period, timezone: 'Europe/London', claims: [addressClaim('clm_a', receive(0))], transactions: history, chain: chainOf(history, 200) });
+    expectConsistent(data);
+    expect(data.summary).toMatchObject({ closing_balance: '3000', transaction_count: 2, pending_transaction_count: 3 });
+    expect(data.excluded).toEqual([
+      {
+        txid: history[2]!.txid,
+        block_height: 196,
+        block_time: at('2026-03-30T01:00:00Z'),
+        block_time_local: '2026-03-30T02:00:00+01:00',
+        kind: 'sent',
+        net: '-2000',
+        confirmations: 5,
+        reason: '5 confirmations at the tip the statement was computed at (block 200); 6 needed',
+      },
+      {
+        txid: history[3]!.txid,
+        block_height: 200,
+        block_time: at('2026-03-31T12:00:00Z'),
+        block_time_local: '2026-03-31T13:00:00+01:00',
+        kind: 'received',
+        net: '8000',
+        confirmations: 1,
+        reason: '1 confirmation at the tip the statement was computed at (block 200); 6 needed',
+      },
+      {
+        txid: history[4]!.txid,
+        block_height: 201,
+        block_time: at('2026-03-31T22:59:00Z'),
+        block_time_local: '2026-03-31T23:59:00+01:00',
+        kind: 'received',
+        net: '4000',
+        confirmations: 0,
+        reason: 'in block 201, mined after the tip the statement was computed at (block 200)',
+      },
+    ]);
+  });
+});
+
 describe('a statement computed from the sandbox chain', () => {
   const sim = buildSandboxChain();
 
@@ -339,11 +391,15 @@ describe('a statement computed from the sandbox chain', () => {
     // 20 November 2025: receive 1 paid 0.2 BTC to receive 3, change to change 1 — all the wallet's own.
     const november = data.months.find((m) => m.month === '2025-11')!;
     expect(november.transactions).toHaveLength(1);
-    expect(november.transactions[0]).toMatchObject({ amount_in: '0', amount_out: '0' });
+    expect(november.transactions[0]).toMatchObject({ amount_in: '0', amount_out: '0', kind: 'self_transfer', counterparties: [], counterparties_more: 0 });
     expect(BigInt(november.transactions[0]!.fee)).toBeGreaterThan(0n);
     expect(BigInt(november.total_fees)).toBe(BigInt(november.opening_balance) - BigInt(november.closing_balance));
     // 15 July 2025: 0.1 BTC to a merchant, change to change 0.
-    expect(data.months.find((m) => m.month === '2025-07')!.transactions[0]).toMatchObject({ amount_out: '10000000', amount_in: '0' });
+    const july = data.months.find((m) => m.month === '2025-07')!.transactions[0]!;
+    expect(july).toMatchObject({ amount_out: '10000000', amount_in: '0', kind: 'sent', counterparties: [expect.stringMatching(/^tb1q/)], counterparties_more: 0 });
+    // The merchant: the one output of the payment that is not the wallet's.
+    const payment = await sim.getTransaction(july.txid);
+    expect(july.counterparties).toEqual(payment!.outputs.filter((o) => !used.includes(o.address!)).map((o) => o.address));
   });
 
   it('computes a claim with 10,000 transactions in well under a second or two', async () => {

@@ -8,14 +8,17 @@
  */
 import { parseAddress } from '../bitcoin/address.js';
 import type { ChainTx } from '../bitcoin/chain/chain-source.js';
+import { effectOf, movementOf, type Effect } from './statement-movement.js';
 import { localTime, monthSpans, type MonthSpan } from './statement-period.js';
-import type {
-  StatementClaimSection,
-  StatementData,
-  StatementMonth,
-  StatementPeriod,
-  StatementTotals,
-  StatementTransaction,
+import {
+  STATEMENT_DATA_VERSION,
+  type StatementClaimSection,
+  type StatementData,
+  type StatementExclusion,
+  type StatementMonth,
+  type StatementPeriod,
+  type StatementTotals,
+  type StatementTransaction,
 } from './statement.schemas.js';
 
 /** One claim of the statement, with every address whose history was read. */
@@ -45,60 +48,9 @@ export interface StatementInput {
   claims: readonly StatementClaimInput[];
   /** The claims' transactions, in any order; repeats (a transaction of two claims) are read once; unconfirmed ones are ignored. */
   transactions: readonly ChainTx[];
+  /** The transactions the statement's deposit-proof claims were proven with (their `proof.txid`): named `deposit_proof`. None when absent. */
+  depositProofTxids?: readonly string[];
   chain: StatementChainInput;
-}
-
-/** How one transaction moves one set of addresses. `net` = `amountIn` − `amountOut` − `fee`. */
-export interface Effect {
-  amountIn: bigint;
-  amountOut: bigint;
-  fee: bigint;
-  net: bigint;
-}
-
-/**
- * The effect of a transaction on a set of output scripts, or undefined when it touches none.
- *
- * Fees: the fee is attributed as soon as any input spends one of the scripts. When every input
- * does, the whole fee is theirs. When only some do (a coinjoin, a payjoin, a transaction built
- * with another party), the chain cannot say who paid it: they are attributed the fee in proportion
- * to the value of the inputs they spent (rounded down to the satoshi), but never more than they
- * lost in the transaction — a party that came out ahead paid none of it.
- *
- * Internal transfers: money moving between the scripts of the set is neither in nor out; a
- * transaction whose outputs all return to the set leaves only its fee.
- */
-export function effectOf(tx: ChainTx, scripts: ReadonlySet<string>): Effect | undefined {
-  let spent = 0n;
-  let spentByAll = 0n;
-  let received = 0n;
-  let touched = false;
-  let allInputsOurs = tx.inputs.length > 0;
-  for (const input of tx.inputs) {
-    const prevout = input.prevout;
-    if (prevout) spentByAll += prevout.value;
-    if (prevout && scripts.has(prevout.scriptPubKey)) {
-      spent += prevout.value;
-      touched = true;
-    } else {
-      allInputsOurs = false;
-    }
-  }
-  for (const output of tx.outputs) {
-    if (!scripts.has(output.scriptPubKey)) continue;
-    received += output.value;
-    touched = true;
-  }
-  if (!touched) return undefined;
-  const net = received - spent;
-  let fee = 0n;
-  if (spent > 0n && tx.fee > 0n && spentByAll > 0n) {
-    const share = allInputsOurs ? tx.fee : (tx.fee * spent) / spentByAll;
-    const lost = net < 0n ? -net : 0n;
-    fee = share < lost ? share : lost;
-  }
-  const beforeFee = net + fee;
-  return { amountIn: beforeFee > 0n ? beforeFee : 0n, amountOut: beforeFee < 0n ? -beforeFee : 0n, fee, net };
 }
 
 /** Sums of one span (a month or the whole period) while it runs; its closing balance is the ledger's balance at its end. */
@@ -165,6 +117,7 @@ function scriptsOf(addresses: readonly string[]): Set<string> {
 }
 
 const heightOf = (tx: ChainTx): number => (tx.status.confirmed ? tx.status.blockHeight : Number.POSITIVE_INFINITY);
+const confirmedStatus = (tx: ChainTx) => tx.status as Extract<ChainTx['status'], { confirmed: true }>;
 
 /**
  * Confirmed transactions once each, in chain order: by height, and inside a block every
@@ -205,7 +158,10 @@ function inBlockOrder(group: ChainTx[]): ChainTx[] {
  * Computes a statement. The rules (docs/verify.md, "Statements"):
  *
  * - **What counts**: confirmed transactions with at least `minConfirmations` confirmations at the
- *   tip. Shallower ones inside the period are left out and counted in `pending_transaction_count`.
+ *   tip. Shallower ones inside the period, and those in blocks above the tip (mined while the
+ *   histories were read), are left out: each is listed in `excluded` with the reason, and
+ *   `pending_transaction_count` counts them.
+ * - **What each is**: see {@link movementOf}, for all the claims' addresses as one set.
  * - **Bounds**: the period is [open, close): a transaction belongs to it when its block's effective
  *   time (the running maximum of block timestamps, the chain's balance-at-time rule) is ≥ open and
  *   < close. The opening balance is everything counted before open, the closing balance everything
@@ -224,17 +180,37 @@ export function computeStatement(input: StatementInput): StatementData {
   const total = new Ledger();
   // A block above the tip (the chain moved on while histories were read) is not part of this view.
   const cutBefore = (instant: number) => Math.min(chain.heightBefore(instant), chain.tipHeight);
-  const counts = (height: number) => chain.tipHeight - height + 1 >= chain.minConfirmations;
-  const transactions = inChainOrder(input.transactions).filter((tx) => heightOf(tx) <= chain.tipHeight);
+  const confirmations = (height: number) => chain.tipHeight - height + 1;
+  const depositProofs = new Set(input.depositProofTxids ?? []);
+  const ordered = inChainOrder(input.transactions);
+  const transactions = ordered.filter((tx) => heightOf(tx) <= chain.tipHeight);
+
+  const excluded: StatementExclusion[] = [];
+  const leaveOut = (tx: ChainTx, depth: number, reason: string) => {
+    const effect = effectOf(tx, everyScript);
+    if (!effect) return;
+    const status = confirmedStatus(tx);
+    excluded.push({
+      txid: tx.txid,
+      block_height: status.blockHeight,
+      block_time: status.blockTime,
+      block_time_local: localTime(status.blockTime, timezone),
+      kind: movementOf(tx, everyScript, effect, depositProofs).kind,
+      net: effect.net.toString(),
+      confirmations: depth,
+      reason,
+    });
+  };
+  const tipWords = `the tip the statement was computed at (block ${chain.tipHeight})`;
 
   let next = 0;
-  let pending = 0;
-  /** Moves through the transactions up to `cut` (a height), handing each counted one to `use` and counting the others. */
+  /** Moves through the transactions up to `cut` (a height), handing each counted one to `use` and leaving out the shallow ones of the period. */
   const advanceTo = (cut: number, use: (tx: ChainTx) => void, inPeriod: boolean) => {
     for (; next < transactions.length && heightOf(transactions[next] as ChainTx) <= cut; next++) {
       const tx = transactions[next] as ChainTx;
-      if (counts(heightOf(tx))) use(tx);
-      else if (inPeriod) pending += 1;
+      const depth = confirmations(heightOf(tx));
+      if (depth >= chain.minConfirmations) use(tx);
+      else if (inPeriod) leaveOut(tx, depth, `${depth} confirmation${depth === 1 ? '' : 's'} at ${tipWords}; ${chain.minConfirmations} needed`);
     }
   };
 
@@ -270,12 +246,16 @@ export function computeStatement(input: StatementInput): StatementData {
           balance: c.ledger.balance.toString(),
         });
       }
-      const status = tx.status as Extract<ChainTx['status'], { confirmed: true }>;
+      const status = confirmedStatus(tx);
+      const movement = movementOf(tx, everyScript, effect, depositProofs);
       rows.push({
         txid: tx.txid,
         block_height: status.blockHeight,
         block_time: status.blockTime,
         block_time_local: localTime(status.blockTime, timezone),
+        kind: movement.kind,
+        counterparties: movement.counterparties,
+        counterparties_more: movement.more,
         amount_in: effect.amountIn.toString(),
         amount_out: effect.amountOut.toString(),
         fee: effect.fee.toString(),
@@ -286,13 +266,19 @@ export function computeStatement(input: StatementInput): StatementData {
     for (const c of claims) c.months.push({ ...span, ...c.ledger.totals(c.ledger.month) });
     return { ...span, ...total.totals(total.month), transactions: rows };
   });
+  // Blocks found above the tip while the histories were read: in the period by their header's time.
+  for (const tx of ordered) {
+    if (heightOf(tx) <= chain.tipHeight) continue;
+    const { blockHeight, blockTime } = confirmedStatus(tx);
+    if (blockTime >= period.open && blockTime < period.close) leaveOut(tx, 0, `in block ${blockHeight}, mined after ${tipWords}`);
+  }
 
   return {
-    version: 1,
+    version: STATEMENT_DATA_VERSION,
     period: { open: period.open, close: period.close },
     timezone,
     chain: { height: chain.tipHeight, block_hash: chain.tipHash, min_confirmations: chain.minConfirmations },
-    summary: { ...total.totals(total.whole), pending_transaction_count: pending },
+    summary: { ...total.totals(total.whole), pending_transaction_count: excluded.length },
     claims: claims.map((c) => ({
       claim_id: c.claim.claim_id,
       subject: c.claim.subject,
@@ -302,5 +288,6 @@ export function computeStatement(input: StatementInput): StatementData {
       months: c.months,
     })),
     months,
+    excluded,
   };
 }

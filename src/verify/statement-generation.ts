@@ -54,6 +54,7 @@ async function computeFromChain(deps: StatementGenerationDeps, row: StatementApi
   const source = deps.chains.forMode(row.mode);
   if (!source) throw new StatementRefused(`This server has no chain data source for ${row.mode} mode (its operator has not set ESPLORA_URL).`);
   const claims: StatementClaimInput[] = [];
+  const depositProofTxids: string[] = [];
   const chains = new Map<NetworkName, ChainSource>();
   const claimIds = JSON.parse(row.claim_ids) as string[];
   const grantedClaims = await findGrantedClaims(deps.db, scope, claimIds);
@@ -63,6 +64,7 @@ async function computeFromChain(deps: StatementGenerationDeps, row: StatementApi
       throw new StatementRefused(`The account holder stopped sharing claim ${claimId} with you before the statement was computed.`);
     }
     const statement = JSON.parse(granted.statement) as ClaimStatement;
+    if (statement.proof.format === 'deposit' && statement.proof.txid !== undefined) depositProofTxids.push(statement.proof.txid);
     const network = statement.network as NetworkName;
     const chain = chains.get(network) ?? chainOnNetwork(source, network);
     chains.set(network, chain);
@@ -88,6 +90,7 @@ async function computeFromChain(deps: StatementGenerationDeps, row: StatementApi
     timezone: row.timezone,
     claims,
     transactions,
+    depositProofTxids,
     chain: {
       tipHeight: tip.height,
       tipHash: tip.hash,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isTimeZoneName, latestClose, localTime, monthSpans, periodBoundaries } from './statement-period.js';
+import { isTimeZoneName, latestClose, localTime, monthSpans, offsetSpans, periodBoundaries } from './statement-period.js';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
 
@@ -75,5 +75,30 @@ describe('statement periods', () => {
     expect(latestClose(at('2016-02-29T00:00:00Z'), 'UTC')).toBe(at('2026-02-28T00:00:00Z'));
     expect(latestClose(at('2016-06-01T00:00:00-04:00'), 'America/New_York')).toBe(at('2026-06-01T00:00:00-04:00'));
     expect(monthSpans({ open: at('2016-06-01T04:00:00Z'), close: at('2026-06-01T04:00:00Z') }, 'America/New_York')).toHaveLength(120);
+  });
+
+  it('finds every UTC offset a period crosses from the zone’s rules, each with where it starts and ends: summer to summer in London, New York and on Lord Howe Island', () => {
+    const london = { open: at('2025-06-01T00:00:00+01:00'), close: at('2026-10-01T00:00:00+01:00') };
+    expect(offsetSpans(london, 'Europe/London')).toEqual([
+      { offset: 60, start: london.open, end: at('2025-10-26T01:00:00Z') },
+      { offset: 0, start: at('2025-10-26T01:00:00Z'), end: at('2026-03-29T01:00:00Z') },
+      { offset: 60, start: at('2026-03-29T01:00:00Z'), end: london.close },
+    ]);
+    const newYork = { open: at('2025-06-01T00:00:00-04:00'), close: at('2026-10-01T00:00:00-04:00') };
+    expect(offsetSpans(newYork, 'America/New_York')).toEqual([
+      { offset: -240, start: newYork.open, end: at('2025-11-02T06:00:00Z') },
+      { offset: -300, start: at('2025-11-02T06:00:00Z'), end: at('2026-03-08T07:00:00Z') },
+      { offset: -240, start: at('2026-03-08T07:00:00Z'), end: newYork.close },
+    ]);
+    // Lord Howe's summer is the southern one, and its clocks move by 30 minutes.
+    const lordHowe = { open: at('2025-12-01T00:00:00+11:00'), close: at('2027-03-01T00:00:00+11:00') };
+    expect(offsetSpans(lordHowe, 'Australia/Lord_Howe')).toEqual([
+      { offset: 660, start: lordHowe.open, end: at('2026-04-04T15:00:00Z') },
+      { offset: 630, start: at('2026-04-04T15:00:00Z'), end: at('2026-10-03T15:30:00Z') },
+      { offset: 660, start: at('2026-10-03T15:30:00Z'), end: lordHowe.close },
+    ]);
+    expect(offsetSpans({ open: at('2026-01-01T00:00:00Z'), close: at('2026-07-01T00:00:00Z') }, 'Asia/Kolkata')).toEqual([
+      { offset: 330, start: at('2026-01-01T00:00:00Z'), end: at('2026-07-01T00:00:00Z') },
+    ]);
   });
 });

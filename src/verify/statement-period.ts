@@ -62,3 +62,51 @@ export function localTime(seconds: number, timezone: string): string {
 export function periodBoundaries(period: StatementPeriod, timezone: string): number[] {
   return [period.open, ...monthSpans(period, timezone).map((span) => span.end)];
 }
+
+/** A stretch of a period during which the time zone keeps one UTC offset. */
+export interface OffsetSpan {
+  /** Minutes east of UTC (`60` for +01:00, `-300` for −05:00, `630` for +10:30). */
+  offset: number;
+  /** Included. */
+  start: number;
+  /** Excluded: the instant the clocks change, or the period's close. */
+  end: number;
+}
+
+const DAY_SECONDS = 86_400;
+
+/**
+ * Every UTC offset in force during the period, in order, with the instants the clocks change:
+ * from the zone's rules (luxon over the runtime's tz database), not from the transactions, so a
+ * statement says which clock its times use even where it has none. The period is probed once a
+ * day and each change found is narrowed to its second; no zone changes its offset twice within a
+ * day, so none is missed.
+ */
+export function offsetSpans(period: StatementPeriod, timezone: string): OffsetSpan[] {
+  const zone = IANAZone.create(timezone);
+  const offsetAt = (seconds: number) => zone.offset(seconds * 1000);
+  const spans: OffsetSpan[] = [];
+  let start = period.open;
+  let offset = offsetAt(start);
+  for (let probed = start; probed < period.close - 1; ) {
+    const next = Math.min(probed + DAY_SECONDS, period.close - 1);
+    if (offsetAt(next) === offset) {
+      probed = next;
+      continue;
+    }
+    // The change lies in (probed, next]: the first second whose offset differs.
+    let before = probed;
+    let after = next;
+    while (after - before > 1) {
+      const middle = Math.floor((before + after) / 2);
+      if (offsetAt(middle) === offset) before = middle;
+      else after = middle;
+    }
+    spans.push({ offset, start, end: after });
+    start = after;
+    offset = offsetAt(after);
+    probed = after;
+  }
+  spans.push({ offset, start, end: period.close });
+  return spans;
+}

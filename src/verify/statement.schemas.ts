@@ -37,8 +37,8 @@ export const StatementSummary = Type.Object(
     pending_transaction_count: Type.Integer({
       minimum: 0,
       description:
-        'Transactions of the period whose blocks had fewer than `chain.min_confirmations` confirmations when the statement was computed: not counted, ' +
-        'since they could still be reorganised away. Only a period ending within about the last hour has any; generate a new statement later to include them.',
+        'Transactions of the period whose blocks had fewer than `chain.min_confirmations` confirmations when the statement was computed (or were mined above its tip while it was read): not counted, ' +
+        'since they could still be reorganised away. Only a period ending within about the last hour has any; generate a new statement later to include them. Its documents list each one.',
     }),
   },
   {
@@ -158,12 +158,42 @@ const ClaimEffect = Type.Object(
   { additionalProperties: false },
 );
 
+/** What a transaction is for the statement's addresses (docs/verify.md, "What it covers"). */
+export const MOVEMENT_KINDS = ['received', 'sent', 'self_transfer', 'consolidation', 'deposit_proof'] as const;
+export type MovementKind = (typeof MOVEMENT_KINDS)[number];
+const Movement = Type.Union(
+  MOVEMENT_KINDS.map((k) => Type.Literal(k)),
+  {
+    description:
+      'What the transaction is for the statement’s addresses (all its claims as one set): `received` (none of its inputs is theirs, or they came out ahead), ' +
+      '`sent` (an input is theirs and money left for outside addresses), `self_transfer` (every input and output is theirs: only the fee leaves), ' +
+      '`consolidation` (a self transfer of two or more inputs into a single output), `deposit_proof` (the payment a deposit-proof claim of the statement was proven with). ' +
+      'From `version` 2 on.',
+  },
+);
+
+/** Most outside addresses a transaction lists (`counterparties`); how many more there were is `counterparties_more`. */
+export const MAX_COUNTERPARTIES = 3;
+
+/** Confirmations: the tip's height − the block's height + 1, or 0 for a block above the tip. */
+const Confirmations = Type.Integer({ minimum: 0, description: 'Confirmations of its block at the tip the statement was computed at; 0 for a block above that tip.' });
+
 export const StatementTransaction = Type.Object(
   {
     txid: Type.String(),
     block_height: Type.Integer(),
     block_time: Timestamp('The block header’s time (Unix seconds).'),
     block_time_local: Type.String({ description: 'The same time in the statement’s time zone, ISO 8601 with its offset.' }),
+    kind: Type.Optional(Movement),
+    counterparties: Type.Optional(
+      Type.Array(Type.String(), {
+        maxItems: MAX_COUNTERPARTIES,
+        description:
+          `The outside addresses, each once, at most ${MAX_COUNTERPARTIES}: for \`received\` the addresses its outside inputs spent from; for \`sent\` and \`deposit_proof\` the addresses of its outside outputs; ` +
+          'none for transfers to self. Outputs without an address (`OP_RETURN`) are not listed. From `version` 2 on.',
+      }),
+    ),
+    counterparties_more: Type.Optional(Type.Integer({ minimum: 0, description: 'How many more outside addresses there were than `counterparties` lists. From `version` 2 on.' })),
     amount_in: Sats('Received by the statement’s addresses from outside them.'),
     amount_out: Sats('Sent from the statement’s addresses to outside them, fee excluded.'),
     fee: Sats('The fee the statement’s addresses paid.'),
@@ -173,6 +203,22 @@ export const StatementTransaction = Type.Object(
   { additionalProperties: false },
 );
 export type StatementTransaction = Static<typeof StatementTransaction>;
+
+/** A transaction of the period the statement leaves out, and why. */
+export const StatementExclusion = Type.Object(
+  {
+    txid: Type.String(),
+    block_height: Type.Integer(),
+    block_time: Timestamp('The block header’s time (Unix seconds).'),
+    block_time_local: Type.String({ description: 'The same time in the statement’s time zone, ISO 8601 with its offset.' }),
+    kind: Movement,
+    net: Type.String({ description: 'What it would have changed the statement’s balance by: received − sent − fee, in satoshis, as decimal text (negative when it lowers it).' }),
+    confirmations: Confirmations,
+    reason: Type.String({ description: 'Why it is left out, in words.' }),
+  },
+  { additionalProperties: false },
+);
+export type StatementExclusion = Static<typeof StatementExclusion>;
 
 const SpanFields = {
   month: Type.String({ description: 'The calendar month in the statement’s time zone, `YYYY-MM`.' }),
@@ -204,16 +250,29 @@ export const StatementClaimSection = Type.Object(
 );
 export type StatementClaimSection = Static<typeof StatementClaimSection>;
 
-/** The stored result of a statement: what a completed statement states, for its documents. */
+/** The version {@link StatementData} is computed in now; documents of earlier versions still render and check. */
+export const STATEMENT_DATA_VERSION = 2;
+
+/**
+ * The stored result of a statement: what a completed statement states, for its documents.
+ * Version 1 (statements computed before issue 23) lacks `excluded` and each transaction's `kind`
+ * and counterparties; version 2 always has them. A completed statement is never recomputed, so
+ * both versions are read.
+ */
 export const StatementData = Type.Object(
   {
-    version: Type.Literal(1),
+    version: Type.Union([Type.Literal(1), Type.Literal(STATEMENT_DATA_VERSION)]),
     period: StatementPeriod,
     timezone: Type.String(),
     chain: StatementChain,
     summary: StatementSummary,
     claims: Type.Array(StatementClaimSection),
     months: Type.Array(StatementMonth),
+    excluded: Type.Optional(
+      Type.Array(StatementExclusion, {
+        description: 'Every transaction of the period left out, in chain order (`summary.pending_transaction_count` counts them). From `version` 2 on.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

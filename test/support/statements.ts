@@ -1,8 +1,12 @@
 import type { SimulatedChain } from '../../src/bitcoin/chain/index.js';
+import { sandboxWallet } from '../../src/bitcoin/sandbox/sandbox-wallet.js';
+import { emailIdentity } from '../../src/platform/mail/address.js';
 import type { Scope } from '../../src/platform/scope.js';
+import type { ClaimStatement } from '../../src/verify/claim.schemas.js';
+import { checkDeposit, startDepositChallenge } from '../../src/verify/proof.service.js';
 import { runDueJobs } from './connect.js';
 import type { TestApp, TestClient } from './test-app.js';
-import { proveWith, testnetWallet } from './verify.js';
+import { proveWith, shareAsSessionDone, testnetWallet } from './verify.js';
 
 export const at = (iso: string) => Date.parse(iso) / 1000;
 
@@ -13,6 +17,12 @@ export interface StatementWorld {
   holderId: string;
   /** A fresh P2WPKH address claim of the holder, shared with the client for statements. */
   proveAddress(): Promise<{ id: string; address: string; privateKey: Uint8Array }>;
+  /**
+   * A claim of the sandbox wallet proven by a deposit: paid from its receive address 4 on the
+   * simulated chain in a block at `time`, then buried under five more blocks. Returns the claim and
+   * the deposit (its txid and the service's deposit address).
+   */
+  proveSandboxWalletByDeposit(sim: SimulatedChain, time: number): Promise<{ id: string; txid: string; depositAddress: string }>;
   /** Generates a statement through the API and runs its job; returns the completed statement. */
   completedStatement(body: { claim_ids: string[]; period: { open: number; close: number }; timezone: string }): Promise<Record<string, unknown> & { id: string }>;
 }
@@ -34,6 +44,21 @@ export async function makeStatementWorld(t: TestApp, options: { clientName?: str
       const wallet = testnetWallet('p2wpkh');
       const claim = await proveWith(t.ctx, scope, holderId, wallet, { kind: 'connect_session', session_id: 'sess_statements', permissions: ['transactions'] });
       return { id: claim.id, address: wallet.address, privateKey: wallet.privateKeys[0] as Uint8Array };
+    },
+    async proveSandboxWalletByDeposit(sim, time) {
+      const origin = { kind: 'connect_session' as const, session_id: 'sess_statements', permissions: ['transactions'] };
+      const request = { scope, accountHolderId: holderId, requesterName: 'Acme Lending', origin, controller: emailIdentity(options.holder?.email ?? 'ada@example.com') };
+      const started = await startDepositChallenge(t.ctx, request, sandboxWallet().descriptor);
+      if (!started.ok) throw new Error(started.message);
+      const { deposit_address: depositAddress, deposit_amount: amount } = started.challenge;
+      if (depositAddress === null || amount === null) throw new Error('not a deposit challenge');
+      sim.spend(sandboxWallet().address('receive', 4), depositAddress, BigInt(amount), { time });
+      sim.mine({ time: time + 600, count: 5 });
+      const proven = await checkDeposit(t.ctx, started.challenge);
+      if (!proven.ok) throw new Error(`deposit proof: ${JSON.stringify(proven)}`);
+      await shareAsSessionDone(t.ctx, scope, origin, proven.claim.id);
+      const proof = (JSON.parse(proven.claim.statement) as ClaimStatement).proof;
+      return { id: proven.claim.id, txid: proof.txid as string, depositAddress };
     },
     async completedStatement(body) {
       const res = await t.call(client.testKey, { method: 'POST', url: '/v1/verify/statements/generate', json: { account_holder_id: holderId, ...body } });

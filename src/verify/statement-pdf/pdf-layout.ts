@@ -1,7 +1,9 @@
 /**
- * The page frame of a statement PDF: pdfkit with our embedded fonts, a running position down the
- * page, page breaks that repeat a table's heading and column titles, and tables of single-line
- * cells whose columns fit their widest value.
+ * The page frame of a statement PDF: pdfkit with our embedded fonts, and a flow of measured pieces
+ * (paragraphs, headings, facts, lists, table rows) laid out onto pages at the end. Because every
+ * piece's height is known before the first is drawn, a page break can see what remains of the
+ * document: the last page is never left with a few lines on it (see {@link PdfLayout.finish}).
+ * Tables are in `pdf-table.ts`.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -9,67 +11,65 @@ import PDFDocument from 'pdfkit';
 import type { PageSize } from '../../platform/config/config.js';
 import { CellFont, CellWriter } from './pdf-text.js';
 
-/** DejaVu Sans (Bitstream Vera licence, `fonts/LICENSE`), from Debian's fonts-dejavu-core 2.37, committed so every server draws the same glyphs. */
-const FONT_FILES = { regular: 'DejaVuSans.ttf', bold: 'DejaVuSans-Bold.ttf' } as const;
-let fontBytes: Record<keyof typeof FONT_FILES, Buffer> | undefined;
-function fonts(): Record<keyof typeof FONT_FILES, Buffer> {
-  fontBytes ??= {
-    regular: readFileSync(fileURLToPath(new URL(`./fonts/${FONT_FILES.regular}`, import.meta.url))),
-    bold: readFileSync(fileURLToPath(new URL(`./fonts/${FONT_FILES.bold}`, import.meta.url))),
-  };
+/**
+ * DejaVu Sans, Sans Bold and Sans Mono (Bitstream Vera licence, `fonts/LICENSE`), from Debian's
+ * fonts-dejavu-core 2.37, committed so every server draws the same glyphs. The monospace face
+ * writes transaction ids, addresses and hashes, whose characters a reader copies one by one.
+ */
+const FONT_FILES = { regular: 'DejaVuSans.ttf', bold: 'DejaVuSans-Bold.ttf', mono: 'DejaVuSansMono.ttf' } as const;
+export type FontName = keyof typeof FONT_FILES;
+let fontBytes: Record<FontName, Buffer> | undefined;
+function fonts(): Record<FontName, Buffer> {
+  const read = (name: FontName) => readFileSync(fileURLToPath(new URL(`./fonts/${FONT_FILES[name]}`, import.meta.url)));
+  fontBytes ??= { regular: read('regular'), bold: read('bold'), mono: read('mono') };
   return fontBytes;
 }
 
 /** Page sizes in points (1/72 inch): ISO A4 and US Letter. */
 const PAGE_POINTS: Record<PageSize, [number, number]> = { A4: [595.28, 841.89], Letter: [612, 792] };
 
-export const GRAY = { text: 0, muted: 0.35, rule: 0.6, shade: 0.94, header: 0.88 } as const;
+export const GRAY = { text: 0, detail: 0.2, muted: 0.35, rule: 0.6, shade: 0.94, header: 0.88 } as const;
 
-export interface Column {
-  title: string;
-  align: 'left' | 'right';
+/** Pieces laid out between two yields to the event loop: a long statement never holds the server for long. */
+const PIECES_PER_TURN = 400;
+/**
+ * The least of the document's end that goes on its last page, as a share of a page's body: when
+ * less would be left over, the page before ends early. A fifth of a page or more is never "nearly
+ * empty"; up to this much white space at the foot of the page before is the price.
+ */
+const LAST_PAGE_SHARE = 0.3;
+
+/** Something drawn at the top of a page that continues a table or list: its caption "(continued)" and column titles. */
+export interface Continuation {
+  height: number;
+  draw(y: number): void;
 }
 
-export interface Row {
-  cells: string[];
-  /** Opening, closing and total rows. */
-  bold?: boolean;
-  /**
-   * Text written from the left edge of column `column` across `span` columns (left empty in this
-   * row): "Opening balance" across the transaction and block columns.
-   */
-  label?: { column: number; span: number; text: string };
+/** A measured part of the document, drawn once the layout knows which page it lands on. */
+export interface Piece {
+  height: number;
+  /** Points that must fit on the page for it to start there (a short table whole, the first lines of a long one); at least `height`. */
+  keep?: number;
+  /** Goes on the page of the piece after it (a heading): what must fit includes that piece's `keep`. */
+  keepWithNext?: boolean;
+  /** Draws it with its top at `y`. */
+  draw(y: number): void;
+  /** Redrawn at the top of a new page that this piece starts. */
+  continued?: Continuation;
+  /** Blank space: never starts a page, and is dropped at the foot of one. */
+  space?: boolean;
 }
-
-/** Where a table's columns are and how large its text is: shared by tables that must line up (the month sections). */
-export interface TableShape {
-  columns: Column[];
-  edges: { left: number; right: number }[];
-  size: number;
-  rowHeight: number;
-}
-
-/** Table text size, and the smallest it shrinks to so that very large amounts still fit the page. */
-const CELL_SIZE = 7.5;
-const MIN_CELL_SIZE = 5.5;
-const CELL_GAP = 9;
-const ROW_PADDING = 3;
-const CAPTION_HEIGHT = 15;
-/** Rows drawn between two yields to the event loop: a long statement never holds the server for long. */
-const ROWS_PER_TURN = 400;
 
 export class PdfLayout {
   readonly doc: PDFKit.PDFDocument;
   readonly writer: CellWriter;
-  readonly cell: { regular: CellFont; bold: CellFont };
+  readonly cell: Record<FontName, CellFont>;
   readonly left = 42;
   readonly top = 58;
   readonly bottomMargin = 52;
   readonly width: number;
   readonly height: number;
-  y: number;
-  /** Redraws a table's heading after a page break, while a table is being drawn. */
-  private continuation: (() => void) | undefined;
+  private readonly pieces: Piece[] = [];
 
   constructor(pageSize: PageSize, info: PDFKit.DocumentInfo) {
     const [width, height] = PAGE_POINTS[pageSize];
@@ -79,13 +79,11 @@ export class PdfLayout {
     // No default font: pdfkit would load Helvetica, a font readers substitute rather than one the
     // PDF embeds. Ours are registered by name, so pdfkit parses each once per document (a font
     // given as bytes is parsed again on every switch to it).
-    this.doc = new PDFDocument({ size: [width, height], margin: 0, bufferPages: true, autoFirstPage: true, font: null as unknown as string, info, pdfVersion: '1.7' });
-    this.doc.registerFont('regular', bytes.regular);
-    this.doc.registerFont('bold', bytes.bold);
-    this.cell = { regular: CellFont.of(this.doc, 'regular'), bold: CellFont.of(this.doc, 'bold') };
+    this.doc = new PDFDocument({ size: [width, height], margin: 0, bufferPages: false, autoFirstPage: true, font: null as unknown as string, info, pdfVersion: '1.7' });
+    for (const name of Object.keys(FONT_FILES) as FontName[]) this.doc.registerFont(name, bytes[name]);
+    this.cell = { regular: CellFont.of(this.doc, 'regular'), bold: CellFont.of(this.doc, 'bold'), mono: CellFont.of(this.doc, 'mono') };
     this.doc.font('regular');
     this.writer = new CellWriter(this.doc);
-    this.y = this.top;
   }
 
   get right(): number {
@@ -100,46 +98,58 @@ export class PdfLayout {
     return this.height - this.bottomMargin;
   }
 
-  /** Starts a new page when `height` more points do not fit on this one; true when it did. */
-  ensure(height: number): boolean {
-    if (this.y + height <= this.bottom) return false;
-    this.newPage();
-    return true;
+  /** The height a page holds between its running header and footer. */
+  get bodyHeight(): number {
+    return this.bottom - this.top;
   }
 
-  newPage(): void {
-    this.writer.flush();
-    this.doc.addPage({ size: [this.width, this.height], margin: 0 });
-    this.y = this.top;
-    this.continuation?.();
+  /** Adds pieces to the end of the document (an array, not arguments: a table may have a hundred thousand rows). */
+  add(pieces: readonly Piece[]): void {
+    for (const piece of pieces) this.pieces.push(piece);
   }
 
-  /** Keeps a block of `whole` points on one page when it is short; a long one starts where its first `first` points fit. */
-  private keepTogether(whole: number, first: number): void {
-    this.ensure(whole <= (this.bottom - this.top) / 3 ? whole : first);
+  /** A block drawn by `draw` with its top at the given y, `height` points tall, kept on one page. */
+  block(height: number, draw: (y: number) => void): void {
+    this.pieces.push({ height, draw });
   }
 
-  /** Wrapped text at the running position (kept on one page: blocks here are short), then moves below it. */
-  paragraph(text: string, options: { font?: 'regular' | 'bold'; size?: number; gray?: number; indent?: number; width?: number; gap?: number } = {}): void {
+  /** Blank space. */
+  space(height: number): void {
+    this.pieces.push({ height, space: true, draw: () => undefined });
+  }
+
+  /** Wrapped text (kept on one page: blocks here are short), then a gap. */
+  paragraph(text: string, options: { font?: FontName; size?: number; gray?: number; indent?: number; gap?: number } = {}): void {
     const x = this.left + (options.indent ?? 0);
-    const width = options.width ?? this.right - x;
-    this.doc.font(options.font ?? 'regular').fontSize(options.size ?? 8.5);
-    const height = this.doc.heightOfString(text, { width });
-    this.ensure(height);
-    this.doc.fillColor(grayColor(options.gray ?? GRAY.text)).text(text, x, this.y, { width });
-    this.y += height + (options.gap ?? 2);
+    const width = this.right - x;
+    const font = options.font ?? 'regular';
+    const size = options.size ?? 8.5;
+    const height = this.doc.font(font).fontSize(size).heightOfString(text, { width });
+    this.pieces.push({
+      height: height + (options.gap ?? 2),
+      keep: height,
+      draw: (y) => {
+        this.doc.font(font).fontSize(size).fillColor(grayColor(options.gray ?? GRAY.text)).text(text, x, y, { width });
+      },
+    });
   }
 
+  /** A section heading, kept with the first lines of what follows it. */
   heading(text: string, size = 11): void {
-    this.ensure(size * 1.4 + 3 * (CELL_SIZE + 2 * ROW_PADDING));
-    this.y += 6;
-    this.paragraph(text, { font: 'bold', size, gap: 4 });
+    const height = this.doc.font('bold').fontSize(size).heightOfString(text, { width: this.contentWidth });
+    this.pieces.push({
+      height: 6 + height + 4,
+      keepWithNext: true,
+      draw: (y) => {
+        this.doc.font('bold').fontSize(size).fillColor(grayColor(GRAY.text)).text(text, this.left, y + 6, { width: this.contentWidth });
+      },
+    });
   }
 
   /**
    * `label: item, item, …` wrapped at commas, as long as it needs to be (a wallet's addresses, a
-   * few thousand of them): written a line at a time, so it continues on the next page below the
-   * running header, after the label repeated with "(continued)", rather than over the footer.
+   * few thousand of them): a piece per line, so it continues on the next page below the running
+   * header, after the label repeated with "(continued)", rather than over the footer.
    */
   list(label: string, items: readonly string[], options: { size: number; gray: number; indent: number; gap: number }): void {
     const { size, gray } = options;
@@ -158,127 +168,42 @@ export class PdfLayout {
       }
     });
     lines.push(line);
-    const write = (text: string) => {
-      this.writer.text(font, size, text, x, this.y, { gray });
-      this.y += lineHeight;
-    };
-    this.keepTogether(lines.length * lineHeight, 3 * lineHeight);
-    this.continuation = () => write(`${label} (continued):`);
-    try {
-      for (const text of lines) {
-        this.ensure(lineHeight);
-        write(text);
-      }
-    } finally {
-      this.continuation = undefined;
-    }
-    this.writer.flush();
-    this.y += options.gap;
-  }
-
-  /** Label and value lines (`Account holder   Ada Lovelace …`). */
-  facts(pairs: [string, string][], labelWidth = 92): void {
-    for (const [label, value] of pairs) {
-      this.doc.font('regular').fontSize(8.5);
-      const height = this.doc.heightOfString(value, { width: this.contentWidth - labelWidth });
-      this.ensure(height);
-      this.doc.font('bold').fontSize(8.5).fillColor(grayColor(GRAY.muted)).text(label, this.left, this.y, { width: labelWidth - 6, lineBreak: false });
-      this.doc.font('regular').fontSize(8.5).fillColor(grayColor(GRAY.text)).text(value, this.left + labelWidth, this.y, { width: this.contentWidth - labelWidth });
-      this.y += height + 3;
-    }
-  }
-
-  /**
-   * Column positions that fit the widest cell (or title) of `rows`: the spare width goes to the
-   * gaps, so amounts spread across the page. When the columns together are wider than the page
-   * (very large amounts), the text shrinks until they fit.
-   */
-  shape(columns: Column[], rows: Row[]): TableShape {
-    const natural = columns.map((column, i) => {
-      let widest = this.cell.bold.width(column.title, CELL_SIZE);
-      for (const row of rows) widest = Math.max(widest, (row.bold ? this.cell.bold : this.cell.regular).width(row.cells[i] ?? '', CELL_SIZE));
-      return widest;
+    const write = (text: string, y: number) => this.writer.text(font, size, text, x, y, { gray });
+    const continued: Continuation = { height: lineHeight, draw: (y) => write(`${label} (continued):`, y) };
+    const whole = lines.length * lineHeight;
+    lines.forEach((text, i) => {
+      this.pieces.push({ height: lineHeight, keep: i === 0 ? keepOf(whole, 3 * lineHeight, this.bodyHeight) : lineHeight, continued: i === 0 ? undefined : continued, draw: (y) => write(text, y) });
     });
-    // A label must fit the columns it spans: the last of them widens as far as needed.
-    for (const row of rows) {
-      if (!row.label) continue;
-      const { column, span, text } = row.label;
-      const spanned = natural.slice(column, column + span).reduce((sum, w) => sum + w, 0) + CELL_GAP * (span - 1);
-      const missing = (row.bold ? this.cell.bold : this.cell.regular).width(text, CELL_SIZE) - spanned;
-      if (missing > 0) natural[column + span - 1] = (natural[column + span - 1] ?? 0) + missing;
+    this.space(options.gap);
+  }
+
+  /** Label and value lines (`Account holder   Ada Lovelace …`); a value may ask for another font (a hash in monospace). */
+  facts(pairs: [label: string, value: string, font?: FontName][], labelWidth = 92): void {
+    const width = this.contentWidth - labelWidth;
+    for (const [label, value, font = 'regular'] of pairs) {
+      const height = this.doc.font(font).fontSize(8.5).heightOfString(value, { width });
+      this.pieces.push({
+        height: height + 3,
+        keep: height,
+        draw: (y) => {
+          this.doc.font('bold').fontSize(8.5).fillColor(grayColor(GRAY.muted)).text(label, this.left, y, { width: labelWidth - 6, lineBreak: false });
+          this.doc.font(font).fontSize(8.5).fillColor(grayColor(GRAY.text)).text(value, this.left + labelWidth, y, { width });
+        },
+      });
     }
-    const gaps = CELL_GAP * (columns.length - 1);
-    const text = natural.reduce((sum, w) => sum + w, 0);
-    const size = Math.max(MIN_CELL_SIZE, Math.min(CELL_SIZE, (CELL_SIZE * (this.contentWidth - gaps)) / text));
-    const scale = size / CELL_SIZE;
-    const gap = columns.length > 1 ? Math.max(0, this.contentWidth - text * scale) / (columns.length - 1) : 0;
-    const edges: { left: number; right: number }[] = [];
-    let x = this.left;
-    for (const w of natural) {
-      edges.push({ left: x, right: x + w * scale });
-      x += w * scale + gap;
-    }
-    return { columns, edges, size, rowHeight: size + 2 * ROW_PADDING };
   }
 
   /**
-   * A table whose rows break across pages: on each new page the caption (with "continued") and
-   * the column titles are drawn again.
+   * A QR code of square modules in the `size`-point square whose top-left corner is (x, y). A
+   * module is a whole number of quarter points (the largest that fits), the code centred: at some
+   * sizes in between, the edges of modules blurred enough at 150 dpi that the tests' decoder missed
+   * the code now and then, depending only on where the page put it.
    */
-  async table(shape: TableShape, rows: readonly Row[], options: { caption?: string } = {}): Promise<void> {
-    const { columns, edges, size, rowHeight } = shape;
-    const { writer, cell } = this;
-    const drawTitles = () => {
-      writer.fill(this.left - 3, this.y, this.contentWidth + 6, rowHeight, GRAY.header);
-      columns.forEach((column, i) => {
-        const edge = edges[i] as { left: number; right: number };
-        writer.text(cell.bold, size, column.title, column.align === 'right' ? edge.right : edge.left, this.y + ROW_PADDING, { align: column.align });
-      });
-      this.y += rowHeight;
-    };
-    // A short table is kept on one page; a long one starts where at least its first rows fit.
-    const captionHeight = options.caption === undefined ? 0 : CAPTION_HEIGHT + 4;
-    const whole = captionHeight + rowHeight * (1 + rows.length);
-    this.keepTogether(whole, captionHeight + 3 * rowHeight);
-    if (options.caption !== undefined) this.caption(options.caption);
-    drawTitles();
-    this.continuation = () => {
-      if (options.caption !== undefined) this.caption(`${options.caption} (continued)`);
-      drawTitles();
-    };
-    try {
-      let index = 0;
-      for (const row of rows) {
-        this.ensure(rowHeight);
-        if (index % 2 === 1) writer.fill(this.left - 3, this.y, this.contentWidth + 6, rowHeight, GRAY.shade);
-        const font = row.bold ? cell.bold : cell.regular;
-        const top = this.y + ROW_PADDING;
-        row.cells.forEach((text, i) => {
-          const align = columns[i]?.align ?? 'left';
-          writer.text(font, size, text, align === 'right' ? (edges[i]?.right ?? 0) : (edges[i]?.left ?? 0), top, { align });
-        });
-        if (row.label) writer.text(font, size, row.label.text, edges[row.label.column]?.left ?? this.left, top);
-        this.y += rowHeight;
-        index += 1;
-        if (index % ROWS_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
-      }
-    } finally {
-      this.continuation = undefined;
-    }
-    this.writer.flush();
-    this.y += 6;
-  }
-
-  /** A table's title, in the cell writer so it repeats cheaply on every page the table runs over. */
-  caption(text: string): void {
-    if (this.y > this.top) this.y += 4;
-    this.writer.text(this.cell.bold, 9.5, text, this.left, this.y);
-    this.y += CAPTION_HEIGHT;
-  }
-
-  /** A QR code of square modules, `size` points wide, its top-left corner at (x, y). */
   qr(matrix: boolean[][], x: number, y: number, size: number): void {
-    const module = size / matrix.length;
+    const module = Math.floor((size / matrix.length) * 4) / 4;
+    const inset = (size - module * matrix.length) / 2;
+    x += inset;
+    y += inset;
     matrix.forEach((row, r) => {
       // Runs of dark modules in a row as one rectangle each: fewer operators, no hairline seams.
       for (let c = 0; c < row.length; ) {
@@ -295,25 +220,90 @@ export class PdfLayout {
     this.writer.flush();
   }
 
-  /** Renders everything drawn so far, after `decorate` has drawn on every page (running header, "page x of y"). */
-  async finish(decorate: (page: number, pages: number) => void): Promise<Buffer> {
-    this.writer.flush();
-    const { count } = this.doc.bufferedPageRange();
-    for (let page = 0; page < count; page++) {
-      this.doc.switchToPage(page);
-      decorate(page + 1, count);
-      this.writer.flush();
+  /**
+   * Where each piece goes, before anything is drawn: its top, and whether it starts a new page. A
+   * piece starts a new page when its `keep` does not fit on this one — and also when what remains
+   * of the document (this piece and every one after it) does not fit but is less than
+   * {@link LAST_PAGE_SHARE} of a page: the page then ends early, so the last page holds at least
+   * that share (less one piece) instead of a few stray lines.
+   */
+  private paginate(): { tops: Float64Array; breaks: Uint8Array; pages: number } {
+    const { pieces } = this;
+    const remaining = new Float64Array(pieces.length + 1);
+    for (let i = pieces.length - 1; i >= 0; i--) remaining[i] = (remaining[i + 1] as number) + (pieces[i] as Piece).height;
+    const lastPage = this.bodyHeight * LAST_PAGE_SHARE;
+    const tops = new Float64Array(pieces.length);
+    const breaks = new Uint8Array(pieces.length);
+    // What must fit for a piece to start on a page: its own keep, and the next one's for a heading.
+    const needs = new Float64Array(pieces.length);
+    for (let i = pieces.length - 1; i >= 0; i--) {
+      const piece = pieces[i] as Piece;
+      needs[i] = piece.keepWithNext && i + 1 < pieces.length ? piece.height + (needs[i + 1] as number) : (piece.keep ?? piece.height);
     }
+    let pages = 1;
+    let y = this.top;
+    let pageStart = y;
+    pieces.forEach((piece, i) => {
+      if (piece.space) {
+        tops[i] = y;
+        y = Math.min(y + piece.height, this.bottom);
+        return;
+      }
+      if (y > pageStart) {
+        const left = this.bottom - y;
+        const rest = remaining[i] as number;
+        if ((rest > left && rest <= lastPage) || (needs[i] as number) > left) {
+          breaks[i] = 1;
+          pages += 1;
+          y = this.top + (piece.continued?.height ?? 0);
+          pageStart = y;
+        }
+      }
+      tops[i] = y;
+      y += piece.height;
+    });
+    return { tops, breaks, pages };
+  }
+
+  /**
+   * Lays out and renders everything, `decorate` drawing on each page (running header, "page x of
+   * y") as it is finished. The pages are counted before the first is drawn, so each page is
+   * written out (and its content compressed and let go) as soon as the next one starts: a long
+   * statement never holds all its pages in memory.
+   */
+  async finish(decorate: (page: number, pages: number) => void): Promise<Buffer> {
     const chunks: Buffer[] = [];
     this.doc.on('data', (chunk: Buffer) => chunks.push(chunk));
     const ended = new Promise<void>((resolve, reject) => {
       this.doc.on('end', resolve);
       this.doc.on('error', reject);
     });
+    const { tops, breaks, pages } = this.paginate();
+    let page = 1;
+    const endPage = () => {
+      decorate(page, pages);
+      this.writer.flush();
+    };
+    for (const [i, piece] of this.pieces.entries()) {
+      if (breaks[i] === 1) {
+        endPage();
+        this.doc.addPage({ size: [this.width, this.height], margin: 0 });
+        page += 1;
+        piece.continued?.draw(this.top);
+      }
+      if (!piece.space) piece.draw(tops[i] as number);
+      if (i % PIECES_PER_TURN === PIECES_PER_TURN - 1) await new Promise((resolve) => setImmediate(resolve));
+    }
+    endPage();
     this.doc.end();
     await ended;
     return Buffer.concat(chunks);
   }
+}
+
+/** What a block `whole` points tall keeps together: all of it when short (a third of a page at most), else its first `first` points. */
+export function keepOf(whole: number, first: number, bodyHeight: number): number {
+  return whole <= bodyHeight / 3 ? whole : first;
 }
 
 /** A gray level (0 black … 1 white) as the hex colour pdfkit's own text takes. */

@@ -1,15 +1,20 @@
 /**
  * A statement as a PDF an accountant, lender or auditor reads like a bank statement: who and what
- * it covers, the summary, and the transactions (per month, or for the whole period), with the
- * signed data attached and its document hash printed so anyone can check it (docs/verify.md,
- * "Statement PDFs"). Pure apart from the fonts it reads once: the same input gives the same bytes.
+ * it covers, the summary, what was left out, and the transactions (per month, or for the whole
+ * period) — each named, with its full id and the offset of its time — with the signed data
+ * attached and its document hash printed so anyone can check it (docs/verify.md, "Statement PDFs"
+ * and "Reading a statement"). Pure apart from the fonts it reads once: the same input gives the
+ * same bytes.
  */
 import encodeQR from 'qr';
 import { PROOF_FORMAT_WORDS } from '../claim.schemas.js';
 import { attachmentName, type StatementDocument } from '../statement-document.schemas.js';
-import type { StatementTotals, StatementTransaction } from '../statement.schemas.js';
-import { GRAY, grayColor, PdfLayout, type Column, type Row } from './pdf-layout.js';
-import { btc, btcOrBlank, dateInWords, dateTimeInWords, holderText, localMinute, momentInWords, monthTitle, offsetAt, periodInWords, shortTxid } from './statement-words.js';
+import type { StatementData } from '../statement.schemas.js';
+import { GRAY, grayColor, PdfLayout } from './pdf-layout.js';
+import type { CellFont } from './pdf-text.js';
+import { table, tablePieces, tableShape, type Column, type Row, type TableSection } from './pdf-table.js';
+import { EXCLUSION_COLUMNS, exclusionRow, plural, quietMonthRow, totalsColumns, totalsRow, transactionColumns, transactionRows } from './statement-tables.js';
+import { btc, dateInWords, dateTimeInWords, holderText, isUtcZone, momentInWords, monthTitle, offsetsInWords, periodInWords } from './statement-words.js';
 
 export interface StatementPdfInput {
   /** What the document states: the payload of `jws`. */
@@ -26,49 +31,6 @@ export interface StatementPdfInput {
 
 /** The URL the QR code holds: the check page with the document hash filled in. */
 const verifyLink = (verifyUrl: string, documentHash: string) => `${verifyUrl}?document_hash=${documentHash}`;
-
-const TRANSACTION_COLUMNS: Column[] = [
-  { title: 'Date and time', align: 'left' },
-  { title: 'Transaction', align: 'left' },
-  { title: 'Block', align: 'right' },
-  { title: 'In (BTC)', align: 'right' },
-  { title: 'Out (BTC)', align: 'right' },
-  { title: 'Fee (BTC)', align: 'right' },
-  { title: 'Balance (BTC)', align: 'right' },
-];
-
-const transactionRow = (tx: StatementTransaction): Row => ({
-  cells: [localMinute(tx.block_time_local), shortTxid(tx.txid), String(tx.block_height), btcOrBlank(tx.amount_in), btcOrBlank(tx.amount_out), btcOrBlank(tx.fee), btc(tx.balance)],
-});
-
-const plural = (count: number, noun: string) => `${count.toLocaleString('en')} ${noun}${count === 1 ? '' : 's'}`;
-
-/** A span's transactions between its opening balance and its totals, as a bank statement lists them. */
-function transactionRows(totals: StatementTotals, transactions: Iterable<StatementTransaction>): Row[] {
-  const rows: Row[] = [{ cells: ['', '', '', '', '', '', btc(totals.opening_balance)], bold: true, label: { column: 1, span: 2, text: 'Opening balance' } }];
-  for (const tx of transactions) rows.push(transactionRow(tx));
-  rows.push({
-    cells: ['', '', '', btc(totals.total_in), btc(totals.total_out), btc(totals.total_fees), btc(totals.closing_balance)],
-    bold: true,
-    label: { column: 1, span: 2, text: `Totals · ${plural(totals.transaction_count, 'transaction')}` },
-  });
-  return rows;
-}
-
-const TOTALS_COLUMNS = (first: string): Column[] => [
-  { title: first, align: 'left' },
-  { title: 'Opening (BTC)', align: 'right' },
-  { title: 'In (BTC)', align: 'right' },
-  { title: 'Out (BTC)', align: 'right' },
-  { title: 'Fees (BTC)', align: 'right' },
-  { title: 'Closing (BTC)', align: 'right' },
-  { title: 'Transactions', align: 'right' },
-];
-
-const totalsRow = (first: string, t: StatementTotals, bold = false): Row => ({
-  cells: [first, btc(t.opening_balance), btc(t.total_in), btc(t.total_out), btc(t.total_fees), btc(t.closing_balance), t.transaction_count.toLocaleString('en')],
-  bold,
-});
 
 /** Renders the statement document as a PDF (monthly or custom layout, as `document.document.format` says). */
 export async function renderStatementPdf(input: StatementPdfInput): Promise<Buffer> {
@@ -88,24 +50,25 @@ export async function renderStatementPdf(input: StatementPdfInput): Promise<Buff
   const { doc } = layout;
 
   // Title, parties, verification.
-  doc.font('bold').fontSize(18).fillColor(grayColor(GRAY.text)).text('Bitcoin statement', layout.left, layout.y, { lineBreak: false });
-  doc.font('bold').fontSize(10).text('ownproof', layout.left, layout.y + 2, { width: layout.contentWidth, align: 'right', lineBreak: false });
-  doc.font('regular').fontSize(8).fillColor(grayColor(GRAY.muted)).text(issuer, layout.left, layout.y + 15, { width: layout.contentWidth, align: 'right', lineBreak: false });
-  layout.y += 26;
+  layout.block(26, (y) => {
+    doc.font('bold').fontSize(18).fillColor(grayColor(GRAY.text)).text('Bitcoin statement', layout.left, y, { lineBreak: false });
+    doc.font('bold').fontSize(10).text('ownproof', layout.left, y + 2, { width: layout.contentWidth, align: 'right', lineBreak: false });
+    doc.font('regular').fontSize(8).fillColor(grayColor(GRAY.muted)).text(issuer, layout.left, y + 15, { width: layout.contentWidth, align: 'right', lineBreak: false });
+  });
   layout.paragraph(`Prepared for ${statement.requested_by}`, { size: 10, gap: 10 });
   if (!statement.livemode) {
     layout.paragraph('TEST MODE: computed from the sandbox chain. This is not a statement of real bitcoin.', { font: 'bold', size: 9, gap: 8 });
   }
   const holder = statement.account_holder;
-  const offsets = [...new Set([offsetAt(data.period.open, tz), offsetAt(data.period.close - 1, tz)])].join(' / ');
   layout.facts([
     ['Account holder', `${holderText(holder)}${holder.external_ref ? `\nYour reference: ${holder.external_ref}` : ''}\nAccount holder id: ${holder.id}`],
-    ['Period', `${periodInWords(data.period, tz)}\nTimes are in ${tz} (${offsets}).`],
+    ['Period', `${periodInWords(data.period, tz)}\n${offsetsInWords(data.period, tz)}`],
     [
       'Statement',
-      `${statement.id}, computed ${dateTimeInWords(statement.completed_at, tz)} from the Bitcoin ${data.claims[0]?.network ?? ''} chain at block ${data.chain.height}. ` +
-        `Counts transactions with at least ${data.chain.min_confirmations} confirmations.`,
+      `${statement.id}, computed ${dateTimeInWords(statement.completed_at, tz)} from the Bitcoin ${data.claims[0]?.network ?? ''} chain, its tip at block ${data.chain.height}. ` +
+        `Counts transactions with at least ${data.chain.min_confirmations} confirmations at that tip.`,
     ],
+    ['Tip block hash', data.chain.block_hash, 'mono'],
     [
       'Layout',
       document.document.format === 'monthly'
@@ -131,69 +94,13 @@ export async function renderStatementPdf(input: StatementPdfInput): Promise<Buff
     if (claim.subject.type === 'wallet' && section) {
       layout.list(`Addresses read (${section.addresses.length})`, section.addresses, { size: 6.5, gray: GRAY.muted, indent: 12, gap: 1 });
     }
-    layout.y += 4;
+    layout.space(4);
   });
 
-  // The summary.
-  layout.heading('Summary');
-  const s = data.summary;
-  const summaryRows: Row[] = [
-    { cells: [`Opening balance, ${momentInWords(data.period.open, tz, 'start')}`, btc(s.opening_balance)], bold: true },
-    { cells: ['Received', btc(s.total_in)] },
-    { cells: ['Sent', btc(s.total_out)] },
-    { cells: ['Network fees paid', btc(s.total_fees)] },
-    { cells: [`Closing balance, ${momentInWords(data.period.close, tz, 'end')}`, btc(s.closing_balance)], bold: true },
-    { cells: ['Transactions', s.transaction_count.toLocaleString('en')] },
-  ];
-  const summaryColumns: Column[] = [
-    { title: '', align: 'left' },
-    { title: 'BTC', align: 'right' },
-  ];
-  await layout.table(layout.shape(summaryColumns, summaryRows), summaryRows);
-  layout.paragraph('Opening + received − sent − fees = closing. A balance is the confirmed balance just before that moment.', { size: 7, gray: GRAY.muted });
-  if (s.pending_transaction_count > 0) {
-    layout.paragraph(
-      `Not counted: ${plural(s.pending_transaction_count, 'transaction')} of the period in blocks with fewer than ${data.chain.min_confirmations} confirmations when the statement was computed.`,
-      { size: 8, font: 'bold' },
-    );
-  }
-  if (data.claims.length > 1) {
-    const rows = data.claims.map((c) => totalsRow(c.claim_id, c.summary));
-    await layout.table(layout.shape(TOTALS_COLUMNS('Claim'), rows), rows, { caption: 'Per claim (a transfer between two claims is out of one and into the other)' });
-  }
-
-  // The transactions.
-  if (document.document.format === 'monthly') {
-    const overview = [...data.months.map((m) => totalsRow(monthTitle(m, tz), m)), totalsRow('Whole period', s, true)];
-    await layout.table(layout.shape(TOTALS_COLUMNS('Month'), overview), overview, { caption: 'Months' });
-    const sections = data.months.map((month) => {
-      const title = monthTitle(month, tz);
-      return { month, title, rows: transactionRows(month, month.transactions) };
-    });
-    // One shape for every month, so the columns line up from month to month.
-    const shape = layout.shape(TRANSACTION_COLUMNS, sections.flatMap((section) => section.rows));
-    for (const { month, title, rows } of sections) {
-      if (month.transaction_count === 0) {
-        layout.ensure(40);
-        layout.caption(title);
-        layout.paragraph(`No transactions. Balance throughout: ${btc(month.closing_balance)} BTC.`, { size: 8, gap: 8 });
-      } else {
-        await layout.table(shape, rows, { caption: title });
-      }
-    }
-  } else {
-    const rows = transactionRows(s, data.months.flatMap((m) => m.transactions));
-    await layout.table(layout.shape(TRANSACTION_COLUMNS, rows), rows, { caption: 'Transactions' });
-  }
-
-  layout.heading('How to read this statement', 9);
-  layout.paragraph(
-    'Amounts are in BTC (1 BTC = 100,000,000 satoshis), computed exactly in satoshis. “In” is what the claimed addresses received from outside them, ' +
-      '“Out” what they sent outside them, the fee what they paid for the transaction; a transfer between addresses of the same claim is neither in nor out, ' +
-      'only its fee leaves. A transaction belongs to the period by the time of its block; times are those of the block, in the statement’s time zone. ' +
-      `Each transaction’s full id and each claim’s share are in the signed data attached to this PDF.`,
-    { size: 7, gray: GRAY.muted },
-  );
+  summary(layout, data);
+  notCounted(layout, data);
+  howToRead(layout, data);
+  transactions(layout, data, document.document.format);
 
   const issued = new Date(document.document.issued_at * 1000);
   // PDF/A-3's name for data the visible document is drawn from; readers list it as an attachment.
@@ -207,20 +114,112 @@ export async function renderStatementPdf(input: StatementPdfInput): Promise<Buff
   };
   doc.file(Buffer.from(input.jws, 'ascii'), attachment);
 
-  const running = `Bitcoin statement ${statement.id} · ${holderText(holder)}`;
+  // Every page's header and footer, as glyph runs: a long statement has hundreds of pages.
+  const { writer, cell } = layout;
+  const running = fitText(cell.regular, 7, `Bitcoin statement ${statement.id} · ${holderText(holder)}`, layout.contentWidth - 60);
   return layout.finish((page, pages) => {
     const footerY = layout.height - 34;
-    doc.font('regular').fontSize(6.5).fillColor(grayColor(GRAY.muted));
-    doc.text(`Document hash (SHA-256) ${documentHash}`, layout.left, footerY, { lineBreak: false });
-    doc.text(`Check at ${input.verifyUrl}`, layout.left, footerY + 9, { lineBreak: false });
-    doc.font('bold').fontSize(7.5).fillColor(grayColor(GRAY.text)).text(`Page ${page} of ${pages}`, layout.left, footerY + 2, { width: layout.contentWidth, align: 'right', lineBreak: false });
+    writer.text(cell.regular, 6.5, `Document hash (SHA-256) ${documentHash}`, layout.left, footerY, { gray: GRAY.muted });
+    writer.text(cell.regular, 6.5, `Check at ${input.verifyUrl}`, layout.left, footerY + 9, { gray: GRAY.muted });
+    writer.text(cell.bold, 7.5, `Page ${page} of ${pages}`, layout.right, footerY + 2, { align: 'right' });
     if (page > 1) {
-      doc.font('regular').fontSize(7).fillColor(grayColor(GRAY.muted)).text(running, layout.left, 30, { width: layout.contentWidth - 60, lineBreak: false, ellipsis: true });
-      doc.font('bold').fontSize(7).text('ownproof', layout.left, 30, { width: layout.contentWidth, align: 'right', lineBreak: false });
-      layout.writer.fill(layout.left, 41, layout.contentWidth, 0.5, GRAY.rule);
+      writer.text(cell.regular, 7, running, layout.left, 30, { gray: GRAY.muted });
+      writer.text(cell.bold, 7, 'ownproof', layout.right, 30, { align: 'right', gray: GRAY.muted });
+      writer.fill(layout.left, 41, layout.contentWidth, 0.5, GRAY.rule);
     }
-    layout.writer.fill(layout.left, footerY - 6, layout.contentWidth, 0.5, GRAY.rule);
+    writer.fill(layout.left, footerY - 6, layout.contentWidth, 0.5, GRAY.rule);
   });
+}
+
+/** The period's opening and closing balances, what moved in between, and each claim on its own. */
+function summary(layout: PdfLayout, data: StatementData): void {
+  const tz = data.timezone;
+  const s = data.summary;
+  layout.heading('Summary');
+  const rows: Row[] = [
+    { cells: [`Opening balance, ${momentInWords(data.period.open, tz, 'start')}`, btc(s.opening_balance)], bold: true },
+    { cells: ['Received', btc(s.total_in)] },
+    { cells: ['Sent', btc(s.total_out)] },
+    { cells: ['Network fees paid', btc(s.total_fees)] },
+    { cells: [`Closing balance, ${momentInWords(data.period.close, tz, 'end')}`, btc(s.closing_balance)], bold: true },
+    { cells: ['Transactions', s.transaction_count.toLocaleString('en')] },
+  ];
+  const columns: Column[] = [
+    { title: '', align: 'left' },
+    { title: 'BTC', align: 'right' },
+  ];
+  table(layout, tableShape(layout, columns, rows), rows);
+  layout.paragraph('Opening + received − sent − fees = closing. A balance is the confirmed balance just before that moment.', { size: 7, gray: GRAY.muted });
+  if (data.claims.length > 1) {
+    const claimRows = data.claims.map((c) => totalsRow(c.claim_id, c.summary));
+    table(layout, tableShape(layout, totalsColumns('Claim'), claimRows), claimRows, 'Per claim (a transfer between two claims is out of one and into the other)');
+  }
+}
+
+/** The transactions of the period the statement left out: each one (from version 2), or how many (version 1). */
+function notCounted(layout: PdfLayout, data: StatementData): void {
+  const count = data.summary.pending_transaction_count;
+  if (count === 0) return;
+  const why = `in blocks with fewer than ${data.chain.min_confirmations} confirmations at the tip the statement was computed at`;
+  if (!data.excluded) {
+    layout.paragraph(`Not counted: ${plural(count, 'transaction')} of the period ${why}.`, { size: 8, font: 'bold' });
+    return;
+  }
+  layout.heading(`Not counted (${plural(count, 'transaction')})`, 9.5);
+  layout.paragraph(
+    `These transactions of the period are ${why}, or in blocks mined after it: they could still be reorganised away, so no figure of this statement includes them. ` +
+      'A statement generated later counts them.',
+    { size: 7.5, gap: 4 },
+  );
+  const utc = isUtcZone(data.timezone);
+  const rows = data.excluded.map((exclusion) => exclusionRow(exclusion, utc));
+  table(layout, tableShape(layout, EXCLUSION_COLUMNS, rows), rows);
+}
+
+/** What each column of the transaction tables says (docs/verify.md, "Reading a statement", says it at length). */
+function howToRead(layout: PdfLayout, data: StatementData): void {
+  const named = data.version >= 2;
+  layout.heading('How to read this statement', 9);
+  layout.paragraph(
+    [
+      'Amounts are in BTC (1 BTC = 100,000,000 satoshis), computed exactly in satoshis. A transaction belongs to the period by the time of its block; ' +
+        'each is listed at that time in the statement’s time zone, with the offset from UTC in force then.',
+      named
+        ? 'On each row’s second line, beside the time, are the transaction’s full id (look it up in any block explorer) and the outside addresses involved: ' +
+          '“to” those a payment went to, “from” those a receipt came from (at most three, and how many more).'
+        : 'On each row’s second line, beside the time, is the transaction’s full id (look it up in any block explorer).',
+      named
+        ? '“Movement” says what it is: Received; Sent; Sent to self (between the claimed addresses: only the fee leaves); Consolidation (several of their coins into one); ' +
+          'Deposit proof (the payment that proved control of a claim).'
+        : '',
+      '“In” is what the claimed addresses received from outside them, “Out” what they sent outside them, “Fee” what they paid for the transaction, ' +
+        '“Balance” their confirmed balance after it; a transfer between addresses of the statement is neither in nor out. Each claim’s share is in the signed data attached to this PDF.',
+    ]
+      .filter((sentence) => sentence !== '')
+      .join(' '),
+    { size: 7, gray: GRAY.muted },
+  );
+}
+
+/** The transactions: a section per month (monthly) or one table (custom), all on one set of columns. */
+function transactions(layout: PdfLayout, data: StatementData, format: StatementDocument['document']['format']): void {
+  const tz = data.timezone;
+  const columns = transactionColumns(data);
+  let sections: TableSection[];
+  if (format === 'monthly') {
+    const overview = [...data.months.map((m) => totalsRow(monthTitle(m, tz), m)), totalsRow('Whole period', data.summary, true)];
+    table(layout, tableShape(layout, totalsColumns('Month'), overview), overview, 'Months');
+    sections = data.months.map((month) =>
+      month.transaction_count === 0
+        ? { caption: monthTitle(month, tz), titles: false, rows: [quietMonthRow(columns, month)] }
+        : { caption: monthTitle(month, tz), rows: transactionRows(columns, month, month.transactions) },
+    );
+  } else {
+    sections = [{ caption: 'Transactions', rows: transactionRows(columns, data.summary, data.months.flatMap((m) => m.transactions)) }];
+  }
+  // One shape for every section, so the columns line up from month to month.
+  const shape = tableShape(layout, columns, sections.flatMap((section) => section.rows));
+  layout.add(tablePieces(layout, shape, sections));
 }
 
 /** The box that says how to check the document: the QR code, the URL, the hash, the attachment. */
@@ -229,27 +228,35 @@ function verificationBox(layout: PdfLayout, input: StatementPdfInput, issuer: st
   const qrSize = 74;
   const padding = 8;
   const height = qrSize + 2 * padding;
-  layout.ensure(height + 8);
-  const top = layout.y + 4;
-  layout.writer.fill(layout.left, top, layout.contentWidth, height, GRAY.shade);
-  layout.writer.flush();
-  layout.qr(encodeQR(verifyLink(input.verifyUrl, input.documentHash), 'raw', { ecc: 'medium', border: 1 }), layout.left + padding, top + padding, qrSize);
-  // The QR code's own quiet zone is white; the box around it is shaded.
-  const textX = layout.left + qrSize + 2 * padding + 4;
-  const textWidth = layout.right - textX - padding;
-  doc.font('bold').fontSize(9).fillColor(grayColor(GRAY.text)).text('Check this document', textX, top + padding, { width: textWidth });
-  doc.font('regular').fontSize(7.5).text(`Scan the code, or open ${input.verifyUrl} and give it this PDF or its document hash:`, textX, doc.y + 2, { width: textWidth });
-  doc.font('bold').fontSize(7.5).text(input.documentHash, textX, doc.y + 2, { width: textWidth });
-  doc
-    .font('regular')
-    .fontSize(6.5)
-    .fillColor(grayColor(GRAY.muted))
-    .text(
-      `The statement’s data is attached to this PDF (${attachmentName(input.document.statement.id)}), signed by ${issuer} with key ${input.kid} ` +
-        `(published at ${input.document.iss}/.well-known/jwks.json); the document hash is its SHA-256. The file is signed as a whole too: any changed copy fails the check.`,
-      textX,
-      doc.y + 3,
-      { width: textWidth },
-    );
-  layout.y = top + height + 8;
+  layout.block(4 + height + 8, (y) => {
+    const top = y + 4;
+    layout.writer.fill(layout.left, top, layout.contentWidth, height, GRAY.shade);
+    layout.writer.flush();
+    layout.qr(encodeQR(verifyLink(input.verifyUrl, input.documentHash), 'raw', { ecc: 'medium', border: 1 }), layout.left + padding, top + padding, qrSize);
+    // The QR code's own quiet zone is white; the box around it is shaded.
+    const textX = layout.left + qrSize + 2 * padding + 4;
+    const textWidth = layout.right - textX - padding;
+    doc.font('bold').fontSize(9).fillColor(grayColor(GRAY.text)).text('Check this document', textX, top + padding, { width: textWidth });
+    doc.font('regular').fontSize(7.5).text(`Scan the code, or open ${input.verifyUrl} and give it this PDF or its document hash:`, textX, doc.y + 2, { width: textWidth });
+    doc.font('bold').fontSize(7.5).text(input.documentHash, textX, doc.y + 2, { width: textWidth });
+    doc
+      .font('regular')
+      .fontSize(6.5)
+      .fillColor(grayColor(GRAY.muted))
+      .text(
+        `The statement’s data is attached to this PDF (${attachmentName(input.document.statement.id)}), signed by ${issuer} with key ${input.kid} ` +
+          `(published at ${input.document.iss}/.well-known/jwks.json); the document hash is its SHA-256. The file is signed as a whole too: any changed copy fails the check.`,
+        textX,
+        doc.y + 3,
+        { width: textWidth },
+      );
+  });
+}
+
+/** `text`, cut with an ellipsis where it would be wider than `width` points (a long account holder name in the running header). */
+function fitText(font: CellFont, size: number, text: string, width: number): string {
+  if (font.width(text, size) <= width) return text;
+  const characters = [...text];
+  while (characters.length > 0 && font.width(`${characters.join('')}…`, size) > width) characters.pop();
+  return `${characters.join('')}…`;
 }

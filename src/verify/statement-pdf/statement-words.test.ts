@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { btc, btcOrBlank, localMinute, momentInWords, monthTitle, offsetAt, periodInWords, shortTxid } from './statement-words.js';
+import { btc, btcOrBlank, dateTimeInWords, isUtcZone, momentInWords, monthTitle, offsetAt, offsetsInWords, periodInWords, rowTime, signedBtc } from './statement-words.js';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
 
@@ -21,15 +21,37 @@ describe('amounts in BTC', () => {
     expect(btcOrBlank('0')).toBe('');
     expect(btcOrBlank('7')).toBe('0.00000007');
   });
+
+  it('writes the sign of an amount that may be negative', () => {
+    expect([signedBtc('4000'), signedBtc('-2000'), signedBtc('0')]).toEqual(['+0.00004000', '-0.00002000', '0.00000000']);
+  });
 });
 
-describe('transaction ids and times', () => {
-  it('shortens a txid to its first and last 8 hex digits', () => {
-    expect(shortTxid('0123456789abcdef'.repeat(4))).toBe('01234567…89abcdef');
+describe('times, always with their zone', () => {
+  it('writes a row’s stored local time as its date, and its time to the minute with the offset, without date arithmetic', () => {
+    expect(rowTime('2026-03-08T03:00:00-04:00', false)).toEqual({ date: '2026-03-08', time: '03:00 -04:00' });
+    expect(rowTime('2026-04-05T01:30:00+10:30', false)).toEqual({ date: '2026-04-05', time: '01:30 +10:30' });
+    expect(rowTime('2026-03-08T03:00:00Z', true)).toEqual({ date: '2026-03-08', time: '03:00 UTC' });
+    // Etc/GMT is UTC by another name; luxon writes its offset rather than Z.
+    expect(rowTime('2026-03-08T03:00:00+00:00', isUtcZone('Etc/GMT'))).toEqual({ date: '2026-03-08', time: '03:00 UTC' });
+    expect(isUtcZone('Europe/London')).toBe(false);
   });
 
-  it('writes the stored local time to the minute without date arithmetic', () => {
-    expect(localMinute('2026-03-08T03:00:00-04:00')).toBe('2026-03-08 03:00');
+  it('writes a moment with the zone’s offset then, or UTC', () => {
+    expect(dateTimeInWords(at('2026-11-27T14:56:00Z'), 'Europe/London')).toBe('27 November 2026, 14:56 UTC+00:00');
+    expect(dateTimeInWords(at('2026-07-27T14:56:00Z'), 'Europe/London')).toBe('27 July 2026, 15:56 UTC+01:00');
+    expect(dateTimeInWords(at('2026-07-27T14:56:00Z'), 'Etc/UTC')).toBe('27 July 2026, 14:56 UTC');
+  });
+
+  it('says which offsets the period crosses and when the clocks change, from the zone’s rules', () => {
+    expect(offsetsInWords({ open: at('2025-06-01T00:00:00+01:00'), close: at('2026-10-01T00:00:00+01:00') }, 'Europe/London')).toBe(
+      'Times are in Europe/London, each with its offset from UTC: +01:00 to 26 October 2025, 01:00 UTC, then +00:00 to 29 March 2026, 01:00 UTC, then +01:00.',
+    );
+    expect(offsetsInWords({ open: at('2026-01-01T00:00:00Z'), close: at('2026-02-01T00:00:00Z') }, 'Asia/Kolkata')).toBe('Times are in Asia/Kolkata, each with its offset from UTC: +05:30 throughout.');
+    expect(offsetsInWords({ open: at('2026-06-01T00:00:00Z'), close: at('2026-07-01T00:00:00Z') }, 'America/New_York')).toBe(
+      'Times are in America/New_York, each with its offset from UTC: -04:00 throughout.',
+    );
+    expect(offsetsInWords({ open: at('2026-01-01T00:00:00Z'), close: at('2027-01-01T00:00:00Z') }, 'UTC')).toBe('Times are in UTC.');
   });
 });
 
@@ -42,7 +64,7 @@ describe('periods and months in words, in the statement’s time zone', () => {
 
   it('writes a period that does not start and end at local midnight with its times, the end excluded', () => {
     expect(periodInWords({ open: at('2026-10-01T00:00:00Z'), close: at('2026-11-20T00:00:00Z') }, 'America/New_York')).toBe(
-      '30 September 2026, 20:00 to 19 November 2026, 19:00 (the end not included)',
+      '30 September 2026, 20:00 UTC-04:00 to 19 November 2026, 19:00 UTC-05:00 (the end not included)',
     );
   });
 
@@ -54,19 +76,20 @@ describe('periods and months in words, in the statement’s time zone', () => {
   });
 
   it('says where a balance is taken: the start or end of a day at midnight, else the time', () => {
-    expect(momentInWords(at('2026-11-01T04:00:00Z'), 'America/New_York', 'start')).toBe('start of 1 November 2026');
-    expect(momentInWords(at('2026-11-01T04:00:00Z'), 'America/New_York', 'end')).toBe('end of 31 October 2026');
-    expect(momentInWords(at('2026-11-01T00:00:00Z'), 'America/New_York', 'end')).toBe('31 October 2026, 20:00');
+    expect(momentInWords(at('2026-11-01T04:00:00Z'), 'America/New_York', 'start')).toBe('start of 1 November 2026 (UTC-04:00)');
+    expect(momentInWords(at('2026-11-01T04:00:00Z'), 'America/New_York', 'end')).toBe('end of 31 October 2026 (UTC-04:00)');
+    expect(momentInWords(at('2026-11-01T00:00:00Z'), 'America/New_York', 'end')).toBe('31 October 2026, 20:00 UTC-04:00');
+    expect(momentInWords(at('2026-11-01T00:00:00Z'), 'UTC', 'start')).toBe('start of 1 November 2026 (UTC)');
   });
 
   it('titles a month section, with where the period cuts it', () => {
     expect(monthTitle({ month: '2026-03', start: at('2026-03-01T05:00:00Z'), end: at('2026-04-01T04:00:00Z') }, 'America/New_York')).toBe('March 2026');
     expect(monthTitle({ month: '2026-09', start: at('2026-10-01T00:00:00Z'), end: at('2026-10-01T04:00:00Z') }, 'America/New_York')).toBe(
-      'September 2026, from 30 September, 20:00',
+      'September 2026, from 30 September, 20:00 UTC-04:00',
     );
     expect(monthTitle({ month: '2026-11', start: at('2026-11-01T04:00:00Z'), end: at('2026-11-20T05:00:00Z') }, 'America/New_York')).toBe('November 2026, to 19 November');
     expect(monthTitle({ month: '2026-11', start: at('2026-11-01T04:00:00Z'), end: at('2026-11-20T00:00:00Z') }, 'America/New_York')).toBe(
-      'November 2026, until 19 November, 19:00',
+      'November 2026, until 19 November, 19:00 UTC-05:00',
     );
   });
 });
