@@ -1,9 +1,11 @@
 /**
  * One measurement of `bench/statement-pdf.ts`, in a process of its own so its peak memory is its
- * own. `node --import tsx bench/statement-pdf-run.ts ours|bare|bare-plain input.json`:
+ * own. `node --import tsx bench/statement-pdf-run.ts ours|ours-valued|bare|bare-plain input.json [prices.sqlite]`:
  * - `ours`: what a first download costs, from the chain's transactions in memory: the statement
  *   computed, its document built, hashed and signed, the PDF rendered and sealed (both layouts' code, the
  *   monthly layout).
+ * - `ours-valued`: the same, valued in EUR: the prices looked up as the statement job does, from a
+ *   SQLite candle cache the parent filled (test mode's sandbox series), and applied.
  * - `bare`, `bare-plain`: the same transaction rows (computed and formatted first, untimed) written
  *   as a table with nothing but pdfkit's own `doc.text`, the same fonts and page size (below).
  * Prints `BENCH_RESULT {ms, peakMiB, startMiB, bytes, pages}`.
@@ -12,34 +14,49 @@ import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { JWK } from 'jose';
 import PDFDocument from 'pdfkit';
-import { computeStatement } from '../src/verify/statement-computation.js';
+import { exchangeThrottles } from '../src/connect/providers/ccxt-instance.js';
+import { loadCcxt } from '../src/connect/providers/registry.js';
+import { systemClock } from '../src/platform/clock.js';
+import { openDatabase } from '../src/platform/db/database.js';
+import { createPriceSources } from '../src/prices/price-sources.js';
+import { lookUpPrices, type PricedMoment, type PriceSourceDescription } from '../src/prices/price.service.js';
+import { valuationMoments, valueStatement } from '../src/verify/statement-valuation.js';
 import type { StatementDocument } from '../src/verify/statement-document.schemas.js';
 import { statementFile } from '../src/verify/statement-document.service.js';
 // Loaded before the clock starts, as in a server that issued a PDF before.
 import '../src/verify/statement-pdf/statement-pdf.js';
 import { btc, btcOrBlank, MOVEMENT_WORDS, rowTime } from '../src/verify/statement-pdf/statement-words.js';
-import { bigintReviver, type StatementBenchInput, type StatementBenchResult } from './statement-pdf-input.js';
+import { bigintReviver, computeBenchStatement, type StatementBenchInput, type StatementBenchResult } from './statement-pdf-input.js';
 
 /** Page objects in a PDF as pdfkit writes it (no object streams). */
 const pageCount = (pdf: Buffer) => pdf.toString('latin1').match(/\/Type \/Page\b(?!s)/g)?.length ?? 0;
 
 const FONT = (name: string) => new URL(`../src/verify/statement-pdf/fonts/${name}`, import.meta.url);
 
-function compute(input: StatementBenchInput) {
-  const heights = new Map(input.heights);
-  return computeStatement({
-    period: input.period,
-    timezone: input.timezone,
-    claims: [{ claim_id: 'clm_bench', subject: { type: 'address', address: input.address }, network: 'testnet', addresses: [input.address] }],
-    transactions: input.transactions,
-    chain: { tipHeight: input.tip.height, tipHash: input.tip.hash, minConfirmations: 6, heightBefore: (instant) => heights.get(instant) as number },
-  });
+/** A price look-up as the statement job makes it, against a database whose candle cache holds every hour needed (filled by the parent before this process starts). */
+type PriceLookUp = (moments: readonly number[]) => Promise<{ source: PriceSourceDescription; prices: PricedMoment[] }>;
+
+function cachedPrices(file: string): PriceLookUp {
+  const handle = openDatabase({ engine: 'sqlite', file });
+  const deps = { db: handle.db, clock: systemClock, prices: createPriceSources({ configured: undefined, load: loadCcxt, throttles: exchangeThrottles() }) };
+  return async (moments) => {
+    const lookup = await lookUpPrices(deps, { mode: 'test', currency: 'EUR', instants: moments });
+    if (!lookup.ok) throw new Error(`no prices: ${lookup.reason}`);
+    return lookup;
+  };
 }
 
-async function ours(input: StatementBenchInput): Promise<{ bytes: number; pages: number; computeMs: number }> {
+async function ours(input: StatementBenchInput, prices?: PriceLookUp): Promise<{ bytes: number; pages: number; computeMs: number; pricesMs?: number }> {
   const started = performance.now();
-  const data = compute(input);
+  let data = computeBenchStatement(input);
   const computeMs = performance.now() - started;
+  let pricesMs: number | undefined;
+  if (prices) {
+    const asked = performance.now();
+    const lookup = await prices(valuationMoments(data));
+    pricesMs = performance.now() - asked;
+    data = valueStatement(data, 'EUR', lookup.source, lookup.prices);
+  }
   const document: StatementDocument = {
     iss: 'https://ownproof.example.com',
     document: { format: 'monthly', page_size: 'A4', issued_at: 1_790_000_000 },
@@ -74,7 +91,7 @@ async function ours(input: StatementBenchInput): Promise<{ bytes: number; pages:
   const key = { kid: 'rk_bench', privateJwk: privateKey.export({ format: 'jwk' }) as JWK };
   // What a first download issues: the signed document, the PDF, its file signature.
   const { pdf } = await statementFile(key, document, 'https://ownproof.example.com/verify');
-  return { bytes: pdf.length, pages: pageCount(pdf), computeMs };
+  return { bytes: pdf.length, pages: pageCount(pdf), computeMs, ...(pricesMs === undefined ? {} : { pricesMs }) };
 }
 
 /** A transaction as the statement prints it: the cells of its first line, and under them its time and its detail (full id, counterparties). */
@@ -132,12 +149,14 @@ async function bare(rows: BareRow[], variant: 'aligned' | 'plain'): Promise<{ by
   return { bytes: pdf.length, pages: pageCount(pdf) };
 }
 
-const [mode, file] = process.argv.slice(2);
+const [mode, file, pricesFile] = process.argv.slice(2);
 const input = JSON.parse(readFileSync(file as string, 'utf8'), bigintReviver) as StatementBenchInput;
 let rows: BareRow[] = [];
-if (mode !== 'ours') {
+// The candle cache as a first statement over these months left it (the parent filled it): the timed look-up reads it.
+const prices = mode === 'ours-valued' ? cachedPrices(pricesFile as string) : undefined;
+if (mode === 'bare' || mode === 'bare-plain') {
   // The same rows, made before the clock starts: the bare table is pdfkit's share alone.
-  rows = compute(input).months.flatMap((m) =>
+  rows = computeBenchStatement(input).months.flatMap((m) =>
     m.transactions.map((tx) => {
       const { date, time } = rowTime(tx.block_time_local, false);
       const counterparties = tx.counterparties?.length ? ` ${tx.kind === 'received' ? 'from' : 'to'} ${tx.counterparties.join(', ')}` : '';
@@ -151,7 +170,7 @@ if (mode !== 'ours') {
 }
 const startMiB = process.memoryUsage().rss / 2 ** 20;
 const started = performance.now();
-const made = mode === 'ours' ? await ours(input) : await bare(rows, mode === 'bare-plain' ? 'plain' : 'aligned');
+const made = mode === 'ours' || mode === 'ours-valued' ? await ours(input, prices) : await bare(rows, mode === 'bare-plain' ? 'plain' : 'aligned');
 const ms = performance.now() - started;
 const result: StatementBenchResult = { ms, peakMiB: process.resourceUsage().maxRSS / 1024, startMiB, ...made };
 process.stdout.write(`BENCH_RESULT ${JSON.stringify(result)}\n`);

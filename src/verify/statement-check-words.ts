@@ -1,5 +1,5 @@
 import type { StatementCheck, StatementDocument } from './statement-document.schemas.js';
-import { btc, dateTimeInWords, holderText, offsetsInWords, periodInWords } from './statement-pdf/statement-words.js';
+import { btc, dateTimeInWords, fiat, holderText, offsetsInWords, periodInWords } from './statement-pdf/statement-words.js';
 
 /** What a checked statement document states, as label and text: the check page's list and the CLI's lines. */
 export function statementFacts(document: StatementDocument): [label: string, text: string][] {
@@ -23,9 +23,24 @@ export function statementFacts(document: StatementDocument): [label: string, tex
     ['Network fees paid', `${btc(s.total_fees)} BTC`],
     ['Closing balance', `${btc(s.closing_balance)} BTC`],
     ['Transactions', s.transaction_count.toLocaleString('en')],
+    ...valuationFacts(data.valuation),
     ...(s.pending_transaction_count > 0
       ? [['Not counted', `${s.pending_transaction_count.toLocaleString('en')} of the period, too recent to count${data.excluded ? ' (the statement lists each)' : ''}`] as [string, string]]
       : []),
+  ];
+}
+
+/** What a statement states of its valuation: its source and the period's figures in the currency, or why there is none. */
+function valuationFacts(valuation: StatementDocument['data']['valuation']): [string, string][] {
+  if (!valuation) return [];
+  if (valuation.status === 'unavailable') return [[`Valuation in ${valuation.currency}`, `not included: ${valuation.reason}`]];
+  const { source, summary: v, currency } = valuation;
+  return [
+    [`Valuation in ${currency}`, `prices from ${source.name} (${source.exchange}), market ${source.market}, ${source.interval} candles; ${valuation.prices.length.toLocaleString('en')} prices, in the signed data`],
+    [`Opening value`, `${fiat(v.opening_value)} ${currency} (at ${fiat(v.opening_price)} ${currency}/BTC)`],
+    [`Received, sent, fees`, `${fiat(v.value_in)}, ${fiat(v.value_out)}, ${fiat(v.value_fees)} ${currency}, each at the price of its time`],
+    ['Revaluation', `${fiat(v.revaluation)} ${currency}`],
+    [`Closing value`, `${fiat(v.closing_value)} ${currency} (at ${fiat(v.closing_price)} ${currency}/BTC)`],
   ];
 }
 

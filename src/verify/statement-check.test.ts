@@ -52,7 +52,7 @@ describe.each(engines())('checking statement documents on %s', (engine) => {
     world = await makeStatementWorld(t, { holder: { email: 'ada@example.com', name: 'Ada Lovelace', external_ref: 'CUST-0042' } });
     const claim = await world.proveAddress();
     await octoberHistory(sim, claim);
-    statementId = (await world.completedStatement({ claim_ids: [claim.id], period: { open: at('2026-10-01T00:00:00Z'), close: at('2026-11-20T00:00:00Z') }, timezone: 'Europe/London' })).id;
+    statementId = (await world.completedStatement({ claim_ids: [claim.id], period: { open: at('2026-10-01T00:00:00Z'), close: at('2026-11-20T00:00:00Z') }, timezone: 'Europe/London', valuation_currency: 'EUR' })).id;
     [monthly, custom] = [await download(statementId, 'monthly'), await download(statementId, 'custom')];
     documentHash = /Document hash \(SHA-256\) ([0-9a-f]{64})/.exec((await pdfPages(monthly))[0] ?? '')?.[1] ?? '';
     dir = mkdtempSync(path.join(tmpdir(), 'ownproof-statement-check-'));
@@ -78,6 +78,9 @@ describe.each(engines())('checking statement documents on %s', (engine) => {
     expect(verdict.document.statement).toMatchObject({ id: statementId, requested_by: 'Acme Lending', livemode: false, account_holder: { name: 'Ada Lovelace', external_ref: 'CUST-0042' } });
     expect(verdict.document.document.format).toBe('monthly');
     expect(verdict.document.data.summary).toEqual(statement.summary);
+    // The valuation is part of what the signed document states: its source, every price, the figures the API shows.
+    expect(verdict.document.data.valuation).toMatchObject({ status: 'valued', currency: 'EUR', source: { market: 'BTC/EUR' }, prices: expect.any(Array) });
+    expect({ status: 'valued', currency: 'EUR', source: verdict.document.data.valuation.source, ...verdict.document.data.valuation.summary }).toEqual(statement.valuation);
     expect((await checkPdf(custom)).document.document.format).toBe('custom');
     // The file signature after %%EOF leaves the PDF readable by ordinary tools.
     expect((await pdfInfo(monthly)).Pages).toMatch(/^\d+$/);
@@ -153,6 +156,8 @@ describe.each(engines())('checking statement documents on %s', (engine) => {
     expect(valid.body).toContain(`It is unaltered, exactly as ${PUBLIC_BASE_URL} issued it`);
     expect(valid.body).toContain('<dt>Account holder</dt><dd>Ada Lovelace · ada@example.com (reference CUST-0042)');
     expect(valid.body).toContain(`<span class="code">${documentHash}</span>`);
+    expect(valid.body).toMatch(/<dt>Valuation in EUR<\/dt><dd>prices from Sandbox price series \(sandbox\), market BTC\/EUR/);
+    expect(valid.body).toMatch(/<dt>Closing value<\/dt><dd>[\d,]+\.\d{2} EUR/);
     const byHash = await t.app.inject({ method: 'GET', url: `/verify?document_hash=${documentHash}` });
     expect(byHash.body).toContain('<h1>This statement is valid</h1>');
     expect(byHash.body).toContain(`<dt>Statement</dt><dd>${statementId}, monthly layout`);
@@ -190,6 +195,8 @@ describe.each(engines())('checking statement documents on %s', (engine) => {
     expect(valid.stdout).toMatch(/Statement: stmt_\w+, monthly layout, issued \d{1,2} \w+ \d{4}, \d{2}:\d{2} UTC[+-]\d{2}:\d{2} \(test mode/);
     expect(valid.stdout).toContain('Period: 1 October 2026, 01:00 UTC+01:00 to 20 November 2026, 00:00 UTC+00:00 (the end not included). Times are in Europe/London');
     expect(valid.stdout).toMatch(/Chain tip: block \d+, hash [0-9a-f]{64}; transactions with at least 6 confirmations there are counted/);
+    expect(valid.stdout).toMatch(/Valuation in EUR: prices from Sandbox price series \(sandbox\), market BTC\/EUR, 1h candles; \d+ prices, in the signed data/);
+    expect(valid.stdout).toMatch(/Closing value: [\d,]+\.\d{2} EUR \(at [\d,.]+ EUR\/BTC\)/);
     for (const line of [`Statement: ${statementId}, monthly layout`, 'Requested by: Acme Lending', 'Account holder: Ada Lovelace · ada@example.com (reference CUST-0042)', 'Period: 1 October 2026', `Document hash: ${documentHash}`]) {
       expect(valid.stdout).toContain(line);
     }

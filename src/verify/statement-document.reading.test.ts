@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../test/support/database.js';
 import { pdfPages } from '../../test/support/pdf.js';
@@ -11,7 +12,8 @@ import type { StatementData } from './statement.schemas.js';
 /**
  * Issue 23's statement, end to end through the API: the sandbox wallet (proven by a deposit) in
  * Europe/London from 1 June 2025 to 30 September 2026 — summer to summer, across GMT — with two
- * receipts at the end of September too recent to count. Read back page by page as an auditor would.
+ * receipts at the end of September too recent to count, valued in EUR (the sandbox price series).
+ * Read back page by page as an auditor would; the PDFs are written to artifacts/ to look at.
  */
 describe.each(engines())('a London summer-to-summer statement of the sandbox wallet on %s', (engine) => {
   const sim = buildSandboxChain();
@@ -33,12 +35,18 @@ describe.each(engines())('a London summer-to-summer statement of the sandbox wal
     const offset = londonOffset(seconds);
     return `${new Date((seconds + offset * 60) * 1000).toISOString().slice(11, 16)} ${offset === 0 ? '+00:00' : '+01:00'}`;
   };
-  /** A transaction's row: the line above its id (date, movement, block, amounts), the line with it (time, id, counterparties) and the next. */
+  /**
+   * A transaction's row: its first line (date, movement, block, price, amounts), the lines from
+   * there to the one with its id (the time, the amounts' EUR values, the id and counterparties),
+   * and the line after.
+   */
   const rowOf = (pages: string[], txid: string) => {
     const lines = pages.join('\n').split('\n');
     const i = lines.findIndex((line) => line.includes(txid));
     expect(i, `no line holds ${txid}`).toBeGreaterThan(0);
-    return { first: lines[i - 1] as string, second: lines[i] as string, third: lines[i + 1] as string };
+    let first = i - 1;
+    while (first > 0 && !/^\s*\d{4}-\d{2}-\d{2}\s/.test(lines[first] as string)) first -= 1;
+    return { first: lines[first] as string, second: lines.slice(first + 1, i + 1).join(' '), third: lines[i + 1] as string };
   };
 
   beforeAll(async () => {
@@ -47,13 +55,17 @@ describe.each(engines())('a London summer-to-summer statement of the sandbox wal
     deposit = await world.proveSandboxWalletByDeposit(sim, at('2026-09-20T10:00:00Z'));
     late.push(sim.fund(wallet.address('receive', 0), 2_500_000n, { time: at('2026-09-29T20:15:00Z') }));
     late.push(sim.fund(wallet.address('receive', 1), 700_000n, { time: at('2026-09-30T21:40:00Z') }));
-    statement = (await world.completedStatement({ claim_ids: [deposit.id], period, timezone: 'Europe/London' })) as unknown as typeof statement;
+    statement = (await world.completedStatement({ claim_ids: [deposit.id], period, timezone: 'Europe/London', valuation_currency: 'EUR' })) as unknown as typeof statement;
     const row = await t.ctx.db.selectFrom('verify_statements').select('data').where('id', '=', statement.id).executeTakeFirstOrThrow();
     data = JSON.parse(row.data as string) as StatementData;
     for (const format of ['monthly', 'custom'] as const) {
       const res = await t.call(world.client.testKey, { method: 'GET', url: `/v1/verify/statements/${statement.id}/document/pdf?format=${format}` });
       expect(res.statusCode, res.body.slice(0, 200)).toBe(200);
       pdfs[format] = await pdfPages(res.rawPayload);
+      if (engine === 'sqlite') {
+        mkdirSync('artifacts', { recursive: true });
+        writeFileSync(`artifacts/statement-london-eur-${format}.pdf`, res.rawPayload);
+      }
     }
   });
   afterAll(() => t.close());
@@ -88,9 +100,9 @@ describe.each(engines())('a London summer-to-summer statement of the sandbox wal
     expect(transfer.first).toContain('Sent to self');
     expect(transfer.second).not.toMatch(/ (to|from) /);
     const payment = named('2025-07-15T09:15:00Z');
-    expect(payment.first).toMatch(/Sent\s+\d+\s+0\.10000000/);
+    expect(payment.first).toMatch(/Sent\s+\d+\s+[\d,.]+\s+0\.10000000/);
     expect(payment.second).toMatch(/ to tb1q[0-9a-z]{38}\b/);
-    expect(named('2025-09-01T18:00:00Z').first).toMatch(/Received\s+\d+\s+1\.00000000/);
+    expect(named('2025-09-01T18:00:00Z').first).toMatch(/Received\s+\d+\s+[\d,.]+\s+1\.00000000/);
     const proof = rowOf(pages, deposit.txid);
     expect(proof.first).toContain('Deposit proof');
     expect(`${proof.second} ${proof.third}`).toContain(`to ${deposit.depositAddress}`);
@@ -106,5 +118,25 @@ describe.each(engines())('a London summer-to-summer statement of the sandbox wal
     expect(`${first!.second} ${first!.third}`).toContain(`2 confirmations at the tip the statement was computed at (block ${data.chain.height}); 6 needed`);
     expect(second!.first).toMatch(/2026-09-30\s+Received\s+\d+\s+1\s+\+0\.00700000/);
     expect(second!.second).toContain('22:40 +01:00');
+  });
+
+  it.each(['monthly', 'custom'] as const)('values the %s statement in EUR: each movement at its hour’s price, figures that add up, and where the prices come from', (format) => {
+    const valuation = data.valuation;
+    if (valuation?.status !== 'valued') throw new Error('the statement was not valued');
+    const text = pdfs[format].join('\n').replace(/\s+/g, ' ');
+    expect(text).toContain('Valuation in EUR');
+    expect(text).toContain(`Prices: ${valuation.source.name} (sandbox), market BTC/EUR, hourly candles.`);
+    expect(text).toContain('The close of the hourly candle (UTC) that contains the moment');
+    // The summary: opening value + received − sent − fees + revaluation = closing value, each printed.
+    const v = valuation.summary;
+    const minor = (amount: string) => BigInt(amount.replace('.', ''));
+    expect(minor(v.opening_value) + minor(v.value_in) - minor(v.value_out) - minor(v.value_fees) + minor(v.revaluation)).toBe(minor(v.closing_value));
+    const grouped = (amount: string) => amount.replace(/\B(?=(\d{3})+(?!\d))(?=[\d]*\.)/g, ',');
+    for (const figure of [v.opening_value, v.value_in, v.value_out, v.value_fees, v.revaluation, v.closing_value]) expect(text, figure).toContain(grouped(figure));
+    // The payment of 15 July 2025: its price and its value on its row.
+    const payment = rows().find((r) => r.block_time === at('2025-07-15T09:15:00Z'))!;
+    const row = rowOf(pdfs[format], payment.txid);
+    expect(`${row.first} ${row.second}`).toContain(grouped(payment.price as string));
+    expect(`${row.first} ${row.second}`).toContain(grouped(payment.value_out as string));
   });
 });

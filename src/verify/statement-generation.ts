@@ -7,16 +7,18 @@ import { unixSeconds } from '../platform/clock.js';
 import type { AppContext } from '../platform/context.js';
 import { recordEvent } from '../platform/events/event.service.js';
 import type { Scope } from '../platform/scope.js';
+import { lookUpPrices } from '../prices/price.service.js';
 import { findGrantedClaims, type GrantedClaimRow } from './claim.repository.js';
 import type { ClaimStatement } from './claim.schemas.js';
 import { walletOf } from './proof.service.js';
+import { valuationMoments, valuationSummary, valuationUnavailable, valueStatement } from './statement-valuation.js';
 import { computeStatement, type StatementClaimInput } from './statement-computation.js';
 import { periodBoundaries } from './statement-period.js';
 import { findStatementById, finishPendingStatement, type StatementApiRow } from './statement.repository.js';
 import type { StatementData, StatementPeriod } from './statement.schemas.js';
 import { toStatement } from './statement.service.js';
 
-export type StatementGenerationDeps = Pick<AppContext, 'db' | 'clock' | 'chains'>;
+export type StatementGenerationDeps = Pick<AppContext, 'db' | 'clock' | 'chains' | 'prices' | 'priceRetryDelaysMs'>;
 
 /** A reason the statement cannot be computed that no retry will change: it fails at once. */
 class StatementRefused extends Error {}
@@ -104,6 +106,20 @@ async function computeFromChain(deps: StatementGenerationDeps, row: StatementApi
   });
 }
 
+/**
+ * The statement valued in the currency the client asked for, from the prices of the mode's source
+ * (cached, fetched when missing: src/prices). When the source cannot give every price, the
+ * statement goes on without a valuation and says why: never a silent wrong number, and never a
+ * failed statement for want of a price.
+ */
+async function withValuation(deps: StatementGenerationDeps, row: StatementApiRow, data: StatementData): Promise<StatementData> {
+  const currency = row.valuation_currency;
+  if (currency === null) return data;
+  const lookup = await lookUpPrices(deps, { mode: row.mode, currency, instants: valuationMoments(data) });
+  if (!lookup.ok) return valuationUnavailable(data, currency, lookup.reason, lookup.source);
+  return valueStatement(data, lookup.source.currency, lookup.source, lookup.prices);
+}
+
 /** Why the statement failed, in words for the client: chain source errors by kind (their messages name the operator's server). */
 function failureReason(error: unknown, deadlineMs: number): string {
   if (error instanceof DeadlineExceeded) return `Computing the statement took longer than ${Math.round(deadlineMs / 60_000)} minutes; generate it again later.`;
@@ -140,7 +156,15 @@ async function finish(deps: StatementGenerationDeps, row: StatementApiRow, outco
   const now = unixSeconds(deps.clock);
   const changes =
     'data' in outcome
-      ? { status: 'completed' as const, summary: JSON.stringify(outcome.data.summary), chain: JSON.stringify(outcome.data.chain), data: JSON.stringify(outcome.data), completed_at: now, updated_at: now }
+      ? {
+          status: 'completed' as const,
+          summary: JSON.stringify(outcome.data.summary),
+          chain: JSON.stringify(outcome.data.chain),
+          valuation: outcome.data.valuation ? JSON.stringify(valuationSummary(outcome.data.valuation)) : null,
+          data: JSON.stringify(outcome.data),
+          completed_at: now,
+          updated_at: now,
+        }
       : { status: 'failed' as const, failure_reason: outcome.reason, updated_at: now };
   await deps.db.transaction().execute(async (trx) => {
     const finished = await finishPendingStatement(trx, row.id, changes);
@@ -165,7 +189,7 @@ export async function completeStatement(
   if (!row || row.status !== 'pending') return;
   let data: StatementData;
   try {
-    data = await withDeadline(computeFromChain(deps, row), run.deadlineMs);
+    data = await withDeadline(computeFromChain(deps, row).then((computed) => withValuation(deps, row, computed)), run.deadlineMs);
   } catch (error) {
     if (error instanceof StatementRefused) return finish(deps, row, { reason: error.message });
     if (!run.lastAttempt) {

@@ -19,6 +19,8 @@ const API_COLUMNS = [
   'failure_reason',
   'summary',
   'chain',
+  'valuation_currency',
+  'valuation',
   'created_at',
   'updated_at',
   'completed_at',

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { PageQueryFields } from '../platform/http/pagination.js';
 import { MAX_ID_LENGTH, Timestamp } from '../platform/http/schemas.js';
+import { SUPPORTED_CURRENCIES } from '../prices/currencies.js';
 import { STATEMENT_STATUSES } from './verify.table.js';
 
 /** Most claims one statement may cover. */
@@ -58,6 +59,95 @@ export const StatementChain = Type.Object(
 );
 export type StatementChain = Static<typeof StatementChain>;
 
+/** An amount of money in the valuation currency: decimal text with every digit of its minor unit. */
+function Fiat(description: string) {
+  return Type.String({ description: `${description} In the valuation currency, as decimal text with every digit of its minor unit (\`1234.50\` EUR, \`123450\` JPY); negative with a leading \`-\`.` });
+}
+
+/** A price: the valuation currency per bitcoin, decimal text as the source gave it. */
+const Price = (description: string) => Type.String({ description: `${description} The valuation currency per BTC, decimal text as the price source gave it.`, examples: ['61234.5'] });
+
+export const StatementPriceSource = Type.Object(
+  {
+    name: Type.String({ description: 'The source by name: `Bitfinex`, `Kraken`, `Sandbox price series` (test mode).' }),
+    exchange: Type.String({ description: 'Its ccxt exchange id (`bitfinex`, `kraken`), or `sandbox`.' }),
+    market: Type.String({ description: 'The market whose prices are used, as ccxt writes it: `BTC/EUR`.' }),
+    currency: Type.String({ description: 'The valuation currency (ISO 4217).' }),
+    interval: Type.String({ description: 'The candle interval: `1h`.' }),
+    rule: Type.String({ description: 'Which price of which candle a moment gets, in words.' }),
+  },
+  { additionalProperties: false, description: 'Where the prices come from, so anyone can look each one up again.' },
+);
+
+/** How a span (a month, the period) is worth in the valuation currency; opening + in − out − fees + revaluation = closing, exactly. */
+export const StatementValueTotalsFields = {
+  opening_price: Price('The price at the span’s start (the moment just before it).'),
+  opening_value: Fiat('The opening balance at that price.'),
+  value_in: Fiat('What was received, each receipt at the price of its time.'),
+  value_out: Fiat('What was sent, each payment at the price of its time.'),
+  value_fees: Fiat('The fees paid, each at the price of its time.'),
+  revaluation: Fiat('What the price’s change made of the balance held: closing value − opening value − in + out + fees.'),
+  closing_price: Price('The price at the span’s end.'),
+  closing_value: Fiat('The closing balance at that price.'),
+};
+export const StatementValueTotals = Type.Object(StatementValueTotalsFields, { additionalProperties: false });
+export type StatementValueTotals = Static<typeof StatementValueTotals>;
+
+/** How a valuation's values are rounded (docs/verify.md, "Reading a statement"). */
+export const VALUATION_ROUNDING =
+  'Each value is the exact product of satoshis and price, rounded to the currency’s minor unit (a cent; a whole yen), an exact half away from zero. ' +
+  'Totals are sums of the rounded values; the revaluation is what makes each span add up exactly.';
+
+/** The valuation of a statement in a fiat currency, as asked for with `valuation_currency`. */
+export const StatementValuation = Type.Union(
+  [
+    Type.Object(
+      {
+        status: Type.Literal('valued'),
+        currency: Type.String({ description: 'ISO 4217.' }),
+        source: StatementPriceSource,
+        rounding: Type.String({ description: 'How values are rounded, in words.' }),
+        prices: Type.Array(
+          Type.Object(
+            { candle_open: Timestamp('When the candle opened (Unix seconds, UTC); it closes an hour later.'), price: Price('Its close.') },
+            { additionalProperties: false },
+          ),
+          { description: 'Every price the statement uses, by candle, in time order.' },
+        ),
+        summary: StatementValueTotals,
+        months: Type.Array(Type.Object({ month: Type.String(), ...StatementValueTotalsFields }, { additionalProperties: false }), {
+          description: 'Each month section of `months`, in the same order.',
+        }),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        status: Type.Literal('unavailable'),
+        currency: Type.String({ description: 'ISO 4217.' }),
+        reason: Type.String({ description: 'Why there is no valuation, in words (the price source was unreachable, has no price that far back, …); generate the statement again to try again.' }),
+        source: Type.Optional(StatementPriceSource),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: 'The statement’s balances and movements in the valuation currency (from `version` 2 on, when `valuation_currency` was given).' },
+);
+export type StatementValuation = Static<typeof StatementValuation>;
+
+/** A statement's valuation as the API object shows it: the period's figures, or why there are none. */
+export const StatementValuationSummary = Type.Union(
+  [
+    Type.Object(
+      { status: Type.Literal('valued'), currency: Type.String(), source: StatementPriceSource, ...StatementValueTotalsFields },
+      { additionalProperties: false },
+    ),
+    Type.Object({ status: Type.Literal('unavailable'), currency: Type.String(), reason: Type.String() }, { additionalProperties: false }),
+  ],
+  { description: 'The whole period in the valuation currency, or why it could not be valued. Null until `completed`, and when no `valuation_currency` was given.' },
+);
+export type StatementValuationSummary = Static<typeof StatementValuationSummary>;
+
 export const StatementPeriod = Type.Object(
   {
     open: Timestamp('Start of the period (Unix seconds), included.'),
@@ -80,6 +170,8 @@ export const Statement = Type.Object(
     timezone: Type.String({ description: 'The IANA time zone given on generation: month sections and times in the document follow it.' }),
     summary: Type.Union([StatementSummary, Type.Null()]),
     chain: Type.Union([StatementChain, Type.Null()]),
+    valuation_currency: Type.Union([Type.String(), Type.Null()], { description: 'The currency the statement is valued in, as asked for (ISO 4217); null when not asked.' }),
+    valuation: Type.Union([StatementValuationSummary, Type.Null()]),
     failure_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed, in words; null unless `failed`.' }),
     created_at: Timestamp('When it was requested (Unix seconds).'),
     updated_at: Timestamp('When its status last changed (Unix seconds).'),
@@ -130,6 +222,13 @@ export const GenerateStatementBody = Type.Object(
       description: 'An IANA time zone name, such as `UTC`, `America/New_York` or `Asia/Kolkata`: months start at midnight there.',
       examples: ['UTC'],
     }),
+    valuation_currency: Type.Optional(
+      Type.Union(SUPPORTED_CURRENCIES.map((code) => Type.Literal(code)), {
+        description:
+          'Also value the statement in this currency (ISO 4217): the opening and closing balances at the period’s bounds and each movement at its time, ' +
+          'from hourly prices of a named source (docs/prices.md). If the prices cannot be had, the statement still completes, without valuation, saying why.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -198,6 +297,10 @@ export const StatementTransaction = Type.Object(
     amount_out: Sats('Sent from the statement’s addresses to outside them, fee excluded.'),
     fee: Sats('The fee the statement’s addresses paid.'),
     balance: Sats('The statement’s balance after the transaction.'),
+    price: Type.Optional(Price('With a valuation: the price of its time.')),
+    value_in: Type.Optional(Fiat('With a valuation: `amount_in` at `price`.')),
+    value_out: Type.Optional(Fiat('With a valuation: `amount_out` at `price`.')),
+    value_fee: Type.Optional(Fiat('With a valuation: `fee` at `price`.')),
     claims: Type.Array(ClaimEffect, { description: 'Each claim the transaction touches, as that claim alone sees it.' }),
   },
   { additionalProperties: false },
@@ -273,6 +376,7 @@ export const StatementData = Type.Object(
         description: 'Every transaction of the period left out, in chain order (`summary.pending_transaction_count` counts them). From `version` 2 on.',
       }),
     ),
+    valuation: Type.Optional(StatementValuation),
   },
   { additionalProperties: false },
 );

@@ -18,6 +18,7 @@ import {
   type StatementListQuery,
   type StatementPeriod,
   type StatementSummary,
+  type StatementValuationSummary,
 } from './statement.schemas.js';
 
 export type StatementDeps = Pick<AppContext, 'db' | 'clock'>;
@@ -33,6 +34,8 @@ export function toStatement(row: StatementApiRow): Statement {
     timezone: row.timezone,
     summary: row.summary === null ? null : (JSON.parse(row.summary) as StatementSummary),
     chain: row.chain === null ? null : (JSON.parse(row.chain) as StatementChain),
+    valuation_currency: row.valuation_currency,
+    valuation: row.valuation === null ? null : (JSON.parse(row.valuation) as StatementValuationSummary),
     failure_reason: row.failure_reason,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -121,6 +124,8 @@ export async function generateStatement(deps: StatementDeps, scope: Scope, input
     failure_reason: null,
     summary: null,
     chain: null,
+    valuation_currency: input.valuation_currency ?? null,
+    valuation: null,
     created_at: now,
     updated_at: now,
     completed_at: null,

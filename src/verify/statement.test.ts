@@ -94,6 +94,8 @@ describe.each(engines())('statements API on %s', (engine) => {
       timezone: 'America/New_York',
       summary: null,
       chain: null,
+      valuation_currency: null,
+      valuation: null,
       failure_reason: null,
       created_at: expect.any(Number),
       updated_at: pending.created_at,
@@ -134,6 +136,50 @@ describe.each(engines())('statements API on %s', (engine) => {
     sim.mine({ count: 6 });
     await runDueJobs(t.ctx);
     expect((await get(`/v1/verify/statements/${pending.id}`)).json()).toEqual(completed);
+  });
+
+  it('values the statement in the currency asked for: balances at the bounds, movements at their times, every span adding up', async () => {
+    const minor = (text: string) => BigInt(text.replace('.', ''));
+    const addsUp = (v: Record<string, string>) =>
+      minor(v.opening_value as string) + minor(v.value_in as string) - minor(v.value_out as string) - minor(v.value_fees as string) + minor(v.revaluation as string) === minor(v.closing_value as string);
+    for (const currency of ['EUR', 'JPY']) {
+      const res = await post({ account_holder_id: holderId, claim_ids: [claims.spender], period: october, timezone: 'Europe/London', valuation_currency: currency });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ valuation_currency: currency, valuation: null });
+      await runDueJobs(t.ctx);
+      const completed = (await get(`/v1/verify/statements/${res.json().id}`)).json();
+      expect(completed.valuation).toMatchObject({ status: 'valued', currency, source: { exchange: 'sandbox', market: `BTC/${currency}`, interval: '1h' } });
+      expect(addsUp(completed.valuation), currency).toBe(true);
+      expect(completed.valuation.value_out).not.toMatch(/^-?0(\.0+)?$/);
+      if (currency === 'JPY') expect(completed.valuation.closing_value).toMatch(/^-?\d+$/);
+      else expect(completed.valuation.closing_value).toMatch(/^-?\d+\.\d{2}$/);
+      const data = await storedData(res.json().id);
+      if (data.valuation?.status !== 'valued') throw new Error('no valuation stored');
+      for (const month of data.valuation.months) expect(addsUp(month as unknown as Record<string, string>), month.month).toBe(true);
+      const payment = data.months.flatMap((m) => m.transactions).find((row) => row.amount_out === '120000')!;
+      expect(payment.price).toEqual(expect.any(String));
+      expect(data.valuation.prices.some((p) => p.price === payment.price)).toBe(true);
+    }
+  });
+
+  it('refuses a valuation currency it does not value in, naming the ones it does', async () => {
+    for (const currency of ['eur', 'XBT', 'AUD', '']) {
+      const res = await post({ account_holder_id: holderId, claim_ids: [claims.spender], period: october, timezone: 'UTC', valuation_currency: currency });
+      expect(res.statusCode, currency).toBe(400);
+      expect(res.json().error).toMatchObject({ code: 'parameter_invalid', param: 'valuation_currency' });
+      expect(res.json().error.message).toContain('"USD", "EUR", "GBP", "CHF", "CAD", "JPY"');
+    }
+  });
+
+  it('completes without a valuation, saying why, when a price is not final yet (a period ending a moment ago)', async () => {
+    const now = Math.floor(t.clock.now() / 1000);
+    const res = await post({ account_holder_id: holderId, claim_ids: [claims.spender], period: { open: october.open, close: now - 60 }, timezone: 'UTC', valuation_currency: 'GBP' });
+    await runDueJobs(t.ctx);
+    const completed = (await get(`/v1/verify/statements/${res.json().id}`)).json();
+    expect(completed.status).toBe('completed');
+    expect(completed.summary).not.toBeNull();
+    expect(completed.valuation).toEqual({ status: 'unavailable', currency: 'GBP', reason: expect.stringMatching(/\w/) });
+    expect((await storedData(res.json().id)).valuation).toMatchObject({ status: 'unavailable', currency: 'GBP' });
   });
 
   it('takes the period as {opening_time, closing_time} too, and returns it as {open, close}', async () => {

@@ -187,6 +187,10 @@ export interface StatementTable {
   summary: string | null;
   /** StatementChain as JSON, once completed. */
   chain: string | null;
+  /** The ISO 4217 currency to value the statement in, as asked for; null: no valuation. */
+  valuation_currency: string | null;
+  /** StatementValuationSummary as JSON, once completed with a valuation asked for. */
+  valuation: string | null;
   /** StatementData as JSON, once completed: every figure and transaction, never recomputed. */
   data: string | null;
   created_at: number;

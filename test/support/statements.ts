@@ -24,7 +24,7 @@ export interface StatementWorld {
    */
   proveSandboxWalletByDeposit(sim: SimulatedChain, time: number): Promise<{ id: string; txid: string; depositAddress: string }>;
   /** Generates a statement through the API and runs its job; returns the completed statement. */
-  completedStatement(body: { claim_ids: string[]; period: { open: number; close: number }; timezone: string }): Promise<Record<string, unknown> & { id: string }>;
+  completedStatement(body: { claim_ids: string[]; period: { open: number; close: number }; timezone: string; valuation_currency?: string }): Promise<Record<string, unknown> & { id: string }>;
 }
 
 export async function makeStatementWorld(t: TestApp, options: { clientName?: string; holder?: Record<string, string> } = {}): Promise<StatementWorld> {

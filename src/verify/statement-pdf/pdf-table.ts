@@ -30,8 +30,9 @@ export interface Row {
    */
   label?: { column: number; span: number; text: string };
   /**
-   * Written from the row's second line on, starting just right of column `column` and running to
-   * the right margin, wrapped between parts (a part longer than a line is cut).
+   * Written under the row's cells right of column `column` (from its second line on, or below a
+   * cell of two lines there: a BTC amount above its value), starting just right of column
+   * `column` and running to the right margin, wrapped between parts (a part longer than a line is cut).
    */
   detail?: { column: number; parts: readonly DetailPart[] };
 }
@@ -198,7 +199,9 @@ export function tablePieces(layout: PdfLayout, shape: TableShape, sections: read
     const rows = section.rows.map((row, index): Piece => {
       const detailX = row.detail ? (edges[row.detail.column]?.right ?? layout.left) + CELL_GAP : 0;
       const detail = row.detail ? wrapDetail(layout, row.detail.parts, layout.right - detailX, detailSize) : [];
-      const lines = Math.max(1, ...row.cells.map((c) => linesOf(c).length), 1 + detail.length);
+      // The first line free under every cell the detail runs beneath.
+      const detailLine = row.detail ? Math.max(1, ...row.cells.slice(row.detail.column + 1).map((c) => linesOf(c).length)) : 1;
+      const lines = Math.max(1, ...row.cells.map((c) => linesOf(c).length), detailLine + detail.length);
       const height = rowHeight + (lines - 1) * lineHeight;
       return {
         height,
@@ -214,7 +217,7 @@ export function tablePieces(layout: PdfLayout, shape: TableShape, sections: read
           });
           if (row.label) writer.text(font, size, row.label.text, edges[row.label.column]?.left ?? layout.left, top);
           detail.forEach((parts, l) => {
-            for (const part of parts) writer.text(cell[part.font], detailSize, part.text, detailX + part.dx, top + (l + 1) * lineHeight + detailDrop(part.font), { gray: GRAY.detail });
+            for (const part of parts) writer.text(cell[part.font], detailSize, part.text, detailX + part.dx, top + (detailLine + l) * lineHeight + detailDrop(part.font), { gray: GRAY.detail });
           });
         },
       };

@@ -9,12 +9,12 @@
 import encodeQR from 'qr';
 import { PROOF_FORMAT_WORDS } from '../claim.schemas.js';
 import { attachmentName, type StatementDocument } from '../statement-document.schemas.js';
-import type { StatementData } from '../statement.schemas.js';
+import type { StatementData, StatementMonth, StatementValueTotals } from '../statement.schemas.js';
 import { GRAY, grayColor, PdfLayout } from './pdf-layout.js';
 import type { CellFont } from './pdf-text.js';
 import { table, tablePieces, tableShape, type Column, type Row, type TableSection } from './pdf-table.js';
-import { EXCLUSION_COLUMNS, exclusionRow, plural, quietMonthRow, totalsColumns, totalsRow, transactionColumns, transactionRows } from './statement-tables.js';
-import { btc, dateInWords, dateTimeInWords, holderText, isUtcZone, momentInWords, monthTitle, offsetsInWords, periodInWords } from './statement-words.js';
+import { EXCLUSION_COLUMNS, exclusionRow, plural, quietMonthRow, totalsColumns, totalsRow, transactionColumns, transactionRows, valueTotalsColumns, valueTotalsRow } from './statement-tables.js';
+import { btc, dateInWords, fiat, dateTimeInWords, holderText, isUtcZone, momentInWords, monthTitle, offsetsInWords, periodInWords } from './statement-words.js';
 
 export interface StatementPdfInput {
   /** What the document states: the payload of `jws`. */
@@ -136,24 +136,54 @@ function summary(layout: PdfLayout, data: StatementData): void {
   const tz = data.timezone;
   const s = data.summary;
   layout.heading('Summary');
+  const v = data.valuation?.status === 'valued' ? data.valuation : undefined;
+  // With a valuation, a second figure per line: its value in the currency.
+  const line = (label: string, sats: string, value?: string, bold = false): Row => ({ cells: [label, sats, ...(v ? [value === undefined ? '' : fiat(value)] : [])], bold });
   const rows: Row[] = [
-    { cells: [`Opening balance, ${momentInWords(data.period.open, tz, 'start')}`, btc(s.opening_balance)], bold: true },
-    { cells: ['Received', btc(s.total_in)] },
-    { cells: ['Sent', btc(s.total_out)] },
-    { cells: ['Network fees paid', btc(s.total_fees)] },
-    { cells: [`Closing balance, ${momentInWords(data.period.close, tz, 'end')}`, btc(s.closing_balance)], bold: true },
-    { cells: ['Transactions', s.transaction_count.toLocaleString('en')] },
+    line(`Opening balance, ${momentInWords(data.period.open, tz, 'start')}`, btc(s.opening_balance), v?.summary.opening_value, true),
+    line('Received', btc(s.total_in), v?.summary.value_in),
+    line('Sent', btc(s.total_out), v?.summary.value_out),
+    line('Network fees paid', btc(s.total_fees), v?.summary.value_fees),
+    ...(v ? [line('Revaluation (the price’s change on the balance held)', '', v.summary.revaluation)] : []),
+    line(`Closing balance, ${momentInWords(data.period.close, tz, 'end')}`, btc(s.closing_balance), v?.summary.closing_value, true),
+    line('Transactions', s.transaction_count.toLocaleString('en')),
   ];
   const columns: Column[] = [
     { title: '', align: 'left' },
     { title: 'BTC', align: 'right' },
+    ...(v ? [{ title: v.currency, align: 'right' as const }] : []),
   ];
   table(layout, tableShape(layout, columns, rows), rows);
-  layout.paragraph('Opening + received − sent − fees = closing. A balance is the confirmed balance just before that moment.', { size: 7, gray: GRAY.muted });
+  layout.paragraph(
+    'Opening + received − sent − fees = closing. A balance is the confirmed balance just before that moment.' +
+      (v ? ` In ${v.currency}, the revaluation is added too: the balances are valued at the prices of the period’s bounds, each movement at the price of its time.` : ''),
+    { size: 7, gray: GRAY.muted },
+  );
+  valuationText(layout, data);
   if (data.claims.length > 1) {
     const claimRows = data.claims.map((c) => totalsRow(c.claim_id, c.summary));
     table(layout, tableShape(layout, totalsColumns('Claim'), claimRows), claimRows, 'Per claim (a transfer between two claims is out of one and into the other)');
   }
+}
+
+/**
+ * Where the valuation's prices come from and how its values are rounded, so anyone can recompute
+ * every figure; or, when it could not be made, that it is missing and why.
+ */
+function valuationText(layout: PdfLayout, data: StatementData): void {
+  const valuation = data.valuation;
+  if (!valuation) return;
+  if (valuation.status === 'unavailable') {
+    layout.paragraph(`Valuation in ${valuation.currency}: not included. ${valuation.reason}`, { size: 8, font: 'bold' });
+    return;
+  }
+  const { source } = valuation;
+  layout.heading(`Valuation in ${valuation.currency}`, 9.5);
+  layout.paragraph(
+    `Prices: ${source.name} (${source.exchange}), market ${source.market}, ${source.interval === '1h' ? 'hourly' : source.interval} candles. ${source.rule} ` +
+      `${valuation.rounding} The ${plural(valuation.prices.length, 'price')} used, by candle, are in the signed data attached to this PDF.`,
+    { size: 7.5, gap: 4 },
+  );
 }
 
 /** The transactions of the period the statement left out: each one (from version 2), or how many (version 1). */
@@ -194,6 +224,11 @@ function howToRead(layout: PdfLayout, data: StatementData): void {
         : '',
       '“In” is what the claimed addresses received from outside them, “Out” what they sent outside them, “Fee” what they paid for the transaction, ' +
         '“Balance” their confirmed balance after it; a transfer between addresses of the statement is neither in nor out. Each claim’s share is in the signed data attached to this PDF.',
+      data.valuation?.status === 'valued'
+        ? `Under each BTC amount is its value in ${data.valuation.currency}: a movement at the price of its time (“Price”), an opening or closing balance at the price of that moment ` +
+          '(in the opening and totals rows, “Price” is the price at the start and at the end); ' +
+          '“Revaluation” is what the price’s change made of the balance held, so that the values add up as the BTC amounts do.'
+        : '',
     ]
       .filter((sentence) => sentence !== '')
       .join(' '),
@@ -205,17 +240,24 @@ function howToRead(layout: PdfLayout, data: StatementData): void {
 function transactions(layout: PdfLayout, data: StatementData, format: StatementDocument['document']['format']): void {
   const tz = data.timezone;
   const columns = transactionColumns(data);
+  const valuation = data.valuation?.status === 'valued' ? data.valuation : undefined;
   let sections: TableSection[];
   if (format === 'monthly') {
     const overview = [...data.months.map((m) => totalsRow(monthTitle(m, tz), m)), totalsRow('Whole period', data.summary, true)];
     table(layout, tableShape(layout, totalsColumns('Month'), overview), overview, 'Months');
-    sections = data.months.map((month) =>
-      month.transaction_count === 0
+    if (valuation) {
+      const valued = [...valuation.months.map((v, i) => valueTotalsRow(monthTitle(data.months[i] as StatementMonth, tz), v)), valueTotalsRow('Whole period', valuation.summary, true)];
+      table(layout, tableShape(layout, valueTotalsColumns('Month', valuation.currency), valued), valued, `Months in ${valuation.currency}`);
+    }
+    sections = data.months.map((month, i) => {
+      const span = { totals: month, ...(valuation ? { values: valuation.months[i] as StatementValueTotals } : {}) };
+      return month.transaction_count === 0 && !valuation
         ? { caption: monthTitle(month, tz), titles: false, rows: [quietMonthRow(columns, month)] }
-        : { caption: monthTitle(month, tz), rows: transactionRows(columns, month, month.transactions) },
-    );
+        : { caption: monthTitle(month, tz), rows: transactionRows(columns, span, month.transactions) };
+    });
   } else {
-    sections = [{ caption: 'Transactions', rows: transactionRows(columns, data.summary, data.months.flatMap((m) => m.transactions)) }];
+    const span = { totals: data.summary, ...(valuation ? { values: valuation.summary } : {}) };
+    sections = [{ caption: 'Transactions', rows: transactionRows(columns, span, data.months.flatMap((m) => m.transactions)) }];
   }
   // One shape for every section, so the columns line up from month to month.
   const shape = tableShape(layout, columns, sections.flatMap((section) => section.rows));

@@ -32,6 +32,23 @@ export function signedBtc(sats: string): string {
   return sats.startsWith('-') || sats === '0' ? btc(sats) : `+${btc(sats)}`;
 }
 
+/**
+ * An amount of money or a price as the valuation stores it (decimal text in the currency: a value
+ * with every digit of its minor unit, `-61234.50`, `123450` yen; a price as its source gave it)
+ * with thousands separators: `-61,234.50`, `123,450`. String work only, as for BTC.
+ */
+export function fiat(amount: string): string {
+  const negative = amount.startsWith('-');
+  const [whole = '0', fraction] = (negative ? amount.slice(1) : amount).split('.');
+  const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  return `${negative ? '-' : ''}${grouped}${fraction === undefined ? '' : `.${fraction}`}`;
+}
+
+/** A value column: blank for zero, like the BTC columns beside it. */
+export function fiatOrBlank(amount: string | undefined): string {
+  return amount === undefined || /^-?0(\.0+)?$/.test(amount) ? '' : fiat(amount);
+}
+
 /** Each movement as a statement names it. */
 export const MOVEMENT_WORDS: Record<MovementKind, string> = {
   received: 'Received',

@@ -21,6 +21,7 @@ import { verifyClaimControllerMigration } from './0018_verify_claim_controller.j
 import { sessionEventsWithoutSecretMigration } from './0019_session_events_without_secret.js';
 import { connectSessionBrowserMigration } from './0020_connect_session_browser.js';
 import { pricesMigration } from './0021_prices.js';
+import { verifyStatementValuationMigration } from './0022_verify_statement_valuation.js';
 
 /**
  * The ordered list of schema versions. Names sort in the order they must run; a migration, once
@@ -49,5 +50,6 @@ export function allMigrations(capabilities: DbCapabilities): Record<string, Migr
     '0019_session_events_without_secret': sessionEventsWithoutSecretMigration(),
     '0020_connect_session_browser': connectSessionBrowserMigration(),
     '0021_prices': pricesMigration(capabilities),
+    '0022_verify_statement_valuation': verifyStatementValuationMigration(),
   };
 }
