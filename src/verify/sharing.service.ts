@@ -25,11 +25,11 @@ export interface Share {
  * second share widens an active grant to the union of both (a later, narrower request never takes
  * away what the person already granted); a revoked grant is replaced by the new one. The claim is
  * read locked first and shared only while active, so a revocation racing this share (another tab
- * of the person's) is never undone by it. Returns whether it was shared.
+ * of the person's) is never undone by it. Returns the claim shared; undefined when it was not.
  */
-export async function shareClaim(trx: Transaction<Database>, deps: Pick<SharingDeps, 'clock' | 'capabilities'>, share: Share): Promise<boolean> {
+export async function shareClaim(trx: Transaction<Database>, deps: Pick<SharingDeps, 'clock' | 'capabilities'>, share: Share): Promise<ClaimRow | undefined> {
   const claim = await findClaimForUpdate(trx, deps.capabilities, share.claimId);
-  if (!claim || claim.status !== 'active' || claim.client_id !== share.scope.clientId || claim.mode !== share.scope.mode) return false;
+  if (!claim || claim.status !== 'active' || claim.client_id !== share.scope.clientId || claim.mode !== share.scope.mode) return undefined;
   const existing = await findGrantForUpdate(trx, deps.capabilities, share.scope.clientId, share.claimId);
   const kept = existing && existing.revoked_at === null ? (JSON.parse(existing.permissions) as string[]) : [];
   const permissions = ACCESS_PERMISSIONS.filter((p) => kept.includes(p) || share.permissions.includes(p));
@@ -42,7 +42,7 @@ export async function shareClaim(trx: Transaction<Database>, deps: Pick<SharingD
     created_at: unixSeconds(deps.clock),
     revoked_at: null,
   });
-  return true;
+  return claim;
 }
 
 /**
@@ -68,8 +68,8 @@ export async function shareSessionClaims(
 ): Promise<void> {
   const permissions = sessionSharePermissions(session.permissions);
   for (const claimId of claimIds) {
-    if (!(await shareClaim(trx, deps, { scope: session.scope, claimId, permissions, source: `connect_session:${session.id}` }))) continue;
-    await recordEvent({ db: trx, clock: deps.clock }, session.scope, 'claim.created', toClaim((await findClaimById(trx, claimId)) as ClaimRow));
+    const shared = await shareClaim(trx, deps, { scope: session.scope, claimId, permissions, source: `connect_session:${session.id}` });
+    if (shared) await recordEvent({ db: trx, clock: deps.clock }, session.scope, 'claim.created', toClaim(shared));
   }
 }
 

@@ -18,10 +18,13 @@ export interface SigningKeyTable {
 /** What a challenge asks the person to prove. */
 export type ChallengeSubject = { type: 'address'; address: string } | { type: 'wallet'; descriptor: string };
 
-/** Where a challenge was started; the claim is shared accordingly. */
+/**
+ * Where a challenge was started: its pages find it again only there. A claim proven in a connect
+ * session is shared when the session completes, with what the session asked for.
+ */
 export type ChallengeOrigin =
   /** `account_id`: the connected account the pages prove (the pages always set it; tests that call the service need not). */
-  | { kind: 'connect_session'; session_id: string; permissions: string[]; account_id?: string }
+  | { kind: 'connect_session'; session_id: string; account_id?: string }
   | { kind: 'portal' };
 
 export interface ChallengeTable {

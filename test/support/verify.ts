@@ -18,6 +18,15 @@ export function sandboxSigner(index = 0): TestWallet {
   return singleKeyWallet(sandboxWallet().privateKey('receive', index), 'p2wpkh', 'testnet');
 }
 
+/** A connect session a proof is made in, with the permissions the session asked for (what its Done shares). */
+export type InSession = Extract<ChallengeOrigin, { kind: 'connect_session' }> & { permissions: string[] };
+
+/** The origin a challenge records: a session's permissions are the session's, not the challenge's. */
+function challengeOrigin(origin: ChallengeOrigin | InSession): ChallengeOrigin {
+  if (origin.kind !== 'connect_session') return origin;
+  return { kind: 'connect_session', session_id: origin.session_id, ...(origin.account_id === undefined ? {} : { account_id: origin.account_id }) };
+}
+
 /**
  * A challenge for `subject` (address or wallet text), started as the hosted pages would: bound to
  * the account holder's address, as a connect session or the holder's own portal sign-in binds it.
@@ -27,10 +36,14 @@ export async function startChallenge(
   scope: Scope,
   accountHolderId: string,
   subject: string,
-  origin: ChallengeOrigin = { kind: 'portal' },
+  origin: ChallengeOrigin | InSession = { kind: 'portal' },
 ): Promise<ChallengeRow> {
   const holder = await retrieveAccountHolder(deps, scope, accountHolderId);
-  const started = await startSignatureChallenge(deps, { scope, accountHolderId, requesterName: 'Acme Lending', origin, controller: emailIdentity(holder.email) }, subject);
+  const started = await startSignatureChallenge(
+    deps,
+    { scope, accountHolderId, requesterName: 'Acme Lending', origin: challengeOrigin(origin), controller: emailIdentity(holder.email) },
+    subject,
+  );
   if (!started.ok) throw new Error(`challenge refused: ${started.message}`);
   return started.challenge;
 }
@@ -41,7 +54,7 @@ export async function startChallenge(
  * shared with the client by the function session completion calls (`shareSessionClaims`), as the
  * hosted flow's Done would (`proveInHostedSession` in connect.ts drives the real pages).
  */
-export async function proveWith(deps: ProofDeps & Pick<Parameters<typeof shareSessionClaims>[1], 'capabilities'>, scope: Scope, accountHolderId: string, wallet: TestWallet, origin?: ChallengeOrigin) {
+export async function proveWith(deps: ProofDeps & Pick<Parameters<typeof shareSessionClaims>[1], 'capabilities'>, scope: Scope, accountHolderId: string, wallet: TestWallet, origin?: Extract<ChallengeOrigin, { kind: 'portal' }> | InSession) {
   const challenge = await startChallenge(deps, scope, accountHolderId, wallet.address, origin);
   const outcome = await submitSignature(deps, challenge, signMessage(wallet, challenge.message));
   if (!outcome.ok) throw new Error(`proof refused: ${JSON.stringify(outcome)}`);
@@ -53,7 +66,7 @@ export async function proveWith(deps: ProofDeps & Pick<Parameters<typeof shareSe
 export async function shareAsSessionDone(
   deps: Pick<ProofDeps, 'db' | 'clock'> & Pick<Parameters<typeof shareSessionClaims>[1], 'capabilities'>,
   scope: Scope,
-  origin: Extract<ChallengeOrigin, { kind: 'connect_session' }>,
+  origin: InSession,
   claimId: string,
 ): Promise<void> {
   await deps.db.transaction().execute((trx) => shareSessionClaims(trx, deps, { id: origin.session_id, scope, permissions: origin.permissions }, [claimId]));

@@ -1,4 +1,5 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import { unixSeconds } from '../../platform/clock.js';
 import { firstString, formValues } from '../../platform/web/form-values.js';
 import type { PageContent, PageKit } from '../../platform/web/page-surface.js';
 import {
@@ -183,7 +184,7 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
     const token = await acceptDisclaimer(ctx, hosted);
     // Scoped to this session's pages; it lives as long as the session may stay open.
     if (token) {
-      const maxAge = Math.max(1, hosted.session.expires_at - Math.floor(ctx.clock.now() / 1000));
+      const maxAge = Math.max(1, hosted.session.expires_at - unixSeconds(ctx.clock));
       reply.setCookie(BROWSER_COOKIE, token, { path: basePath(request), httpOnly: true, sameSite: 'lax', secure, maxAge });
     }
     return reply.redirect(`${basePath(request)}/providers`, 303);
@@ -242,7 +243,7 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
           base: `${base}/accounts/${encodeURIComponent(wallet.account.id)}/prove`,
           subject: wallet.subject,
           subjectName: wallet.account.display_name,
-          origin: { kind: 'connect_session', session_id: hosted.session.id, permissions: hosted.permissions, account_id: wallet.account.id },
+          origin: { kind: 'connect_session', session_id: hosted.session.id, account_id: wallet.account.id },
           controller: wallet.controller,
           back: { href: base, label: 'Back to your connected accounts' },
           doneUrl: base,

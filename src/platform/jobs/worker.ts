@@ -1,9 +1,8 @@
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
-import { createLogger } from '../http/logging.js';
 import type { AppContext } from '../context.js';
 import { randomBase62 } from '../crypto/random.js';
-import { redactSecrets } from '../http/logging.js';
+import { createLogger, redactSecrets } from '../http/logging.js';
 import { exponentialBackoff, type CompiledJobDefinition, type JobCatalog } from './catalog.js';
 import { claimJobs, purgeSucceededJobs, renewLease, settleJob, settleSucceededJobs } from './job.repository.js';
 import type { JobRow } from './job.table.js';

@@ -1,9 +1,8 @@
-import { createLogger } from '../http/logging.js';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import type { Db } from '../db/database.js';
-import { redactSecrets } from '../http/logging.js';
+import { createLogger, redactSecrets } from '../http/logging.js';
 import { MailError, outgoingMailProblem, type Mailer } from './mailer.js';
 import { createNoMailTransport } from './no-mail-transport.js';
 import { createOutboxTransport } from './outbox-transport.js';

@@ -202,8 +202,8 @@ export function accessPage(frame: PortalFrame, claims: PortalClaim[], notice?: s
   const byClient = new Map<string, { clientId: string; clientName: string; mode: Mode; items: { claim: PortalClaim; permissions: string[]; since: number }[] }>();
   for (const claim of claims) {
     for (const share of claim.sharedWith) {
-      const key = `${share.clientId}:${claim.mode}`;
-      const entry = byClient.get(key) ?? { clientId: share.clientId, clientName: share.clientName, mode: claim.mode, items: [] };
+      const key = `${share.clientId}:${claim.row.mode}`;
+      const entry = byClient.get(key) ?? { clientId: share.clientId, clientName: share.clientName, mode: claim.row.mode, items: [] };
       entry.items.push({ claim, permissions: share.permissions, since: share.since });
       byClient.set(key, entry);
     }
@@ -245,7 +245,7 @@ ${claims.length === 0
   ? html`<p>You have not proven any wallet yet.</p>`
   : html`<ul class="item-list">${claims.map(
       (c) => html`<li>
-<span class="item-title">${claimName(c.statement)}${testBadge(c)}${c.row.status === 'revoked' ? html` <span class="badge">Revoked</span>` : ''}</span>
+<span class="item-title">${claimName(c.statement)}${testBadge(c.row)}${c.row.status === 'revoked' ? html` <span class="badge">Revoked</span>` : ''}</span>
 <span class="item-text">${claimSubject(c.statement)}</span>
 <span class="item-text">Verified ${day(c.statement.verified_at)}${several ? ` · proven for ${c.clientName}` : ''} · ${c.sharedWith.length === 0 ? 'not shared' : `shared with ${c.sharedWith.map((s) => s.clientName).join(', ')}`}</span>
 <span class="item-actions"><a class="item-action" href="${frame.prefix}/wallets/${c.row.id}">Receipt<span class="visually-hidden"> of ${claimName(c.statement)}</span></a>
@@ -263,8 +263,8 @@ export function receiptPage(frame: PortalFrame, claim: PortalClaim): PageContent
   return signedInPage(frame, {
     title: `Receipt of ${claimName(statement)}`,
     body: html`<a class="back-link" href="${frame.prefix}/wallets">‹ My wallets</a>
-<h1>${claimName(statement)}${testBadge(claim)}</h1>
-${revoked ? html`<div class="notice"><p><strong>Revoked.</strong> You revoked this claim: its receipt still verifies, and every check of it says it is revoked.</p></div>` : ''}
+<h1>${claimName(statement)}${testBadge(claim.row)}</h1>
+${revoked ? html`<div class="warning"><p><strong>Revoked.</strong> You revoked this claim: its receipt still verifies, and every check of it says it is revoked.</p></div>` : ''}
 <dl class="facts">
 <dt>What it proves</dt><dd>${claimSubject(statement)}</dd>
 <dt>Proven for</dt><dd>${claim.clientName}, on ${day(statement.verified_at)}</dd>

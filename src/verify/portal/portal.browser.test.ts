@@ -14,7 +14,7 @@ import { freePort } from '../../../test/support/free-port.js';
 import { PageChecks } from '../../../test/support/page-checks.js';
 import { parseMail, startSmtpSink, type ParsedMail, type ReceivedMail, type SmtpSink } from '../../../test/support/smtp-sink.js';
 import { TEST_MASTER_KEY, TEST_MASTER_KEY_BYTES } from '../../../test/support/test-app.js';
-import { proveWith, testnetWallet } from '../../../test/support/verify.js';
+import { proveWith, testnetWallet, type InSession } from '../../../test/support/verify.js';
 import { TestReceiver } from '../../../test/support/webhooks.js';
 import { createClient } from '../../clients/client.service.js';
 import { service } from '../../main/modules.js';
@@ -23,7 +23,6 @@ import type { AppContext } from '../../platform/context.js';
 import { openSecretBox, type SecretBox } from '../../platform/crypto/secret-box.js';
 import { JobCatalog } from '../../platform/jobs/catalog.js';
 import { Worker } from '../../platform/jobs/worker.js';
-import type { ChallengeOrigin } from '../verify.table.js';
 import { expireAccessRequestJob } from '../access-request.jobs.js';
 
 /** Every page of the portal, each checked once at both screen sizes (screenshot, axe, no sideways scrolling, tap targets). */
@@ -134,7 +133,7 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
   const accessRequest = async (client: Client, id: string) => (await api<AccessRequestJson>(client.testKey, 'GET', `/v1/verify/access_requests/${id}`)).body;
   const claimStatus = async (client: Client, id: string) => (await api(client.testKey, 'GET', `/v1/verify/claims/${id}`)).status;
   /** A claim proven through the service (challenge, signature, receipt), as the route tests make them. */
-  const prove = (client: Client, holderId: string, origin?: ChallengeOrigin) => {
+  const prove = (client: Client, holderId: string, origin?: InSession) => {
     const wallet = testnetWallet('p2wpkh');
     return proveWith(side, { clientId: client.clientId, mode: 'test' }, holderId, wallet, origin).then((claim) => ({ claim, wallet }));
   };
@@ -297,7 +296,7 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
   it('signs in from the sign-in page, revokes one client’s access under Shared access, and revokes a claim under My wallets', async () => {
     const holderId = await newHolder(acme, 'rosa@example.com');
     // Proven in a connect session, so shared with Acme from the start.
-    const inSession: ChallengeOrigin = { kind: 'connect_session', session_id: 'sess_e2e', permissions: ['balances'] };
+    const inSession: InSession = { kind: 'connect_session', session_id: 'sess_e2e', permissions: ['balances'] };
     const [kept, dropped] = await Promise.all([prove(acme, holderId, inSession), prove(acme, holderId, inSession)]);
     expect(await claimStatus(acme, kept.claim.id)).toBe(200);
 

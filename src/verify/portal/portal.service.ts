@@ -1,5 +1,4 @@
 import { clientDisplayName } from '../../clients/client.service.js';
-import type { Mode } from '../../platform/scope.js';
 import { findAccessRequestById, listRequestsOfHolders } from '../access-request.repository.js';
 import { expireIfDue, shareableClaims, type AccessRequestDeps } from '../access-request.service.js';
 import { activeGrantsOfClaims, claimsOfController } from '../claim.repository.js';
@@ -27,7 +26,6 @@ export interface PortalClaim {
   statement: ClaimStatement;
   /** The client it was proven for, as the person knows it. */
   clientName: string;
-  mode: Mode;
   sharedWith: PortalShare[];
 }
 
@@ -68,7 +66,7 @@ async function withSharing(deps: Pick<AccessRequestDeps, 'db'>, claims: ClaimRow
     for (const grant of grants.filter((g) => g.claim_id === row.id)) {
       sharedWith.push({ clientId: grant.client_id, clientName: await nameOf(grant.client_id), permissions: JSON.parse(grant.permissions) as string[], since: grant.created_at });
     }
-    result.push({ row, statement: JSON.parse(row.statement) as ClaimStatement, clientName: await nameOf(row.client_id), mode: row.mode, sharedWith });
+    result.push({ row, statement: JSON.parse(row.statement) as ClaimStatement, clientName: await nameOf(row.client_id), sharedWith });
   }
   return result;
 }
