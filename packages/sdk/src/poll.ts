@@ -1,0 +1,50 @@
+import { OwnproofApiError, OwnproofConnectionError } from './errors.js';
+
+/** How a poll waits: between request starts, and in all. */
+export interface PollOptions {
+  /** Milliseconds between requests (default 1 000; never under 500, so at most 2 requests per second). */
+  intervalMs?: number;
+  /** Give up after this many milliseconds (default 15 minutes). */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+const MIN_INTERVAL_MS = 500;
+
+/**
+ * Reads with `read` until `done` says so. Each read is one request (no retries of its own): a 429,
+ * a 5xx or a network failure only delays the next read (by `Retry-After` when given), so the poll
+ * never exceeds two requests a second, whatever happens.
+ */
+export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, options: PollOptions = {}): Promise<T> {
+  const interval = Math.max(MIN_INTERVAL_MS, options.intervalMs ?? 1_000);
+  const deadline = Date.now() + (options.timeoutMs ?? 15 * 60_000);
+  for (;;) {
+    const started = Date.now();
+    let wait = interval;
+    try {
+      const value = await read();
+      if (done(value)) return value;
+    } catch (error) {
+      const transient =
+        error instanceof OwnproofConnectionError ||
+        (error instanceof OwnproofApiError && (error.status === 429 || error.status >= 500));
+      if (!transient) throw error;
+      if (error instanceof OwnproofApiError && error.retryAfter !== undefined) wait = Math.max(wait, error.retryAfter * 1000);
+    }
+    const next = started + wait;
+    if (next > deadline) throw new OwnproofConnectionError(`gave up polling after ${options.timeoutMs ?? 15 * 60_000} ms`);
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, Math.max(0, next - Date.now()));
+      options.signal?.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          reject(options.signal?.reason);
+        },
+        { once: true },
+      );
+    });
+    options.signal?.throwIfAborted();
+  }
+}
