@@ -1,5 +1,6 @@
 import type { Config } from './config/config.js';
 import { registerKeyCommands } from './crypto/keys.cli.js';
+import { eventsOf } from './events/event-catalog.js';
 import { eventRoutes } from './events/event.routes.js';
 import { registerJobsCommands } from './jobs/jobs.cli.js';
 import { devMailPages } from './mail/dev-mail.surface.js';
@@ -9,6 +10,7 @@ import { usageRoutes } from './usage/usage.routes.js';
 import { webhookDeliverJob } from './webhooks/deliver.job.js';
 import { webhookDispatchJob } from './webhooks/dispatch.job.js';
 import { webhookRoutes } from './webhooks/webhook.routes.js';
+import { WebhookEndpoint } from './webhooks/webhook.schemas.js';
 
 /**
  * The platform's own contributions, declared like any module's: the events, webhook endpoint and
@@ -20,6 +22,11 @@ export const platformModule = defineModule({
   name: 'platform',
   apiRoutes: [eventRoutes, webhookRoutes, usageRoutes],
   jobs: [webhookDispatchJob, webhookDeliverJob],
+  events: eventsOf(WebhookEndpoint, {
+    'webhook_endpoint.disabled':
+      'ownproof disabled one of your webhook endpoints: it answered 410 Gone (`disabled_reason: "gone"`), or every attempt failed for 5 days ' +
+      '(`failing`). The endpoint, without its secret; it is sent to your other enabled endpoints.',
+  }),
   openApiTags: [
     { name: 'Events', description: 'What happened, newest first; the same events are delivered to webhook endpoints.' },
     { name: 'Webhook endpoints', description: 'URLs that receive signed events (Standard Webhooks), their secrets and delivery attempts.' },
