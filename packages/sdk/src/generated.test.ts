@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { generatedTypes, servedDocument } from '../scripts/generate.js';
+import { servedDocument } from '../../../scripts/openapi-document.js';
+import { generatedTypes } from '../scripts/generate.js';
 
 describe('the SDK types', () => {
   it('are what openapi-typescript makes of the document the server serves today (run `npm run generate -w @ownproof/sdk` after an API change)', async () => {

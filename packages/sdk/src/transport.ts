@@ -79,10 +79,10 @@ export class Transport {
     const url = new URL(`${this.baseUrl}${request.path}`);
     for (const [name, value] of Object.entries(request.query ?? {})) if (value !== undefined) url.searchParams.set(name, String(value));
     const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept: request.accept ?? 'application/json' };
-    let body: BodyInit | undefined;
+    let body: RequestInit['body'];
     if (request.raw) {
       headers['content-type'] = request.raw.contentType;
-      body = request.raw.bytes as BodyInit;
+      body = request.raw.bytes as RequestInit['body'];
     } else if (request.body !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(request.body);

@@ -19,7 +19,7 @@ function header(headers: WebhookHeaders, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-function base64ToBytes(text: string): Uint8Array {
+function base64ToBytes(text: string): Uint8Array<ArrayBuffer> {
   const binary = atob(text);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
@@ -43,27 +43,27 @@ export async function unwrap(body: string | Uint8Array, headers: WebhookHeaders,
   const now = (options.now ?? new Date()).getTime() / 1000;
   if (!/^\d+$/.test(timestamp) || Math.abs(now - sentAt) > TOLERANCE_SECONDS) throw new WebhookVerificationError('webhook-timestamp is missing, malformed or more than 5 minutes from now');
   if (!secret.startsWith('whsec_')) throw new WebhookVerificationError('the secret is not a webhook secret (whsec_…)');
-  let keyBytes: Uint8Array;
+  let keyBytes: Uint8Array<ArrayBuffer>;
   try {
     keyBytes = base64ToBytes(secret.slice('whsec_'.length));
   } catch {
     throw new WebhookVerificationError('the webhook secret is not valid base64 after whsec_');
   }
   const text = typeof body === 'string' ? body : new TextDecoder('utf-8', { fatal: true }).decode(body);
-  const key = await globalThis.crypto.subtle.importKey('raw', keyBytes as BufferSource, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
+  const key = await globalThis.crypto.subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['verify']);
   const signed = encoder.encode(`${id}.${timestamp}.${text}`);
   let valid = false;
   for (const entry of signatures.split(' ')) {
     const [version, signature] = entry.split(',');
     if (version !== 'v1' || !signature) continue;
-    let bytes: Uint8Array;
+    let bytes: Uint8Array<ArrayBuffer>;
     try {
       bytes = base64ToBytes(signature);
     } catch {
       continue;
     }
     // subtle.verify compares in constant time.
-    if (await globalThis.crypto.subtle.verify('HMAC', key, bytes as BufferSource, signed as BufferSource)) {
+    if (await globalThis.crypto.subtle.verify('HMAC', key, bytes, signed)) {
       valid = true;
       break;
     }

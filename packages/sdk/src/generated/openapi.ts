@@ -14,28 +14,7 @@ export interface paths {
          * Liveness
          * @description Answers 200 while the process can serve requests.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            status: "ok" | "unavailable";
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["checkLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -55,39 +34,7 @@ export interface paths {
          * Readiness
          * @description Answers 200 when the database is reachable, 503 otherwise.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            status: "ok" | "unavailable";
-                        };
-                    };
-                };
-                /** @description Default Response */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            status: "ok" | "unavailable";
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["checkReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -103,7 +50,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Receipt signing keys (JWKS) */
+        /**
+         * Receipt signing keys (JWKS)
+         * @description No API key needed. The public Ed25519 keys that sign claim receipts and statement data, current and past (old receipts keep verifying after a rotation). Save it to check receipts offline with `ownproof verify-claim --jwks`. Cacheable for 5 minutes.
+         */
         get: operations["claimSigningKeys"];
         put?: never;
         post?: never;
@@ -180,7 +130,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an event */
+        /**
+         * Retrieve an event
+         * @description One event, exactly as its webhook deliveries carried it: `data.object` is the object as it was right after the change.
+         */
         get: operations["retrieveEvent"];
         put?: never;
         post?: never;
@@ -353,7 +306,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an account holder */
+        /**
+         * Retrieve an account holder
+         * @description One account holder of this client and mode.
+         */
         get: operations["retrieveAccountHolder"];
         put?: never;
         /**
@@ -622,7 +578,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Retrieve an access request */
+        /**
+         * Retrieve an access request
+         * @description Its status, and once `granted` the `claim_ids` shared with you; its `notification` says how its e-mail went. A read past `expires_at` already shows it `expired`.
+         */
         get: operations["retrieveAccessRequest"];
         put?: never;
         post?: never;
@@ -733,7 +692,348 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "account_holder.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * account_holder.created (webhook)
+         * @description An account holder was created. Sent to each enabled webhook endpoint subscribed to `account_holder.created` (or `*`).
+         */
+        post: operations["accountHolderCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account_holder.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * account_holder.updated (webhook)
+         * @description An account holder was changed; the object shows it after the change. Sent to each enabled webhook endpoint subscribed to `account_holder.updated` (or `*`).
+         */
+        post: operations["accountHolderUpdatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "session.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * session.completed (webhook)
+         * @description The person chose Done in the hosted flow: the session is `completed`, its `accounts` and `account_ids` hold the accounts connected in it (wallets proven in it arrive as `claim.created`). `client_secret` and `hosted_url` are null: the secret is shown only when the session is created. Sent to each enabled webhook endpoint subscribed to `session.completed` (or `*`).
+         */
+        post: operations["sessionCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "session.abandoned": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * session.abandoned (webhook)
+         * @description The session ended without Done: the person cancelled, the flow failed to start, or no decision came before `expires_at`. Accounts connected in it were discarded. `client_secret` and `hosted_url` are null. Sent to each enabled webhook endpoint subscribed to `session.abandoned` (or `*`).
+         */
+        post: operations["sessionAbandonedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.refreshed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * account.refreshed (webhook)
+         * @description A refresh ended, or failed and was scheduled again: each feature of `refresh` shows `succeeded` or `failed` (with its `error` and, when it retries by itself, `next_refresh_available_at`). Sent to each enabled webhook endpoint subscribed to `account.refreshed` (or `*`).
+         */
+        post: operations["accountRefreshedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.disconnected": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * account.disconnected (webhook)
+         * @description The account was disconnected (`POST /v1/connect/accounts/{id}/disconnect`): its credentials are erased, its stored data stays readable. Sent to each enabled webhook endpoint subscribed to `account.disconnected` (or `*`).
+         */
+        post: operations["accountDisconnectedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * claim.created (webhook)
+         * @description A wallet was proven in your connect session and the person chose Done: the claim is now shared with you (sent with `session.completed`). Sent to each enabled webhook endpoint subscribed to `claim.created` (or `*`).
+         */
+        post: operations["claimCreatedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * claim.revoked (webhook)
+         * @description The account holder withdrew the claim: its `status` is `revoked`. Sent to every client it was shared with. Sent to each enabled webhook endpoint subscribed to `claim.revoked` (or `*`).
+         */
+        post: operations["claimRevokedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "access_request.granted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * access_request.granted (webhook)
+         * @description The account holder approved the request: `claim_ids` are the claims now shared with you (the spec’s “access granted”). Sent to each enabled webhook endpoint subscribed to `access_request.granted` (or `*`).
+         */
+        post: operations["accessRequestGrantedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "access_request.declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * access_request.declined (webhook)
+         * @description The account holder declined the request. Sent to each enabled webhook endpoint subscribed to `access_request.declined` (or `*`).
+         */
+        post: operations["accessRequestDeclinedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "access_request.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * access_request.expired (webhook)
+         * @description Nobody answered the request by its `expires_at`. Sent to each enabled webhook endpoint subscribed to `access_request.expired` (or `*`).
+         */
+        post: operations["accessRequestExpiredWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "access_request.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * access_request.canceled (webhook)
+         * @description You canceled the request (`POST /v1/verify/access_requests/{id}/cancel`). Sent to each enabled webhook endpoint subscribed to `access_request.canceled` (or `*`).
+         */
+        post: operations["accessRequestCanceledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "access_request.notification_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * access_request.notification_failed (webhook)
+         * @description The request’s e-mail could not be delivered: `notification.status` is `failed`, with the mail server’s `last_error`. Sent to each enabled webhook endpoint subscribed to `access_request.notification_failed` (or `*`).
+         */
+        post: operations["accessRequestNotificationFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "claim.access_revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * claim.access_revoked (webhook)
+         * @description The account holder stopped sharing the claim with you: `access.revoked_at` says when. Later reads of it are 404. Sent to each enabled webhook endpoint subscribed to `claim.access_revoked` (or `*`).
+         */
+        post: operations["claimAccessRevokedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "statement.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * statement.completed (webhook)
+         * @description The statement is ready (the spec’s “statement completed”): `completed`, with its `summary`, `chain` and, when one was asked for, its `valuation`. Its PDF can be downloaded now. Sent to each enabled webhook endpoint subscribed to `statement.completed` (or `*`).
+         */
+        post: operations["statementCompletedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "statement.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * statement.failed (webhook)
+         * @description The statement could not be computed: `failed`, with its `failure_reason`. Generate a new one. Sent to each enabled webhook endpoint subscribed to `statement.failed` (or `*`).
+         */
+        post: operations["statementFailedWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook_endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.disabled (webhook)
+         * @description ownproof disabled one of your webhook endpoints: it answered 410 Gone (`disabled_reason: "gone"`), or every attempt failed for 5 days (`failing`). The endpoint, without its secret; it is sent to your other enabled endpoints. Sent to each enabled webhook endpoint subscribed to `webhook_endpoint.disabled` (or `*`).
+         */
+        post: operations["webhookEndpointDisabledWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /** Error */
@@ -1325,26 +1625,7 @@ export interface components {
          * Event
          * @description Something that happened in your account; also delivered to webhook endpoints.
          */
-        Event: {
-            /** @description Unique identifier, prefixed `evt_`. */
-            id: string;
-            /** @enum {string} */
-            object: "event";
-            /** @description What happened. */
-            type: "account_holder.created" | "account_holder.updated" | "session.completed" | "session.abandoned" | "account.refreshed" | "account.disconnected" | "claim.created" | "claim.revoked" | "access_request.granted" | "access_request.declined" | "access_request.expired" | "access_request.canceled" | "access_request.notification_failed" | "claim.access_revoked" | "statement.completed" | "statement.failed" | "webhook_endpoint.disabled";
-            /**
-             * @description When it happened (Unix seconds).
-             * @example 1763700000
-             */
-            created_at: number;
-            livemode: boolean;
-            data: {
-                /** @description The API object as it was right after the change. */
-                object: {
-                    [key: string]: unknown;
-                };
-            };
-        };
+        Event: components["schemas"]["AccountHolderCreatedEvent"] | components["schemas"]["AccountHolderUpdatedEvent"] | components["schemas"]["SessionCompletedEvent"] | components["schemas"]["SessionAbandonedEvent"] | components["schemas"]["AccountRefreshedEvent"] | components["schemas"]["AccountDisconnectedEvent"] | components["schemas"]["ClaimCreatedEvent"] | components["schemas"]["ClaimRevokedEvent"] | components["schemas"]["AccessRequestGrantedEvent"] | components["schemas"]["AccessRequestDeclinedEvent"] | components["schemas"]["AccessRequestExpiredEvent"] | components["schemas"]["AccessRequestCanceledEvent"] | components["schemas"]["AccessRequestNotificationFailedEvent"] | components["schemas"]["ClaimAccessRevokedEvent"] | components["schemas"]["StatementCompletedEvent"] | components["schemas"]["StatementFailedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"];
         /**
          * Webhook endpoint
          * @description A URL that receives signed events.
@@ -1922,15 +2203,470 @@ export interface components {
             pdf_generated_at: number | null;
             livemode: boolean;
         };
+        /** @description `account_holder.created`: An account holder was created. */
+        AccountHolderCreatedEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "account_holder.created";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["AccountHolder"];
+            };
+        };
+        /** @description `account_holder.updated`: An account holder was changed; the object shows it after the change. */
+        AccountHolderUpdatedEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "account_holder.updated";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["AccountHolder"];
+            };
+        };
+        /** @description `session.completed`: The person chose Done in the hosted flow: the session is `completed`, its `accounts` and `account_ids` hold the accounts connected in it (wallets proven in it arrive as `claim.created`). `client_secret` and `hosted_url` are null: the secret is shown only when the session is created. */
+        SessionCompletedEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.completed";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["Session"];
+            };
+        };
+        /** @description `session.abandoned`: The session ended without Done: the person cancelled, the flow failed to start, or no decision came before `expires_at`. Accounts connected in it were discarded. `client_secret` and `hosted_url` are null. */
+        SessionAbandonedEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.abandoned";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["Session"];
+            };
+        };
+        /** @description `account.refreshed`: A refresh ended, or failed and was scheduled again: each feature of `refresh` shows `succeeded` or `failed` (with its `error` and, when it retries by itself, `next_refresh_available_at`). */
+        AccountRefreshedEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "account.refreshed";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["Account"];
+            };
+        };
+        /** @description `account.disconnected`: The account was disconnected (`POST /v1/connect/accounts/{id}/disconnect`): its credentials are erased, its stored data stays readable. */
+        AccountDisconnectedEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "account.disconnected";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["Account"];
+            };
+        };
+        /** @description `claim.created`: A wallet was proven in your connect session and the person chose Done: the claim is now shared with you (sent with `session.completed`). */
+        ClaimCreatedEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.created";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["Claim"];
+            };
+        };
+        /** @description `claim.revoked`: The account holder withdrew the claim: its `status` is `revoked`. Sent to every client it was shared with. */
+        ClaimRevokedEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.revoked";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["Claim"];
+            };
+        };
+        /** @description `access_request.granted`: The account holder approved the request: `claim_ids` are the claims now shared with you (the spec’s “access granted”). */
+        AccessRequestGrantedEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "access_request.granted";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["AccessRequest"];
+            };
+        };
+        /** @description `access_request.declined`: The account holder declined the request. */
+        AccessRequestDeclinedEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "access_request.declined";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["AccessRequest"];
+            };
+        };
+        /** @description `access_request.expired`: Nobody answered the request by its `expires_at`. */
+        AccessRequestExpiredEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "access_request.expired";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["AccessRequest"];
+            };
+        };
+        /** @description `access_request.canceled`: You canceled the request (`POST /v1/verify/access_requests/{id}/cancel`). */
+        AccessRequestCanceledEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "access_request.canceled";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["AccessRequest"];
+            };
+        };
+        /** @description `access_request.notification_failed`: The request’s e-mail could not be delivered: `notification.status` is `failed`, with the mail server’s `last_error`. */
+        AccessRequestNotificationFailedEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "access_request.notification_failed";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["AccessRequest"];
+            };
+        };
+        /** @description `claim.access_revoked`: The account holder stopped sharing the claim with you: `access.revoked_at` says when. Later reads of it are 404. */
+        ClaimAccessRevokedEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "claim.access_revoked";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["Claim"];
+            };
+        };
+        /** @description `statement.completed`: The statement is ready (the spec’s “statement completed”): `completed`, with its `summary`, `chain` and, when one was asked for, its `valuation`. Its PDF can be downloaded now. */
+        StatementCompletedEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "statement.completed";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["Statement"];
+            };
+        };
+        /** @description `statement.failed`: The statement could not be computed: `failed`, with its `failure_reason`. Generate a new one. */
+        StatementFailedEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "statement.failed";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["Statement"];
+            };
+        };
+        /** @description `webhook_endpoint.disabled`: ownproof disabled one of your webhook endpoints: it answered 410 Gone (`disabled_reason: "gone"`), or every attempt failed for 5 days (`failing`). The endpoint, without its secret; it is sent to your other enabled endpoints. */
+        WebhookEndpointDisabledEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.disabled";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+            };
+        };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+        WebhookId: string;
+        /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+        WebhookTimestamp: string;
+        /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+        WebhookSignature: string;
+    };
     requestBodies: never;
     headers: never;
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    checkLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: "ok" | "unavailable";
+                    };
+                };
+            };
+            /** @description Invalid request (unknown, missing or invalid parameter, malformed JSON). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    checkReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: "ok" | "unavailable";
+                    };
+                };
+            };
+            /** @description Invalid request (unknown, missing or invalid parameter, malformed JSON). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Default Response */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: "ok" | "unavailable";
+                    };
+                };
+            };
+        };
+    };
     claimSigningKeys: {
         parameters: {
             query?: never;
@@ -2226,9 +2962,9 @@ export interface operations {
     };
     listEvents: {
         parameters: {
-            query: {
+            query?: {
                 /** @description How many objects to return, 1 to 100. */
-                limit: number;
+                limit?: number;
                 /** @description Cursor: an object id; returns the objects that come after it (older ones). */
                 starting_after?: string;
                 /** @description Cursor: an object id; returns the objects that come before it (newer ones). */
@@ -2454,9 +3190,9 @@ export interface operations {
     };
     listWebhookEndpoints: {
         parameters: {
-            query: {
+            query?: {
                 /** @description How many objects to return, 1 to 100. */
-                limit: number;
+                limit?: number;
                 /** @description Cursor: an object id; returns the objects that come after it (older ones). */
                 starting_after?: string;
                 /** @description Cursor: an object id; returns the objects that come before it (newer ones). */
@@ -3361,9 +4097,9 @@ export interface operations {
     };
     listWebhookDeliveryAttempts: {
         parameters: {
-            query: {
+            query?: {
                 /** @description How many objects to return, 1 to 100. */
-                limit: number;
+                limit?: number;
                 /** @description Cursor: an object id; returns the objects that come after it (older ones). */
                 starting_after?: string;
                 /** @description Cursor: an object id; returns the objects that come before it (newer ones). */
@@ -3663,9 +4399,9 @@ export interface operations {
     };
     listUsage: {
         parameters: {
-            query: {
+            query?: {
                 /** @description How many objects to return, 1 to 100. */
-                limit: number;
+                limit?: number;
                 /** @description Cursor: an object id; returns the objects that come after it (older ones). */
                 starting_after?: string;
                 /** @description Cursor: an object id; returns the objects that come before it (newer ones). */
@@ -3775,9 +4511,9 @@ export interface operations {
     };
     listAccountHolders: {
         parameters: {
-            query: {
+            query?: {
                 /** @description How many objects to return, 1 to 100. */
-                limit: number;
+                limit?: number;
                 /** @description Cursor: an object id; returns the objects that come after it (older ones). */
                 starting_after?: string;
                 /** @description Cursor: an object id; returns the objects that come before it (newer ones). */
@@ -4347,9 +5083,9 @@ export interface operations {
     };
     listSessions: {
         parameters: {
-            query: {
+            query?: {
                 /** @description How many objects to return, 1 to 100. */
-                limit: number;
+                limit?: number;
                 /** @description Cursor: an object id; returns the objects that come after it (older ones). */
                 starting_after?: string;
                 /** @description Cursor: an object id; returns the objects that come before it (newer ones). */
@@ -4840,9 +5576,9 @@ export interface operations {
     };
     listAccounts: {
         parameters: {
-            query: {
+            query?: {
                 /** @description How many objects to return, 1 to 100. */
-                limit: number;
+                limit?: number;
                 /** @description Cursor: an object id; returns the objects that come after it (older ones). */
                 starting_after?: string;
                 /** @description Cursor: an object id; returns the objects that come before it (newer ones). */
@@ -5448,9 +6184,9 @@ export interface operations {
     };
     listAccountTransactions: {
         parameters: {
-            query: {
+            query?: {
                 /** @description How many objects to return, 1 to 100. */
-                limit: number;
+                limit?: number;
                 /** @description Cursor: an object id; returns the objects that come after it (older ones). */
                 starting_after?: string;
                 /** @description Cursor: an object id; returns the objects that come before it (newer ones). */
@@ -5729,9 +6465,9 @@ export interface operations {
     };
     listClaims: {
         parameters: {
-            query: {
+            query?: {
                 /** @description How many objects to return, 1 to 100. */
-                limit: number;
+                limit?: number;
                 /** @description Cursor: an object id; returns the objects that come after it (older ones). */
                 starting_after?: string;
                 /** @description Cursor: an object id; returns the objects that come before it (newer ones). */
@@ -5953,9 +6689,9 @@ export interface operations {
     };
     listAccessRequests: {
         parameters: {
-            query: {
+            query?: {
                 /** @description How many objects to return, 1 to 100. */
-                limit: number;
+                limit?: number;
                 /** @description Cursor: an object id; returns the objects that come after it (older ones). */
                 starting_after?: string;
                 /** @description Cursor: an object id; returns the objects that come before it (newer ones). */
@@ -6848,9 +7584,9 @@ export interface operations {
     };
     listStatements: {
         parameters: {
-            query: {
+            query?: {
                 /** @description How many objects to return, 1 to 100. */
-                limit: number;
+                limit?: number;
                 /** @description Cursor: an object id; returns the objects that come after it (older ones). */
                 starting_after?: string;
                 /** @description Cursor: an object id; returns the objects that come before it (newer ones). */
@@ -7118,6 +7854,975 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    accountHolderCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountHolderCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    accountHolderUpdatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountHolderUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    sessionCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    sessionAbandonedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SessionAbandonedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    accountRefreshedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountRefreshedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    accountDisconnectedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccountDisconnectedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimCreatedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimRevokedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimRevokedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    accessRequestGrantedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccessRequestGrantedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    accessRequestDeclinedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccessRequestDeclinedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    accessRequestExpiredWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccessRequestExpiredEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    accessRequestCanceledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccessRequestCanceledEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    accessRequestNotificationFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AccessRequestNotificationFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    claimAccessRevokedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClaimAccessRevokedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    statementCompletedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatementCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    statementFailedWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StatementFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointDisabledWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointDisabledEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
