@@ -18,9 +18,9 @@ const MIN_INTERVAL_MS = 500;
  */
 export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => boolean, options: PollOptions = {}): Promise<T> {
   const interval = Math.max(MIN_INTERVAL_MS, options.intervalMs ?? 1_000);
-  const deadline = Date.now() + (options.timeoutMs ?? 15 * 60_000);
+  const deadline = performance.now() + (options.timeoutMs ?? 15 * 60_000);
   for (;;) {
-    const started = Date.now();
+    const started = performance.now();
     let wait = interval;
     try {
       const value = await read();
@@ -35,7 +35,7 @@ export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => b
     const next = started + wait;
     if (next > deadline) throw new OwnproofConnectionError(`gave up polling after ${options.timeoutMs ?? 15 * 60_000} ms`);
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, Math.max(0, next - Date.now()));
+      const timer = setTimeout(resolve, Math.max(0, next - performance.now()));
       options.signal?.addEventListener(
         'abort',
         () => {
