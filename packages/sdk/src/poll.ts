@@ -2,7 +2,7 @@ import { OwnproofApiError, OwnproofConnectionError } from './errors.js';
 
 /** How a poll waits: between request starts, and in all. */
 export interface PollOptions {
-  /** Milliseconds between requests (default 1 000; never under 500, so at most 2 requests per second). */
+  /** Milliseconds from one answer to the next request (default 1 000; never under 500, so at most 2 requests per second). */
   intervalMs?: number;
   /** Give up after this many milliseconds (default 15 minutes). */
   timeoutMs?: number;
@@ -20,7 +20,6 @@ export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => b
   const interval = Math.max(MIN_INTERVAL_MS, options.intervalMs ?? 1_000);
   const deadline = performance.now() + (options.timeoutMs ?? 15 * 60_000);
   for (;;) {
-    const started = performance.now();
     let wait = interval;
     try {
       const value = await read();
@@ -32,7 +31,9 @@ export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => b
       if (!transient) throw error;
       if (error instanceof OwnproofApiError && error.retryAfter !== undefined) wait = Math.max(wait, error.retryAfter * 1000);
     }
-    const next = started + wait;
+    // Counted from the answer, not from the request: however long a request takes, the next
+    // leaves at least `wait` after this one did.
+    const next = performance.now() + wait;
     if (next > deadline) throw new OwnproofConnectionError(`gave up polling after ${options.timeoutMs ?? 15 * 60_000} ms`);
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(resolve, Math.max(0, next - performance.now()));
