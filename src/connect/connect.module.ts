@@ -11,6 +11,7 @@ import type { Provider } from './providers/provider.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/registry.js';
 import { refreshAccountJob } from './refresh-account.job.js';
 import { sessionRoutes } from './session.routes.js';
+import { connectTestHelperRoutes } from './test-helpers.routes.js';
 
 declare module '../platform/context.js' {
   interface AppContext {
@@ -49,7 +50,7 @@ export const connectModule = defineModule({
       }),
     };
   },
-  apiRoutes: [accountHolderRoutes, sessionRoutes, accountRoutes],
+  apiRoutes: [accountHolderRoutes, sessionRoutes, accountRoutes, connectTestHelperRoutes],
   pages: [connectPages],
   jobs: [expireSessionJob, refreshAccountJob],
   openApiTags: [
