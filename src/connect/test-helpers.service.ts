@@ -93,7 +93,8 @@ export async function completeSessionAsHolder(deps: ConnectTestHelperDeps, scope
   const connections: { provider: Provider; accounts: ConnectedAccount[]; prove: boolean }[] = [];
   for (const login of logins) connections.push(await tryLogin(hosted, login));
 
-  await acceptDisclaimer(deps, hosted);
+  // Accepted in a browser since it was read: that browser's now, as above.
+  if ((await acceptDisclaimer(deps, hosted)) === undefined) throw new ApiError('session_opened_in_browser', { param: 'id' });
   const toProve: string[] = [];
   for (const { provider, accounts, prove } of connections) {
     const saved = await saveConnectedAccounts(deps, hosted.session, provider, accounts);
