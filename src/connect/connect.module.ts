@@ -15,6 +15,7 @@ import { createProviderRegistry, type ProviderRegistry } from './providers/regis
 import { refreshAccountJob } from './refresh-account.job.js';
 import { sessionRoutes } from './session.routes.js';
 import { Session } from './session.schemas.js';
+import { connectTestHelperRoutes } from './test-helpers.routes.js';
 
 declare module '../platform/context.js' {
   interface AppContext {
@@ -53,7 +54,7 @@ export const connectModule = defineModule({
       }),
     };
   },
-  apiRoutes: [accountHolderRoutes, sessionRoutes, accountRoutes],
+  apiRoutes: [accountHolderRoutes, sessionRoutes, accountRoutes, connectTestHelperRoutes],
   pages: [connectPages],
   jobs: [expireSessionJob, refreshAccountJob],
   events: [

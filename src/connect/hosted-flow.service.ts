@@ -15,6 +15,7 @@ import type { ConnectOutcome, Provider } from './providers/provider.js';
 import { countFailedLogin, findSessionBySecretHash, lockOpenSession } from './session.repository.js';
 import type { SessionPermission } from './session.schemas.js';
 import { abandonSession, completeSession, exitUrl, expireIfDue, recordConsent } from './session.service.js';
+import type { FinishOptions, ProofRequest } from '../verify/proof.service.js';
 
 /** What the hosted pages need to render an open session. */
 export interface HostedSession {
@@ -101,7 +102,7 @@ export async function connectWithProvider(
   input: Record<string, string>,
 ): Promise<ConnectAttempt> {
   if (hosted.session.failed_logins >= MAX_FAILED_LOGINS) return tooManyAttempts();
-  const outcome = await reach(provider, (signal) => provider.connect(input, { signal }));
+  const outcome = await logIn(provider, input);
   if (!outcome.ok) {
     if (outcome.reason === 'invalid_credentials' && (await countFailedLogin(deps.db, hosted.session.id)) > MAX_FAILED_LOGINS) {
       return tooManyAttempts();
@@ -121,6 +122,11 @@ export async function connectSignedIn(deps: HostedFlowDeps, hosted: HostedSessio
   const outcome = await reach(provider, (signal) => oauth.connectWithTokens(tokens, { signal }));
   if (!outcome.ok) return { ok: false, reason: outcome.reason, message: outcome.message };
   return { ok: true, accounts: await saveConnectedAccounts(deps, hosted.session, provider, outcome.accounts) };
+}
+
+/** The provider's answer to a login (what the form sends), nothing stored. */
+export function logIn(provider: Provider, input: Record<string, string>): Promise<ConnectOutcome> {
+  return reach(provider, (signal) => provider.connect(input, { signal }));
 }
 
 /** A provider's connect call, at most 30 s; a provider that throws could not be reached. */
@@ -184,6 +190,23 @@ export async function walletToProve(deps: HostedFlowDeps, hosted: HostedSession,
   if (!descriptor) return undefined;
   const holder = await retrieveAccountHolder(deps, { clientId: hosted.session.client_id, mode: hosted.mode }, hosted.session.account_holder_id);
   return { account, subject: descriptor, controller: emailIdentity(holder.email) };
+}
+
+/**
+ * Who proves a wallet of the session, for whom, and what its claim does to the session: proven as
+ * the session's account holder for the session's client, bound to the holder's address, and
+ * recorded on its account (`markAccountProven`). The proof pages and the test helper both start
+ * the proof from this.
+ */
+export function walletProofRequest(deps: Pick<HostedFlowDeps, 'clock' | 'capabilities'>, hosted: HostedSession, wallet: WalletToProve) {
+  return {
+    scope: { clientId: hosted.session.client_id, mode: hosted.mode },
+    accountHolderId: hosted.session.account_holder_id,
+    requesterName: hosted.clientName,
+    origin: { kind: 'connect_session', session_id: hosted.session.id, account_id: wallet.account.id },
+    controller: wallet.controller,
+    alsoInTransaction: markAccountProven(deps, { id: wallet.account.id, sessionId: hosted.session.id }),
+  } satisfies ProofRequest & FinishOptions;
 }
 
 /**

@@ -11,16 +11,19 @@ import { webhookDeliverJob } from './webhooks/deliver.job.js';
 import { webhookDispatchJob } from './webhooks/dispatch.job.js';
 import { webhookRoutes } from './webhooks/webhook.routes.js';
 import { WebhookEndpoint } from './webhooks/webhook.schemas.js';
+import { webhookTestHelperRoutes } from './webhooks/webhook-test-helpers.routes.js';
+import { TEST_HELPERS_TAG } from './http/test-helpers.js';
 
 /**
  * The platform's own contributions, declared like any module's: the events, webhook endpoint and
- * usage API, the webhook jobs, `ownproof jobs` and `ownproof keys rotate-master|rotate-data`, and
- * the development outbox pages (`/dev/mail`). Every service has them (`composeService` puts this
+ * usage API (with the webhook ping test helper, and the tag every domain's test helpers share),
+ * the webhook jobs, `ownproof jobs` and `ownproof keys rotate-master|rotate-data`, and the
+ * development outbox pages (`/dev/mail`). Every service has them (`composeService` puts this
  * module first), since every domain records events.
  */
 export const platformModule = defineModule({
   name: 'platform',
-  apiRoutes: [eventRoutes, webhookRoutes, usageRoutes],
+  apiRoutes: [eventRoutes, webhookRoutes, usageRoutes, webhookTestHelperRoutes],
   jobs: [webhookDispatchJob, webhookDeliverJob],
   events: eventsOf(WebhookEndpoint, {
     'webhook_endpoint.disabled':
@@ -31,6 +34,12 @@ export const platformModule = defineModule({
     { name: 'Events', description: 'What happened, newest first; the same events are delivered to webhook endpoints.' },
     { name: 'Webhook endpoints', description: 'URLs that receive signed events (Standard Webhooks), their secrets and delivery attempts.' },
     { name: 'Usage', description: 'What you were billed for: one record per billable use (a statement’s first PDF).' },
+    {
+      name: TEST_HELPERS_TAG,
+      description:
+        'Test mode only: act as the account holder would on the hosted pages and in the portal (complete or abandon a session, answer an ' +
+        'access request, revoke a grant), expire a provider login, ping a webhook endpoint. Same rules, events and webhooks as the pages.',
+    },
   ],
   pages: [devMailPages],
   commands(program, cli) {

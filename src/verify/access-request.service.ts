@@ -126,11 +126,14 @@ export async function cancelAccessRequest(deps: AccessRequestDeps, scope: Scope,
   if (!row) throw notFound('access_request', id);
   const current = await expireIfDue(deps, row);
   const canceled = current.status === 'pending' ? await endRequest(deps, current, 'canceled') : undefined;
-  if (!canceled) {
-    const latest = (await findAccessRequest(deps.db, scope, id)) ?? current;
-    throw new ApiError('access_request_not_pending', { param: 'id', message: `The access request is ${latest.status}; only a pending request can be canceled.` });
-  }
+  if (!canceled) throw await notPending(deps, scope, current, 'canceled');
   return toAccessRequest(canceled);
+}
+
+/** 409 for a request that is no longer pending (as read now), saying what it is. */
+export async function notPending(deps: Pick<AccessRequestDeps, 'db'>, scope: Scope, row: AccessRequestRow, only: string): Promise<ApiError> {
+  const latest = (await findAccessRequest(deps.db, scope, row.id)) ?? row;
+  return new ApiError('access_request_not_pending', { param: 'id', message: `The access request is ${latest.status}; only a pending request can be ${only}.` });
 }
 
 /**
@@ -142,7 +145,11 @@ export async function expireIfDue(deps: AccessRequestDeps, row: AccessRequestRow
   return (await endRequest(deps, row, 'expired')) ?? (await findAccessRequestById(deps.db, row.id)) ?? row;
 }
 
-export type AnswerOutcome = { ok: true; request: AccessRequestRow } | { ok: false; reason: 'not_pending' | 'no_claims' | 'claim_not_yours' };
+export type AnswerOutcome =
+  | { ok: true; request: AccessRequestRow }
+  | { ok: false; reason: 'not_pending' | 'no_claims' }
+  /** `claimId`: the first picked claim that cannot be shared. */
+  | { ok: false; reason: 'claim_not_yours'; claimId: string };
 
 /**
  * The active claims the person acting may share in answer to a request: those they control,
@@ -165,7 +172,8 @@ export async function grantAccessRequest(deps: AccessRequestDeps, row: AccessReq
   const picked = [...new Set(claimIds)];
   if (picked.length === 0) return { ok: false, reason: 'no_claims' };
   const own = new Set((await shareableClaims(deps, row, owner)).map((c) => c.id));
-  if (!picked.every((id) => own.has(id))) return { ok: false, reason: 'claim_not_yours' };
+  const foreign = picked.find((id) => !own.has(id));
+  if (foreign !== undefined) return { ok: false, reason: 'claim_not_yours', claimId: foreign };
   const now = unixSeconds(deps.clock);
   const scope: Scope = { clientId: row.client_id, mode: row.mode };
   const permissions = JSON.parse(row.permissions) as string[];
@@ -175,21 +183,21 @@ export async function grantAccessRequest(deps: AccessRequestDeps, row: AccessReq
       if (!ended) return undefined;
       for (const claimId of picked) {
         // Revoked in another tab since the check above: nothing of this approval stands.
-        if (!(await shareClaim(trx, deps, { scope, claimId, permissions, source: `access_request:${row.id}` }))) throw new ClaimNoLongerShareable();
+        if (!(await shareClaim(trx, deps, { scope, claimId, permissions, source: `access_request:${row.id}` }))) throw new ClaimNoLongerShareable(claimId);
       }
       await recordEvent({ db: trx, clock: deps.clock }, scope, 'access_request.granted', toAccessRequest(ended));
       return ended;
     });
     return granted ? { ok: true, request: granted } : { ok: false, reason: 'not_pending' };
   } catch (error) {
-    if (error instanceof ClaimNoLongerShareable) return { ok: false, reason: 'claim_not_yours' };
+    if (error instanceof ClaimNoLongerShareable) return { ok: false, reason: 'claim_not_yours', claimId: error.claimId };
     throw error;
   }
 }
 
 /** Rolls an approval back when a picked claim stopped being shareable while it ran. */
 class ClaimNoLongerShareable extends Error {
-  constructor() {
+  constructor(readonly claimId: string) {
     super('a picked claim is no longer active');
   }
 }

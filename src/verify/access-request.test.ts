@@ -173,8 +173,8 @@ describe.each(engines())('access requests API on %s', (engine) => {
     const mine = await proveWith(t.ctx, scope, holderId, testnetWallet('p2tr'));
     await revokeClaim(t.ctx, owner, mine.id);
     const row = (await findAccessRequestById(t.ctx.db, created.id))!;
-    expect(await grantAccessRequest(t.ctx, row, owner, [theirs.id])).toEqual({ ok: false, reason: 'claim_not_yours' });
-    expect(await grantAccessRequest(t.ctx, row, owner, [mine.id])).toEqual({ ok: false, reason: 'claim_not_yours' });
+    expect(await grantAccessRequest(t.ctx, row, owner, [theirs.id])).toEqual({ ok: false, reason: 'claim_not_yours', claimId: theirs.id });
+    expect(await grantAccessRequest(t.ctx, row, owner, [mine.id])).toEqual({ ok: false, reason: 'claim_not_yours', claimId: mine.id });
     expect(await grantAccessRequest(t.ctx, row, owner, [])).toEqual({ ok: false, reason: 'no_claims' });
     expect((await get(`/v1/verify/access_requests/${created.id}`)).json().status).toBe('pending');
   });
@@ -198,14 +198,15 @@ describe.each(engines())('access requests API on %s', (engine) => {
     const claim = await proveWith(t.ctx, scope, holderId, testnetWallet('p2wpkh'));
     await grantAccessRequest(t.ctx, (await findAccessRequestById(t.ctx.db, created.id))!, owner, [claim.id]);
     expect((await get(`/v1/verify/claims/${claim.id}`)).statusCode).toBe(200);
-    expect(await revokeAccess(t.ctx, { controller: 'someone.else@example.com', modes: ['test'] }, client.clientId, claim.id)).toBe(false);
+    expect(await revokeAccess(t.ctx, { controller: 'someone.else@example.com', modes: ['test'] }, client.clientId, claim.id)).toBeUndefined();
     expect((await get(`/v1/verify/claims/${claim.id}`)).statusCode).toBe(200);
-    expect(await revokeAccess(t.ctx, owner, client.clientId, claim.id)).toBe(true);
+    const revoked = await revokeAccess(t.ctx, owner, client.clientId, claim.id);
     expect((await get(`/v1/verify/claims/${claim.id}`)).statusCode).toBe(404);
     expect((await get('/v1/verify/claims?limit=100')).json().data.map((c: { id: string }) => c.id)).not.toContain(claim.id);
     const [event] = (await eventsOf('claim.access_revoked')).filter((o) => o.id === claim.id);
     expect(event).toMatchObject({ object: 'claim', status: 'active', access: { permissions: ['balances'], revoked_at: expect.any(Number) } });
-    expect(await revokeAccess(t.ctx, owner, client.clientId, claim.id)).toBe(false);
+    expect(revoked).toEqual(event);
+    expect(await revokeAccess(t.ctx, owner, client.clientId, claim.id)).toBeUndefined();
   });
 
   it('revoking a claim ends every client’s access (claim.revoked to each) and the public check says revoked', async () => {

@@ -154,6 +154,15 @@ function proofTarget(input: string, mode: Scope['mode']): ProofTarget | { ok: fa
 }
 
 /**
+ * The address whose key proves `input` (an address proves itself, a wallet its first receive
+ * address), or why `input` cannot be proven in this mode, in the words the proof pages use.
+ */
+export function signingAddressOf(input: string, mode: Scope['mode']): { ok: true; address: string } | { ok: false; message: string } {
+  const target = proofTarget(input, mode);
+  return target.ok ? { ok: true, address: target.signingAddress } : target;
+}
+
+/**
  * A challenge started where the pages now are: the same account holder, tenancy, identity and
  * origin (for a connect session, the same session and account). Undefined otherwise, so a
  * challenge answered under another place's URL can never finish as that place's proof (and, in

@@ -6,6 +6,7 @@ import { recordEvent } from '../platform/events/event.service.js';
 import type { Mode, Scope } from '../platform/scope.js';
 import { ACCESS_PERMISSIONS, type AccessPermission } from './access-request.schemas.js';
 import { findClaimById, findClaimForUpdate, findGrantForUpdate, revokeAllGrantRows, revokeClaimRow, revokeGrantRow, upsertGrant } from './claim.repository.js';
+import type { Claim } from './claim.schemas.js';
 import { toClaim } from './claim.service.js';
 import type { ClaimGrantRow, ClaimRow } from './verify.table.js';
 
@@ -74,7 +75,7 @@ export async function shareSessionClaims(
 }
 
 /** The claim as an event shows a client whose access ended. */
-function claimWithAccess(claim: ClaimRow, grant: ClaimGrantRow) {
+function claimWithAccess(claim: ClaimRow, grant: ClaimGrantRow): Claim {
   return { ...toClaim(claim), access: { permissions: JSON.parse(grant.permissions) as string[], granted_at: grant.created_at, revoked_at: grant.revoked_at } };
 }
 
@@ -92,17 +93,18 @@ export function controls(owner: ClaimOwner, claim: Pick<ClaimRow, 'controller' |
 /**
  * The person stops sharing one claim with one client (`claim.access_revoked` to that client). At
  * once: the client's next read of the claim is a 404. A claim the person does not control is left
- * alone. Returns whether access was revoked now.
+ * alone. Returns the claim as that event shows it when access was revoked now, else undefined.
  */
-export async function revokeAccess(deps: SharingDeps, owner: ClaimOwner, clientId: string, claimId: string): Promise<boolean> {
+export async function revokeAccess(deps: SharingDeps, owner: ClaimOwner, clientId: string, claimId: string): Promise<Claim | undefined> {
   const now = unixSeconds(deps.clock);
   return deps.db.transaction().execute(async (trx) => {
     const claim = await findClaimById(trx, claimId);
-    if (!claim || !controls(owner, claim)) return false;
+    if (!claim || !controls(owner, claim)) return undefined;
     const grant = await revokeGrantRow(trx, clientId, claimId, now);
-    if (!grant) return false;
-    await recordEvent({ db: trx, clock: deps.clock }, { clientId, mode: grant.mode }, 'claim.access_revoked', claimWithAccess(claim, grant));
-    return true;
+    if (!grant) return undefined;
+    const revoked = claimWithAccess(claim, grant);
+    await recordEvent({ db: trx, clock: deps.clock }, { clientId, mode: grant.mode }, 'claim.access_revoked', revoked);
+    return revoked;
   });
 }
 

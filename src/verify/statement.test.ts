@@ -305,7 +305,7 @@ describe.each(engines())('statements API on %s', (engine) => {
     const completed = (await get(`/v1/verify/statements/${made.id}`)).json();
     expect(completed.status).toBe('completed');
     expect(completed.summary).toMatchObject({ opening_balance: '0', closing_balance: '0', transaction_count: 0 });
-    expect(await revokeAccess(t.ctx, { controller: 'ada@example.com', modes: ['test'] }, client.clientId, claimId)).toBe(true);
+    expect(await revokeAccess(t.ctx, { controller: 'ada@example.com', modes: ['test'] }, client.clientId, claimId)).toMatchObject({ id: claimId, access: { revoked_at: expect.any(Number) } });
     const refused = await post(body);
     expect(refused.statusCode).toBe(404);
     expect(refused.json().error).toMatchObject({ code: 'resource_missing', param: 'claim_ids[0]' });

@@ -3,6 +3,7 @@ import { defineModule } from '../platform/module.js';
 import { createDepositWallets, type DepositWallets } from './deposit-wallets.js';
 import { accessRequestRoutes } from './access-request.routes.js';
 import { AccessRequest } from './access-request.schemas.js';
+import { accessTestHelperRoutes } from './access-test-helpers.routes.js';
 import { expireAccessRequestJob, notifyAccessRequestJob, portalSignInMailJob } from './access-request.jobs.js';
 import { claimPublicRoutes, claimRoutes } from './claim.routes.js';
 import { Claim } from './claim.schemas.js';
@@ -29,7 +30,7 @@ declare module '../platform/context.js' {
 export const verifyModule = defineModule({
   name: 'verify',
   context: (ctx) => ({ depositWallets: createDepositWallets(ctx.config.depositXpub) }),
-  apiRoutes: [claimRoutes, accessRequestRoutes, statementRoutes, statementDocumentRoutes],
+  apiRoutes: [claimRoutes, accessRequestRoutes, statementRoutes, statementDocumentRoutes, accessTestHelperRoutes],
   jobs: [notifyAccessRequestJob, expireAccessRequestJob, portalSignInMailJob, generateStatementJob],
   events: [
     ...eventsOf(Claim, {

@@ -14,11 +14,22 @@ export type SandboxSignature = { ok: true; signature: string } | { ok: false; re
  * Refuses mainnet addresses outright.
  */
 export function signWithSandboxWallet(address: string, message: string): SandboxSignature {
+  const found = sandboxKeyFor(address);
+  return found.ok ? { ok: true, signature: signMessage(singleKeyWallet(found.key, 'p2wpkh', 'testnet'), message) } : found;
+}
+
+/** Whether {@link signWithSandboxWallet} can sign for `address`, or why not, without signing anything. */
+export function canSignWithSandboxWallet(address: string): { ok: true } | { ok: false; reason: string } {
+  const found = sandboxKeyFor(address);
+  return found.ok ? { ok: true } : found;
+}
+
+function sandboxKeyFor(address: string): { ok: true; key: Uint8Array } | { ok: false; reason: string } {
   const parsed = parseAddress(address.trim());
   if (!parsed.ok) return { ok: false, reason: `not an address: ${parsed.error.reason}` };
   if (parsed.address.networks.includes('mainnet')) return { ok: false, reason: 'the sandbox wallet never signs for mainnet addresses' };
   const key = sandboxKeys().get(Buffer.from(parsed.address.scriptPubKey).toString('hex'));
-  if (key) return { ok: true, signature: signMessage(singleKeyWallet(key, 'p2wpkh', 'testnet'), message) };
+  if (key) return { ok: true, key };
   return { ok: false, reason: `${parsed.address.address} is not an address of the sandbox wallet (its first ${SANDBOX_SIGNING_DEPTH} receive and change addresses)` };
 }
 

@@ -8,7 +8,7 @@ import {
   exitSession,
   finishSession,
   lookUpHostedSession,
-  markAccountProven,
+  walletProofRequest,
   walletToProve,
   type HostedSession,
 } from '../hosted-flow.service.js';
@@ -237,18 +237,13 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
         }
         const base = basePath(request as FastifyRequest<{ Params: SecretParams }>);
         return {
-          scope: { clientId: hosted.session.client_id, mode: hosted.mode },
-          accountHolderId: hosted.session.account_holder_id,
-          requesterName: hosted.clientName,
+          ...walletProofRequest(ctx, hosted, wallet),
           base: `${base}/accounts/${encodeURIComponent(wallet.account.id)}/prove`,
           subject: wallet.subject,
           subjectName: wallet.account.display_name,
-          origin: { kind: 'connect_session', session_id: hosted.session.id, account_id: wallet.account.id },
-          controller: wallet.controller,
           back: { href: base, label: 'Back to your connected accounts' },
           doneUrl: base,
           sendOptions: { testMode: hosted.mode === 'test', formActionOrigins: returnOrigins(hosted) },
-          alsoInTransaction: markAccountProven(ctx, { id: wallet.account.id, sessionId: hosted.session.id }),
         };
       },
     }),

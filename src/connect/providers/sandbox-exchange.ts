@@ -26,7 +26,7 @@ import {
  * yields the same balances and history.
  */
 const SANDBOX_USERS = ['user_good', 'user_multi', 'user_throttled', 'user_reauth'] as const;
-const SANDBOX_PASSWORD = 'pass_good';
+export const SANDBOX_PASSWORD = 'pass_good';
 const SANDBOX_OUTAGE_USER = 'user_outage';
 export const SANDBOX_THROTTLE_SECONDS = 300;
 

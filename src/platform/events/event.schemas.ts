@@ -24,6 +24,8 @@ export const EVENT_TYPES = [
   'statement.completed',
   'statement.failed',
   'webhook_endpoint.disabled',
+  // Sent to one endpoint when you ask (a test helper), not to every subscriber: see pingWebhookEndpoint.
+  'webhook_endpoint.ping',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -26,12 +26,14 @@ export function toEvent(row: EventRow): Event {
 /**
  * Records that something happened. Call it with the transaction of the change itself: the event,
  * and the job that will deliver it to webhook endpoints, exist exactly when the change does.
+ * `dispatch: false` leaves the deliveries to the caller (a ping goes to one endpoint only).
  */
 export async function recordEvent(
   deps: EventDeps,
   scope: Scope,
   type: EventType,
   object: { id: string; object: string } & Record<string, unknown>,
+  options: { dispatch?: boolean } = {},
 ): Promise<Event> {
   const row: EventRow = {
     seq: 0,
@@ -44,6 +46,7 @@ export async function recordEvent(
   };
   const { seq: _seq, ...values } = row;
   await insertEvent(deps.db, values);
+  if (options.dispatch === false) return toEvent(row);
   await enqueueJob(deps.db, deps.clock, webhookDispatchJob, { event_id: row.id }, { dedupeKey: `webhooks.dispatch:${row.id}` });
   return toEvent(row);
 }

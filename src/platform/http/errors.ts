@@ -129,6 +129,31 @@ export const ERROR_TABLE = {
     type: 'invalid_request_error',
     message: 'The statement failed and has no document; generate a new statement.',
   },
+  test_mode_only: {
+    status: 403,
+    type: 'permission_error',
+    message: 'Test helpers act as the account holder would on the pages, and only in test mode: call them with an sk_test_ key.',
+  },
+  session_not_open: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'The session is no longer open; only an open session can be completed or abandoned.',
+  },
+  session_opened_in_browser: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'The account holder accepted this session in a browser, which alone can finish or cancel it now.',
+  },
+  no_shareable_claims: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'The account holder has no claim they could share with this request; prove a wallet as this account holder first.',
+  },
+  webhook_endpoint_disabled: {
+    status: 409,
+    type: 'invalid_request_error',
+    message: 'The webhook endpoint is disabled and receives nothing; enable it first.',
+  },
   mail_unavailable: {
     status: 503,
     type: 'api_error',

@@ -44,6 +44,11 @@ const WHERE_CODES_HAPPEN = {
   statement_permission_missing: 'route',
   statement_not_ready: 'route',
   statement_failed: 'route',
+  test_mode_only: 'route',
+  session_not_open: 'route',
+  session_opened_in_browser: 'route',
+  no_shareable_claims: 'route',
+  webhook_endpoint_disabled: 'route',
   route_not_found: 'no operation',
   method_not_allowed: 'no operation',
   // Written on the socket when Node's parser refuses the bytes: no request, so no operation, exists.

@@ -1,4 +1,7 @@
 import type { Clock } from '../clock.js';
+import type { Event } from '../events/event.schemas.js';
+import { recordEvent } from '../events/event.service.js';
+import { requireTestMode } from '../http/test-helpers.js';
 import { newId } from '../crypto/random.js';
 import type { Db } from '../db/database.js';
 import { findEvent } from '../events/event.repository.js';
@@ -10,7 +13,7 @@ import type { Scope } from '../scope.js';
 import { webhookDeliverJob } from './deliver.job.js';
 import { findWebhookDeliveryAttempt, listWebhookDeliveryAttemptRows } from './webhook-delivery.repository.js';
 import { findWebhookEndpoint, listEnabledWebhookEndpoints } from './webhook-endpoint.repository.js';
-import { requireEndpoint, type WebhookDeps } from './webhook-endpoint.service.js';
+import { requireEndpoint, toWebhookEndpoint, type WebhookDeps } from './webhook-endpoint.service.js';
 import type { DeliveryListQuery, EventResend, ResendEventInput, WebhookDeliveryAttempt } from './webhook.schemas.js';
 import type { WebhookDeliveryAttemptRow, WebhookEndpointRow } from './webhook.table.js';
 
@@ -99,4 +102,21 @@ export async function resendEvent(deps: WebhookDeps, scope: Scope, eventId: stri
   // All or none, so a failed request can simply be repeated.
   const created = endpoints.length === 0 ? [] : await deps.db.transaction().execute((trx) => queueDeliveries(trx, deps.clock, event, endpoints, { fanOut: false }));
   return { object: 'event_resend', event: event.id, endpoints: created };
+}
+
+/**
+ * A test helper: sends `webhook_endpoint.ping` (the endpoint, without its secret) to this test-mode
+ * endpoint alone, whatever events it takes, through the pipeline every event goes through (signed,
+ * each attempt recorded, retried on the schedule). It is an event like any other, listed and
+ * resendable. A disabled endpoint would receive nothing: 409.
+ */
+export async function pingWebhookEndpoint(deps: WebhookDeps, scope: Scope, id: string): Promise<Event> {
+  const endpoint = await requireEndpoint(deps, scope, id);
+  requireTestMode(scope);
+  if (endpoint.status !== 'enabled') throw new ApiError('webhook_endpoint_disabled', { param: 'id' });
+  return deps.db.transaction().execute(async (trx) => {
+    const event = await recordEvent({ db: trx, clock: deps.clock }, scope, 'webhook_endpoint.ping', toWebhookEndpoint(endpoint), { dispatch: false });
+    await queueDeliveries(trx, deps.clock, event, [endpoint], { fanOut: false });
+    return event;
+  });
 }

@@ -1,10 +1,10 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { signWithSandboxWallet } from '../../bitcoin/sandbox/sandbox-signer.js';
 import type { AppContext } from '../../platform/context.js';
 import { firstString, formValues } from '../../platform/web/form-values.js';
 import type { PageKit } from '../../platform/web/page-surface.js';
 import { sandboxPay } from '../../bitcoin/sandbox/sandbox-chain.js';
 import { checkDeposit, findPlacedChallenge, startDepositChallenge, startSignatureChallenge, submitSignature, type SubmitOutcome } from '../proof.service.js';
+import { proveWithSandboxWallet } from '../sandbox-proof.service.js';
 import type { ChallengeRow } from '../verify.table.js';
 import { challengeEndedPage, challengePage, depositPage, MAX_LABEL_LENGTH, proofUnavailablePage, subjectEntryPage, unknownChallengePage } from './proof-pages.js';
 import type { ProofHost, ProofPlace } from './proof-place.js';
@@ -130,11 +130,11 @@ export function proofRoutes(host: ProofHost): FastifyPluginAsync<{ kit: PageKit 
         if (!paid?.ok) request.log.info({ reason: paid?.reason }, 'sandbox deposit not made');
         return answer(reply, place, challenge, await checkDeposit(ctx, challenge, finishOptions(place)));
       }
-      const signed = signWithSandboxWallet(challenge.signing_address, challenge.message);
-      if (!signed.ok) {
-        return send(reply, place, challengePage({ place, challenge, csrfToken: reply.generateCsrf(), error: { message: `The sandbox wallet cannot sign this: ${signed.reason}.` } }));
+      const outcome = await proveWithSandboxWallet(ctx, challenge, finishOptions(place));
+      if (!outcome.ok && outcome.reason === 'sandbox_cannot_sign') {
+        return send(reply, place, challengePage({ place, challenge, csrfToken: reply.generateCsrf(), error: { message: outcome.message } }));
       }
-      return answer(reply, place, challenge, await submitSignature(ctx, challenge, signed.signature, finishOptions(place)));
+      return answer(reply, place, challenge, outcome);
     });
   };
 }

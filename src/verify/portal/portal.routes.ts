@@ -204,7 +204,7 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
     const person = await signedIn(request, reply);
     if (!person) return reply;
     const fields = formValues(request.body, ['client', 'claim']);
-    const revoked = fields.client && fields.claim ? await revokeAccess(ctx, ownerOf(person), fields.client, fields.claim) : false;
+    const revoked = fields.client && fields.claim ? await revokeAccess(ctx, ownerOf(person), fields.client, fields.claim) : undefined;
     return reply.redirect(`${prefix}/access${revoked ? '?done=revoked' : ''}`, 303);
   });
 
