@@ -29,6 +29,9 @@ export const platformModule = defineModule({
     'webhook_endpoint.disabled':
       'ownproof disabled one of your webhook endpoints: it answered 410 Gone (`disabled_reason: "gone"`), or every attempt failed for 5 days ' +
       '(`failing`). The endpoint, without its secret; it is sent to your other enabled endpoints.',
+    'webhook_endpoint.ping':
+      'Sent by the test helper `POST /v1/test_helpers/webhook_endpoints/{id}/ping` to that endpoint alone, whatever its `enabled_events`: ' +
+      'the endpoint, without its secret. Check that your receiver verifies signatures with it.',
   }),
   openApiTags: [
     { name: 'Events', description: 'What happened, newest first; the same events are delivered to webhook endpoints.' },

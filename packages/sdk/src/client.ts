@@ -64,7 +64,14 @@ export class Ownproof {
       retrieve: (id: string, options?: RequestOptions) => this.get('retrieveAccount', `/v1/connect/accounts/${enc(id)}`, undefined, options),
       list: (params?: ListParams<'listAccounts'>, options?: RequestOptions) => this.list('listAccounts', '/v1/connect/accounts', params, options),
       disconnect: (id: string, options?: RequestOptions) => this.post('disconnectAccount', `/v1/connect/accounts/${enc(id)}/disconnect`, undefined, options),
-      refresh: (id: string, body?: BodyOf<'refreshAccount'>, options?: RequestOptions) => this.post('refreshAccount', `/v1/connect/accounts/${enc(id)}/refresh`, body ?? {}, options),
+      refresh: (id: string, body: BodyOf<'refreshAccount'>, options?: RequestOptions) => this.post('refreshAccount', `/v1/connect/accounts/${enc(id)}/refresh`, body, options),
+      /** Waits until no refresh of the account is `pending` (after `refresh`, or the first one after a session) and returns it; at most two requests a second. */
+      pollRefresh: (id: string, options?: PollOptions) =>
+        pollUntil(
+          () => this.get('retrieveAccount', `/v1/connect/accounts/${enc(id)}`, undefined, { maxRetries: 0, ...(options?.signal ? { signal: options.signal } : {}) }),
+          (account) => account.balance_refresh?.status !== 'pending' && account.transaction_refresh?.status !== 'pending',
+          options,
+        ),
       balances: (id: string, options?: RequestOptions) => this.list('listAccountBalances', `/v1/connect/accounts/${enc(id)}/balances`, undefined, options),
       transactions: (id: string, params?: ListParams<'listAccountTransactions'>, options?: RequestOptions) =>
         this.list('listAccountTransactions', `/v1/connect/accounts/${enc(id)}/transactions`, params, options),
@@ -110,7 +117,7 @@ export class Ownproof {
   readonly events = {
     retrieve: (id: string, options?: RequestOptions) => this.get('retrieveEvent', `/v1/events/${enc(id)}`, undefined, options),
     list: (params?: ListParams<'listEvents'>, options?: RequestOptions) => this.list('listEvents', '/v1/events', params, options),
-    resend: (id: string, body: BodyOf<'resendEvent'>, options?: RequestOptions) => this.post('resendEvent', `/v1/events/${enc(id)}/resend`, body, options),
+    resend: (id: string, body?: BodyOf<'resendEvent'>, options?: RequestOptions) => this.post('resendEvent', `/v1/events/${enc(id)}/resend`, body ?? {}, options),
   };
 
   readonly webhookEndpoints = {
@@ -133,6 +140,46 @@ export class Ownproof {
   /** The server's published claim and statement signing keys (a JWKS), for offline checks. */
   readonly signingKeys = {
     retrieve: (options?: RequestOptions) => this.get('claimSigningKeys', '/.well-known/jwks.json', undefined, options),
+  };
+
+  /**
+   * Test mode only (an `sk_test_` key; a live key gets 403 `test_mode_only`): do what the account
+   * holder does on the hosted pages and in the portal, through the same code, so your CI can run
+   * the whole journey without a browser (docs/sandbox.md, "Test helpers").
+   */
+  readonly testHelpers = {
+    connect: {
+      sessions: {
+        /** Consent, Sandbox Exchange logins and/or wallets (proven with the sandbox wallet if asked), then Done. */
+        complete: (id: string, body: BodyOf<'testHelpersCompleteSession'>, options?: RequestOptions) =>
+          this.post('testHelpersCompleteSession', `/v1/test_helpers/connect/sessions/${enc(id)}/complete`, body, options),
+        /** Cancel, as the person would. */
+        abandon: (id: string, options?: RequestOptions) => this.post('testHelpersAbandonSession', `/v1/test_helpers/connect/sessions/${enc(id)}/abandon`, undefined, options),
+      },
+      accounts: {
+        /** The account's exchange login expires: `requires_reauth`. */
+        requireReauth: (id: string, options?: RequestOptions) =>
+          this.post('testHelpersRequireReauth', `/v1/test_helpers/connect/accounts/${enc(id)}/require_reauth`, undefined, options),
+      },
+    },
+    verify: {
+      accessRequests: {
+        /** Approve and share, with the claims picked (default: every claim the portal would offer). */
+        approve: (id: string, body?: BodyOf<'testHelpersApproveAccessRequest'>, options?: RequestOptions) =>
+          this.post('testHelpersApproveAccessRequest', `/v1/test_helpers/verify/access_requests/${enc(id)}/approve`, body ?? {}, options),
+        decline: (id: string, options?: RequestOptions) =>
+          this.post('testHelpersDeclineAccessRequest', `/v1/test_helpers/verify/access_requests/${enc(id)}/decline`, undefined, options),
+      },
+      claims: {
+        /** The holder's Revoke under Shared access: your access to the claim ends. */
+        revokeAccess: (id: string, options?: RequestOptions) =>
+          this.post('testHelpersRevokeClaimAccess', `/v1/test_helpers/verify/claims/${enc(id)}/revoke_access`, undefined, options),
+      },
+    },
+    webhookEndpoints: {
+      /** Sends a signed `webhook_endpoint.ping` to that endpoint alone. */
+      ping: (id: string, options?: RequestOptions) => this.post('testHelpersPingWebhookEndpoint', `/v1/test_helpers/webhook_endpoints/${enc(id)}/ping`, undefined, options),
+    },
   };
 
   /** Checking webhook deliveries: `ownproof.webhooks.unwrap(rawBody, headers, secret)` gives the typed event. */

@@ -275,6 +275,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/test_helpers/webhook_endpoints/{id}/ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook endpoint
+         * @description Test mode only (a live key gets 403 `test_mode_only`). Records a `webhook_endpoint.ping` event, whose `data.object` is the endpoint (without its secret), and delivers it to this endpoint alone, whatever its `enabled_events`, signed and retried like every event: check your receiver verifies it, then see the attempt under `GET /v1/webhook_endpoints/{id}/deliveries?event=…`. A disabled endpoint is 409 `webhook_endpoint_disabled`.
+         */
+        post: operations["testHelpersPingWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/connect/account_holders": {
         parameters: {
             query?: never;
@@ -507,6 +527,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/test_helpers/connect/sessions/{id}/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Complete a session as the account holder
+         * @description Test mode only (a live key gets 403 `test_mode_only`). Does on the session what the person does on its hosted pages: Continue on the disclaimer, each Sandbox Exchange login and each wallet in turn (with "Prove you control it" and the sandbox wallet’s signature where `prove_ownership` is set), then Done. The answer is the completed session; its accounts, the claims of proven wallets, `claim.created`, `session.completed` and their webhooks are those the pages give. A login or wallet the form would refuse, or a proof the sandbox wallet cannot make, is 400 `parameter_invalid` naming it, and nothing is changed. 409 `session_not_open` once the session is completed or abandoned; 409 `session_opened_in_browser` once the person chose Continue in a browser, which alone can finish it then.
+         */
+        post: operations["testHelpersCompleteSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test_helpers/connect/sessions/{id}/abandon": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Abandon a session as the account holder
+         * @description Test mode only (a live key gets 403 `test_mode_only`). Does what Cancel does on the hosted pages: the session turns `abandoned` with `session.abandoned`, and nothing of it reaches you. 409 `session_not_open` once the session is completed or abandoned; 409 `session_opened_in_browser` once the person chose Continue in a browser, which alone can finish it then.
+         */
+        post: operations["testHelpersAbandonSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test_helpers/connect/accounts/{id}/require_reauth": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Expire an account’s provider login
+         * @description Test mode only (a live key gets 403 `test_mode_only`). Records what a refresh records when the provider says the login expired (as the sandbox login `user_reauth` does): the refreshes the account’s permissions allow turn `failed` with `reauthentication_required`, the account turns `requires_reauth`, and `account.refreshed` is sent. From then on `POST …/refresh` is 409 `account_requires_reauth`: send the person through a new session. An account already `requires_reauth` is returned as it is; a disconnected one is 409 `account_disconnected`.
+         */
+        post: operations["testHelpersRequireReauth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/verify/claims": {
         parameters: {
             query?: never;
@@ -685,6 +765,66 @@ export interface paths {
         get: operations["downloadStatementPdf"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test_helpers/verify/access_requests/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve an access request as the account holder
+         * @description Test mode only (a live key gets 403 `test_mode_only`). Does what the account holder does in the portal with Approve and share: the claims picked are shared with you with the request’s permissions, and the request turns `granted` with `access_request.granted`. Only the claims the portal’s picker would offer can be picked: active claims the holder’s current e-mail address proved as this account holder. 409 `access_request_not_pending` once the request was answered, expired or canceled; 409 `no_shareable_claims` without `claim_ids` when there is nothing to pick (prove a wallet first: complete a session with `prove_ownership`).
+         */
+        post: operations["testHelpersApproveAccessRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test_helpers/verify/access_requests/{id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline an access request as the account holder
+         * @description Test mode only (a live key gets 403 `test_mode_only`). Does what Decline does in the portal: the request turns `declined` with `access_request.declined`; nothing is shared. 409 `access_request_not_pending` once it was answered, expired or canceled.
+         */
+        post: operations["testHelpersDeclineAccessRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/test_helpers/verify/claims/{id}/revoke_access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Revoke your access to a claim as the account holder
+         * @description Test mode only (a live key gets 403 `test_mode_only`). Does what Revoke under Shared access does in the portal: your access to this claim ends at once (the next read is a 404) with `claim.access_revoked`; the answer is the claim as that event shows it. The claim itself stays active. A claim not shared with you now is a 404.
+         */
+        post: operations["testHelpersRevokeClaimAccess"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1033,6 +1173,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook_endpoint.ping": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * webhook_endpoint.ping (webhook)
+         * @description Sent by the test helper `POST /v1/test_helpers/webhook_endpoints/{id}/ping` to that endpoint alone, whatever its `enabled_events`: the endpoint, without its secret. Check that your receiver verifies signatures with it. Sent to each enabled webhook endpoint subscribed to `webhook_endpoint.ping` (or `*`).
+         */
+        post: operations["webhookEndpointPingWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1041,7 +1201,7 @@ export interface components {
             error: {
                 type: "invalid_request_error" | "authentication_error" | "permission_error" | "rate_limit_error" | "api_error";
                 /** @description Stable, machine-readable error code; see docs/errors.md. */
-                code: "api_key_missing" | "api_key_malformed" | "api_key_invalid" | "api_key_revoked" | "request_malformed" | "headers_too_large" | "request_timeout" | "invalid_json" | "body_invalid" | "unsupported_media_type" | "body_too_large" | "upload_malformed" | "parameter_unknown" | "parameter_missing" | "parameter_invalid" | "resource_missing" | "route_not_found" | "method_not_allowed" | "external_ref_taken" | "idempotency_key_reused" | "idempotency_request_in_progress" | "rate_limit_exceeded" | "permission_missing" | "account_disconnected" | "account_requires_reauth" | "refresh_throttled" | "access_request_type_unsupported" | "access_request_not_pending" | "statement_permission_missing" | "statement_not_ready" | "statement_failed" | "mail_unavailable" | "api_error" | "service_unavailable";
+                code: "api_key_missing" | "api_key_malformed" | "api_key_invalid" | "api_key_revoked" | "request_malformed" | "headers_too_large" | "request_timeout" | "invalid_json" | "body_invalid" | "unsupported_media_type" | "body_too_large" | "upload_malformed" | "parameter_unknown" | "parameter_missing" | "parameter_invalid" | "resource_missing" | "route_not_found" | "method_not_allowed" | "external_ref_taken" | "idempotency_key_reused" | "idempotency_request_in_progress" | "rate_limit_exceeded" | "permission_missing" | "account_disconnected" | "account_requires_reauth" | "refresh_throttled" | "access_request_type_unsupported" | "access_request_not_pending" | "statement_permission_missing" | "statement_not_ready" | "statement_failed" | "test_mode_only" | "session_not_open" | "session_opened_in_browser" | "no_shareable_claims" | "webhook_endpoint_disabled" | "mail_unavailable" | "api_error" | "service_unavailable";
                 /** @description Human-readable explanation; may change between versions. */
                 message: string;
                 /** @description The request parameter at fault, when there is one. */
@@ -1625,7 +1785,7 @@ export interface components {
          * Event
          * @description Something that happened in your account; also delivered to webhook endpoints.
          */
-        Event: components["schemas"]["AccountHolderCreatedEvent"] | components["schemas"]["AccountHolderUpdatedEvent"] | components["schemas"]["SessionCompletedEvent"] | components["schemas"]["SessionAbandonedEvent"] | components["schemas"]["AccountRefreshedEvent"] | components["schemas"]["AccountDisconnectedEvent"] | components["schemas"]["ClaimCreatedEvent"] | components["schemas"]["ClaimRevokedEvent"] | components["schemas"]["AccessRequestGrantedEvent"] | components["schemas"]["AccessRequestDeclinedEvent"] | components["schemas"]["AccessRequestExpiredEvent"] | components["schemas"]["AccessRequestCanceledEvent"] | components["schemas"]["AccessRequestNotificationFailedEvent"] | components["schemas"]["ClaimAccessRevokedEvent"] | components["schemas"]["StatementCompletedEvent"] | components["schemas"]["StatementFailedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"];
+        Event: components["schemas"]["AccountHolderCreatedEvent"] | components["schemas"]["AccountHolderUpdatedEvent"] | components["schemas"]["SessionCompletedEvent"] | components["schemas"]["SessionAbandonedEvent"] | components["schemas"]["AccountRefreshedEvent"] | components["schemas"]["AccountDisconnectedEvent"] | components["schemas"]["ClaimCreatedEvent"] | components["schemas"]["ClaimRevokedEvent"] | components["schemas"]["AccessRequestGrantedEvent"] | components["schemas"]["AccessRequestDeclinedEvent"] | components["schemas"]["AccessRequestExpiredEvent"] | components["schemas"]["AccessRequestCanceledEvent"] | components["schemas"]["AccessRequestNotificationFailedEvent"] | components["schemas"]["ClaimAccessRevokedEvent"] | components["schemas"]["StatementCompletedEvent"] | components["schemas"]["StatementFailedEvent"] | components["schemas"]["WebhookEndpointDisabledEvent"] | components["schemas"]["WebhookEndpointPingEvent"];
         /**
          * Webhook endpoint
          * @description A URL that receives signed events.
@@ -2560,6 +2720,27 @@ export interface components {
                 object: components["schemas"]["WebhookEndpoint"];
             };
         };
+        /** @description `webhook_endpoint.ping`: Sent by the test helper `POST /v1/test_helpers/webhook_endpoints/{id}/ping` to that endpoint alone, whatever its `enabled_events`: the endpoint, without its secret. Check that your receiver verifies signatures with it. */
+        WebhookEndpointPingEvent: {
+            /** @description Unique identifier, prefixed `evt_`. */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "webhook_endpoint.ping";
+            /**
+             * @description When it happened (Unix seconds).
+             * @example 1763700000
+             */
+            created_at: number;
+            livemode: boolean;
+            data: {
+                object: components["schemas"]["WebhookEndpoint"];
+            };
+        };
     };
     responses: never;
     parameters: {
@@ -3326,7 +3507,7 @@ export interface operations {
                      *       "*"
                      *     ]
                      */
-                    enabled_events: ("account_holder.created" | "account_holder.updated" | "session.completed" | "session.abandoned" | "account.refreshed" | "account.disconnected" | "claim.created" | "claim.revoked" | "access_request.granted" | "access_request.declined" | "access_request.expired" | "access_request.canceled" | "access_request.notification_failed" | "claim.access_revoked" | "statement.completed" | "statement.failed" | "webhook_endpoint.disabled" | "*")[];
+                    enabled_events: ("account_holder.created" | "account_holder.updated" | "session.completed" | "session.abandoned" | "account.refreshed" | "account.disconnected" | "claim.created" | "claim.revoked" | "access_request.granted" | "access_request.declined" | "access_request.expired" | "access_request.canceled" | "access_request.notification_failed" | "claim.access_revoked" | "statement.completed" | "statement.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.ping" | "*")[];
                     /** @description Your note about this endpoint. */
                     description?: string;
                 };
@@ -3610,7 +3791,7 @@ export interface operations {
                      *       "*"
                      *     ]
                      */
-                    enabled_events?: ("account_holder.created" | "account_holder.updated" | "session.completed" | "session.abandoned" | "account.refreshed" | "account.disconnected" | "claim.created" | "claim.revoked" | "access_request.granted" | "access_request.declined" | "access_request.expired" | "access_request.canceled" | "access_request.notification_failed" | "claim.access_revoked" | "statement.completed" | "statement.failed" | "webhook_endpoint.disabled" | "*")[];
+                    enabled_events?: ("account_holder.created" | "account_holder.updated" | "session.completed" | "session.abandoned" | "account.refreshed" | "account.disconnected" | "claim.created" | "claim.revoked" | "access_request.granted" | "access_request.declined" | "access_request.expired" | "access_request.canceled" | "access_request.notification_failed" | "claim.access_revoked" | "statement.completed" | "statement.failed" | "webhook_endpoint.disabled" | "webhook_endpoint.ping" | "*")[];
                     /** @description New description, or null to remove it. */
                     description?: string | null;
                     /** @description true stops deliveries (reason `manual`); false enables the endpoint again, whatever disabled it. */
@@ -4465,6 +4646,189 @@ export interface operations {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testHelpersPingWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 h replays the first response (header `Idempotent-Replayed: true`); with a different request it is 409 `idempotency_key_reused`. 1–255 printable characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The webhook endpoint id (`we_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Something that happened in your account; also delivered to webhook endpoints. */
+            200: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Event"];
+                };
+            };
+            /** @description Invalid request (unknown, missing or invalid parameter, malformed JSON). */
+            400: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object for this client and mode, or no such URL. */
+            404: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (e.g. a reused unique value). Idempotency conflict: the Idempotency-Key was already used with another request (`idempotency_key_reused`) or its first request is still running (`idempotency_request_in_progress`). */
+            409: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body not sent as application/json in UTF-8. */
+            415: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6463,6 +6827,592 @@ export interface operations {
             };
         };
     };
+    testHelpersCompleteSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 h replays the first response (header `Idempotent-Replayed: true`); with a different request it is 409 `idempotency_key_reused`. 1–255 printable characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The session id (`sess_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description What the person connects before Done: at least one login or wallet. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "exchange_logins": [
+                 *         {
+                 *           "username": "user_good"
+                 *         }
+                 *       ],
+                 *       "wallets": [
+                 *         {
+                 *           "prove_ownership": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Sandbox Exchange logins, connected in this order. */
+                    exchange_logins?: {
+                        /**
+                         * @description A Sandbox Exchange login (docs/sandbox.md): `user_good`, `user_multi` (two accounts), `user_throttled`, `user_reauth`. `user_outage` and any other username are refused as the form refuses them.
+                         * @example user_good
+                         */
+                        username: string;
+                        /** @description Default `pass_good`, the password of every working login. */
+                        password?: string;
+                    }[];
+                    /** @description Bitcoin wallets connected watch-only, after the logins. */
+                    wallets?: {
+                        /** @description What the person pastes into the wallet form: a test-network address, a tpub/upub/vpub or a descriptor. Default: the sandbox wallet’s descriptor (docs/sandbox.md), which has a history on the simulated chain. */
+                        wallet?: string;
+                        /** @description Also prove control of it, as "Prove you control it" then "Sign with the sandbox wallet" do: at Done its claim is shared with you and the account shows `ownership: verified`. Only the sandbox wallet’s keys can sign (its own descriptor, or one of its first 100 receive or change addresses); any other wallet is 400 `parameter_invalid` naming this field. Default false. */
+                        prove_ownership?: boolean;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description A hosted connection flow for one account holder. */
+            200: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description Invalid request (unknown, missing or invalid parameter, malformed JSON). */
+            400: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object for this client and mode, or no such URL. */
+            404: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (e.g. a reused unique value). Idempotency conflict: the Idempotency-Key was already used with another request (`idempotency_key_reused`) or its first request is still running (`idempotency_request_in_progress`). */
+            409: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body not sent as application/json in UTF-8. */
+            415: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testHelpersAbandonSession: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 h replays the first response (header `Idempotent-Replayed: true`); with a different request it is 409 `idempotency_key_reused`. 1–255 printable characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The session id (`sess_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A hosted connection flow for one account holder. */
+            200: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Session"];
+                };
+            };
+            /** @description Invalid request (unknown, missing or invalid parameter, malformed JSON). */
+            400: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object for this client and mode, or no such URL. */
+            404: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (e.g. a reused unique value). Idempotency conflict: the Idempotency-Key was already used with another request (`idempotency_key_reused`) or its first request is still running (`idempotency_request_in_progress`). */
+            409: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body not sent as application/json in UTF-8. */
+            415: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testHelpersRequireReauth: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 h replays the first response (header `Idempotent-Replayed: true`); with a different request it is 409 `idempotency_key_reused`. 1–255 printable characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The account id (`acct_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An exchange account or wallet connected by an account holder. */
+            200: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Account"];
+                };
+            };
+            /** @description Invalid request (unknown, missing or invalid parameter, malformed JSON). */
+            400: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object for this client and mode, or no such URL. */
+            404: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (e.g. a reused unique value). Idempotency conflict: the Idempotency-Key was already used with another request (`idempotency_key_reused`) or its first request is still running (`idempotency_request_in_progress`). */
+            409: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body not sent as application/json in UTF-8. */
+            415: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listClaims: {
         parameters: {
             query?: {
@@ -7857,6 +8807,562 @@ export interface operations {
             };
         };
     };
+    testHelpersApproveAccessRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 h replays the first response (header `Idempotent-Replayed: true`); with a different request it is 409 `idempotency_key_reused`. 1–255 printable characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The access request id (`ar_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The claims the account holder picks, as in the portal: each an active claim their current e-mail address proved as this request’s account holder, in test mode. Any other (another holder’s, another client’s, revoked, unknown) is 400 `parameter_invalid` naming it. Omitted: every claim they could pick. */
+                    claim_ids?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description A request that an account holder share claims with you. They are told by e-mail and answer in the portal. */
+            200: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRequest"];
+                };
+            };
+            /** @description Invalid request (unknown, missing or invalid parameter, malformed JSON). */
+            400: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object for this client and mode, or no such URL. */
+            404: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (e.g. a reused unique value). Idempotency conflict: the Idempotency-Key was already used with another request (`idempotency_key_reused`) or its first request is still running (`idempotency_request_in_progress`). */
+            409: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body not sent as application/json in UTF-8. */
+            415: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testHelpersDeclineAccessRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 h replays the first response (header `Idempotent-Replayed: true`); with a different request it is 409 `idempotency_key_reused`. 1–255 printable characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The access request id (`ar_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A request that an account holder share claims with you. They are told by e-mail and answer in the portal. */
+            200: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessRequest"];
+                };
+            };
+            /** @description Invalid request (unknown, missing or invalid parameter, malformed JSON). */
+            400: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object for this client and mode, or no such URL. */
+            404: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflicts with the current state (e.g. a reused unique value). Idempotency conflict: the Idempotency-Key was already used with another request (`idempotency_key_reused`) or its first request is still running (`idempotency_request_in_progress`). */
+            409: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body not sent as application/json in UTF-8. */
+            415: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    testHelpersRevokeClaimAccess: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry safe: the same key with the same request within 24 h replays the first response (header `Idempotent-Replayed: true`); with a different request it is 409 `idempotency_key_reused`. 1–255 printable characters. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The claim id (`clm_...`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A verifiable receipt that an account holder controls a Bitcoin address or wallet. */
+            200: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Claim"];
+                };
+            };
+            /** @description Invalid request (unknown, missing or invalid parameter, malformed JSON). */
+            400: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked API key. */
+            401: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The API key may not do this. */
+            403: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such object for this client and mode, or no such URL. */
+            404: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency conflict: the Idempotency-Key was already used with another request (`idempotency_key_reused`) or its first request is still running (`idempotency_request_in_progress`). */
+            409: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body over 1 MiB. */
+            413: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Request body not sent as application/json in UTF-8. */
+            415: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too many requests; retry after the Retry-After header. */
+            429: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unexpected server error; details are in the server log under the request id. */
+            500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     accountHolderCreatedWebhook: {
         parameters: {
             query?: never;
@@ -8786,6 +10292,63 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["WebhookEndpointDisabledEvent"];
+            };
+        };
+        responses: {
+            /** @description Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Received: any 2xx within 15 seconds. The response body is ignored. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a redirect (never followed), a timeout or a network error: retried up to 10 attempts over about 3 days; an endpoint whose attempts all fail for 5 days is disabled (`disabled_reason: "failing"`). */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointPingWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id (`evt_…`): the same on every retry and resend, so deduplicate on it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description When this attempt was sent (Unix seconds); newer on each retry. Refuse one more than 5 minutes from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                /** @description `v1,` + base64 HMAC-SHA256 of `{webhook-id}.{webhook-timestamp}.{body}` keyed with the endpoint secret (the part after `whsec_`, base64-decoded). During a rotation’s grace period, two signatures separated by a space; one matching is enough. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEndpointPingEvent"];
             };
         };
         responses: {
