@@ -58,6 +58,7 @@ export const accountHolderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         operationId: 'retrieveAccountHolder',
         summary: 'Retrieve an account holder',
+        description: 'One account holder of this client and mode.',
         params: Params,
         response: { 200: AccountHolderRef, ...errorResponses(404) },
       },

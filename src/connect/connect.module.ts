@@ -1,7 +1,10 @@
+import { eventsOf } from '../platform/events/event-catalog.js';
 import { defineModule } from '../platform/module.js';
 import type { Mode } from '../platform/scope.js';
 import { accountHolderRoutes } from './account-holder.routes.js';
+import { AccountHolder } from './account-holder.schemas.js';
 import { accountRoutes } from './account.routes.js';
+import { Account } from './account.schemas.js';
 import { expireSessionJob } from './expire-session.job.js';
 import { connectPages } from './pages/connect.surface.js';
 import type { OAuthServer } from './oauth/oauth-client.js';
@@ -12,6 +15,7 @@ import { createProviderRegistry, type ProviderRegistry } from './providers/regis
 import { refreshAccountJob } from './refresh-account.job.js';
 import { sessionRoutes } from './session.routes.js';
 import { connectTestHelperRoutes } from './test-helpers.routes.js';
+import { Session } from './session.schemas.js';
 
 declare module '../platform/context.js' {
   interface AppContext {
@@ -53,6 +57,26 @@ export const connectModule = defineModule({
   apiRoutes: [accountHolderRoutes, sessionRoutes, accountRoutes, connectTestHelperRoutes],
   pages: [connectPages],
   jobs: [expireSessionJob, refreshAccountJob],
+  events: [
+    ...eventsOf(AccountHolder, {
+      'account_holder.created': 'An account holder was created.',
+      'account_holder.updated': 'An account holder was changed; the object shows it after the change.',
+    }),
+    ...eventsOf(Session, {
+      'session.completed':
+        'The person chose Done in the hosted flow: the session is `completed`, its `accounts` and `account_ids` hold the accounts connected in it ' +
+        '(wallets proven in it arrive as `claim.created`). `client_secret` and `hosted_url` are null: the secret is shown only when the session is created.',
+      'session.abandoned':
+        'The session ended without Done: the person cancelled, the flow failed to start, or no decision came before `expires_at`. Accounts connected ' +
+        'in it were discarded. `client_secret` and `hosted_url` are null.',
+    }),
+    ...eventsOf(Account, {
+      'account.refreshed':
+        'A refresh ended, or failed and was scheduled again: each feature of `refresh` shows `succeeded` or `failed` (with its `error` and, when ' +
+        'it retries by itself, `next_refresh_available_at`).',
+      'account.disconnected': 'The account was disconnected (`POST /v1/connect/accounts/{id}/disconnect`): its credentials are erased, its stored data stays readable.',
+    }),
+  ],
   openApiTags: [
     { name: 'Account holders', description: 'The people who connect accounts and share claims.' },
     { name: 'Sessions', description: 'Hosted connection flows: send an account holder to connect exchange accounts and wallets.' },

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Command } from 'commander';
 import type { CliDeps } from './cli.js';
 import type { AppContext } from './context.js';
+import type { EventDeclaration } from './events/event-catalog.js';
 import type { JobDefinition } from './jobs/catalog.js';
 import type { Config } from './config/config.js';
 import type { PageSurface } from './web/page-surface.js';
@@ -35,6 +36,12 @@ export interface AppModule {
   pages?: readonly PageSurface[];
   /** Background job types the worker runs. */
   jobs?: readonly JobDefinition<TSchema>[];
+  /**
+   * The event types it records (`recordEvent`), each with the schema of its `data.object`: the
+   * OpenAPI document's webhooks and `Event` union are made from them. Every type in `EVENT_TYPES`
+   * is declared by exactly one module.
+   */
+  events?: readonly EventDeclaration[];
   /** Tags its API routes use, in the order `/docs` shows them. */
   openApiTags?: readonly OpenApiTag[];
   /** Adds its `ownproof` sub-commands. */

@@ -1,5 +1,6 @@
 import type { Config } from './config/config.js';
 import { registerKeyCommands } from './crypto/keys.cli.js';
+import { eventsOf } from './events/event-catalog.js';
 import { eventRoutes } from './events/event.routes.js';
 import { registerJobsCommands } from './jobs/jobs.cli.js';
 import { devMailPages } from './mail/dev-mail.surface.js';
@@ -11,6 +12,7 @@ import { webhookDispatchJob } from './webhooks/dispatch.job.js';
 import { webhookRoutes } from './webhooks/webhook.routes.js';
 import { webhookTestHelperRoutes } from './webhooks/webhook-test-helpers.routes.js';
 import { TEST_HELPERS_TAG } from './http/test-helpers.js';
+import { WebhookEndpoint } from './webhooks/webhook.schemas.js';
 
 /**
  * The platform's own contributions, declared like any module's: the events, webhook endpoint and
@@ -23,6 +25,14 @@ export const platformModule = defineModule({
   name: 'platform',
   apiRoutes: [eventRoutes, webhookRoutes, usageRoutes, webhookTestHelperRoutes],
   jobs: [webhookDispatchJob, webhookDeliverJob],
+  events: eventsOf(WebhookEndpoint, {
+    'webhook_endpoint.disabled':
+      'ownproof disabled one of your webhook endpoints: it answered 410 Gone (`disabled_reason: "gone"`), or every attempt failed for 5 days ' +
+      '(`failing`). The endpoint, without its secret; it is sent to your other enabled endpoints.',
+    'webhook_endpoint.ping':
+      'You asked for a test event (`POST /v1/test_helpers/webhook_endpoints/{id}/ping`, test mode): the endpoint, without its secret. ' +
+      'Sent to that endpoint alone, whatever its `enabled_events`.',
+  }),
   openApiTags: [
     { name: 'Events', description: 'What happened, newest first; the same events are delivered to webhook endpoints.' },
     { name: 'Webhook endpoints', description: 'URLs that receive signed events (Standard Webhooks), their secrets and delivery attempts.' },

@@ -10,6 +10,7 @@ import { DOMAIN_MODULES } from '../main/modules.js';
 import type { CliDeps } from './cli.js';
 import type { AppContext } from './context.js';
 import { openSecretBox, type SecretBox } from './crypto/secret-box.js';
+import { eventsOf } from './events/event-catalog.js';
 import { defineJob } from './jobs/catalog.js';
 import { defineModule, type AppModule } from './module.js';
 import { composeService } from './service.js';
@@ -190,5 +191,14 @@ describe('a module added to the module list', () => {
     expect(() => composeService([...DOMAIN_MODULES, notesModule, notesModule])).toThrow('module notes is listed twice');
     const clash: AppModule = { name: 'clash', pages: [{ ...notesPages, id: 'clash', baseUrl: (config) => config.connectBaseUrl }] };
     await expect(composeService([...DOMAIN_MODULES, clash]).buildApp(ctx, { logger: false })).rejects.toThrow('two page surfaces are mounted at "/connect"');
+  });
+
+  it('is refused when an event type is declared by no module, or by two', async () => {
+    const withoutVerify = DOMAIN_MODULES.filter((m) => m.name !== 'verify');
+    await expect(composeService(withoutVerify).buildApp(ctx, { logger: false })).rejects.toThrow('event type claim.created is declared by no module');
+    const again: AppModule = { name: 'again', events: eventsOf(Type.Object({}, { $id: 'Again' }), { 'session.completed': 'Again.' }) };
+    await expect(composeService([...DOMAIN_MODULES, again]).buildApp(ctx, { logger: false })).rejects.toThrow(
+      'event type session.completed is declared by modules connect and again',
+    );
   });
 });

@@ -39,6 +39,7 @@ export const accessRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         operationId: 'retrieveAccessRequest',
         summary: 'Retrieve an access request',
+        description: 'Its status, and once `granted` the `claim_ids` shared with you; its `notification` says how its e-mail went. A read past `expires_at` already shows it `expired`.',
         params: Params,
         response: { 200: AccessRequestRef, ...errorResponses(404) },
       },

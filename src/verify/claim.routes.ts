@@ -63,7 +63,16 @@ export const claimPublicRoutes: FastifyPluginAsyncTypebox = async (app) => {
     '/.well-known/jwks.json',
     {
       config: { ipRateLimit: true },
-      schema: { tags: TAGS, operationId: 'claimSigningKeys', summary: 'Receipt signing keys (JWKS)', security: [], response: { 200: Jwks, ...publicErrorResponses(429) } },
+      schema: {
+        tags: TAGS,
+        operationId: 'claimSigningKeys',
+        summary: 'Receipt signing keys (JWKS)',
+        description:
+          'No API key needed. The public Ed25519 keys that sign claim receipts and statement data, current and past (old receipts keep verifying ' +
+          'after a rotation). Save it to check receipts offline with `ownproof verify-claim --jwks`. Cacheable for 5 minutes.',
+        security: [],
+        response: { 200: Jwks, ...publicErrorResponses(429) },
+      },
     },
     async (_request, reply) => {
       reply.header('cache-control', 'public, max-age=300');

@@ -2,7 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { ApiError } from '../platform/http/errors.js';
 import { sendImmutableFile } from '../platform/http/immutable-file.js';
 import { acceptJsonBodiesOnly } from '../platform/http/json-body.js';
-import { errorResponses, IdParams, publicErrorResponses } from '../platform/http/schemas.js';
+import { binaryContent, errorResponses, IdParams, publicErrorResponses } from '../platform/http/schemas.js';
 import { CheckStatementBody, MAX_STATEMENT_PDF_BYTES, StatementCheck, StatementPdfQuery } from './statement-document.schemas.js';
 import { checkStatementFile, checkStatementHash, downloadStatementPdf } from './statement-document.service.js';
 
@@ -29,7 +29,7 @@ export const statementDocumentRoutes: FastifyPluginAsyncTypebox = async (app) =>
         response: {
           200: {
             description: 'The PDF.',
-            content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+            content: binaryContent('application/pdf'),
             headers: {
               ETag: header('The SHA-256 of the file, lowercase hex, quoted: the same on every download.'),
               'Content-Digest': header('`sha-256=:…:` (RFC 9530): the SHA-256 of the file, base64.'),
@@ -80,7 +80,7 @@ export const statementCheckRoutes: FastifyPluginAsyncTypebox = async (app) => {
         body: {
           content: {
             'application/json': { schema: CheckStatementBody },
-            'application/pdf': { schema: { type: 'string', format: 'binary', description: 'The statement PDF, byte for byte as downloaded.' } },
+            ...binaryContent('application/pdf', 'The statement PDF, byte for byte as downloaded.'),
           },
         },
         response: { 200: Type.Ref(StatementCheck), ...publicErrorResponses(400, 413, 415, 429) },

@@ -10,6 +10,7 @@ import Fastify, {
   type FastifyServerOptions,
 } from 'fastify';
 import { requestIdGenerator } from '../crypto/random.js';
+import { eventCatalog } from '../events/event-catalog.js';
 import { servedSurfaces, type AppModule } from '../module.js';
 import { registerPageSurface, surfacePrefix, type MountedSurface } from '../web/page-kit.js';
 import { bearerAuth } from './auth.js';
@@ -120,7 +121,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[], o
     done();
   });
 
-  await registerOpenApi(app, modules.flatMap((m) => m.openApiTags ?? []));
+  await registerOpenApi(app, { tags: modules.flatMap((m) => m.openApiTags ?? []), events: eventCatalog(modules) });
   await app.register(healthRoutes);
   addIpRateLimitHooks(app);
   for (const plugin of modules.flatMap((m) => m.publicRoutes ?? [])) await app.register(plugin);

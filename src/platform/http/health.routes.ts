@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
+import { publicErrorResponses } from './schemas.js';
 
 const Health = Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('unavailable')]) });
 
@@ -11,10 +12,12 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['Health'],
+        operationId: 'checkLiveness',
         summary: 'Liveness',
         description: 'Answers 200 while the process can serve requests.',
         security: [],
-        response: { 200: Health },
+        // Like any route, it refuses a query string holding text no store can keep (storable-text.ts).
+        response: { 200: Health, ...publicErrorResponses(400) },
       },
     },
     async () => ({ status: 'ok' as const }),
@@ -25,10 +28,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['Health'],
+        operationId: 'checkReadiness',
         summary: 'Readiness',
         description: 'Answers 200 when the database is reachable, 503 otherwise.',
         security: [],
-        response: { 200: Health, 503: Health },
+        response: { 200: Health, 503: Health, ...publicErrorResponses(400) },
       },
     },
     async (request, reply) => {

@@ -1,7 +1,8 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BODY_METHODS, readOperations, type OpenApiDocument } from '../../../test/support/openapi-operations.js';
+import { BODY_METHODS, readOperations, type JsonSchema, type OpenApiDocument } from '../../../test/support/openapi-operations.js';
 import { startTestApp, type TestApp } from '../../../test/support/test-app.js';
+import { EVENT_TYPES } from '../events/event.schemas.js';
 import { ERROR_TABLE, type ErrorCode } from './errors.js';
 
 /**
@@ -151,6 +152,108 @@ describe('OpenAPI document', () => {
       }
     }
     expect(missing).toEqual([]);
+  });
+
+  it('gives every operation an operationId, a summary and a description', () => {
+    const lacking = Object.entries(spec.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).flatMap(([method, op]) =>
+        (['operationId', 'summary', 'description'] as const)
+          .filter((field) => !(op as Operation & { summary?: string; description?: string })[field])
+          .map((field) => `${method.toUpperCase()} ${path} lacks ${field}`),
+      ),
+    );
+    expect(lacking).toEqual([]);
+  });
+
+  it('marks a query parameter that has a default as optional, showing the default (limit: 10 on every list)', () => {
+    const document = spec as unknown as OpenApiDocument;
+    const defaulted = readOperations(document).flatMap((op) => op.queryParams.filter((p) => p.schema?.default !== undefined).map((p) => ({ op, p })));
+    expect(defaulted.length).toBeGreaterThan(10);
+    for (const { op, p } of defaulted) expect(p.required, `${op.name} ?${p.name}`).toBe(false);
+    const limits = readOperations(document).flatMap((op) => op.queryParams.filter((p) => p.name === 'limit').map((p) => ({ op, p })));
+    expect(limits.length).toBeGreaterThan(10);
+    for (const { op, p } of limits) expect({ op: op.name, required: p.required, default: p.schema?.default }).toEqual({ op: op.name, required: false, default: 10 });
+  });
+
+  it('names its license and a contact', () => {
+    const info = (spec as unknown as { info: { license?: { name?: string; identifier?: string; url?: string }; contact?: { name?: string; url?: string } } }).info;
+    expect(info.license?.name).toMatch(/\w/);
+    expect(info.license?.identifier ?? info.license?.url).toBeTruthy();
+    expect(info.contact?.url).toBe(t.ctx.config.publicBaseUrl);
+  });
+
+  it('types every request body and response that is not JSON as binary', () => {
+    const binary: string[] = [];
+    for (const op of readOperations(spec as unknown as OpenApiDocument)) {
+      const raw = (spec.paths[op.path] as Record<string, { requestBody?: { content: Record<string, { schema?: object }> } }>)[op.method.toLowerCase()];
+      const contents = [
+        ...Object.entries(raw?.requestBody?.content ?? {}).map(([type, media]) => ({ at: `${op.name} body`, type, media })),
+        ...Object.entries(op.declared).flatMap(([status, response]) =>
+          Object.entries(response.content ?? {}).map(([type, media]) => ({ at: `${op.name} ${status}`, type, media })),
+        ),
+      ];
+      for (const { at, type, media } of contents.filter((c) => c.type !== 'application/json')) {
+        expect(media.schema, `${at} ${type}`).toMatchObject({ type: 'string', format: 'binary' });
+        binary.push(`${at} ${type}`);
+      }
+    }
+    expect(binary).toEqual(expect.arrayContaining(['GET /v1/verify/statements/{id}/document/pdf 200 application/pdf', 'POST /v1/verify/statements/verify body application/pdf']));
+  });
+
+  it('types Event as a union of one variant per event type, told apart by `type`, whose data.object is an object the API serves', () => {
+    const schemas = spec.components.schemas as Record<string, JsonSchema>;
+    const event = schemas.Event as { oneOf?: { $ref: string }[]; discriminator?: { propertyName: string; mapping: Record<string, string> } };
+    expect(event.discriminator?.propertyName).toBe('type');
+    const mapping = event.discriminator?.mapping ?? {};
+    expect(Object.keys(mapping)).toEqual([...EVENT_TYPES]);
+    expect(event.oneOf).toEqual(Object.values(mapping).map(($ref) => ({ $ref })));
+    const objectOf = (type: string) => {
+      const variant = schemas[(mapping[type] ?? '').replace('#/components/schemas/', '')] as {
+        properties: { type: unknown; data: { properties: { object: { $ref: string } } } };
+      };
+      expect(variant.properties.type, type).toEqual({ type: 'string', const: type });
+      return variant.properties.data.properties.object.$ref;
+    };
+    const served = new Set(JSON.stringify(spec.paths).match(/#\/components\/schemas\/\w+/g));
+    for (const type of EVENT_TYPES) expect(served, `${type}: ${objectOf(type)}`).toContain(objectOf(type));
+    expect(objectOf('session.completed')).toBe('#/components/schemas/Session');
+    expect(objectOf('statement.completed')).toBe('#/components/schemas/Statement');
+    expect(objectOf('access_request.granted')).toBe('#/components/schemas/AccessRequest');
+    expect(objectOf('claim.access_revoked')).toBe('#/components/schemas/Claim');
+    expect(objectOf('webhook_endpoint.disabled')).toBe('#/components/schemas/WebhookEndpoint');
+    // GET /v1/events and GET /v1/events/{id} return that union.
+    expect(JSON.stringify(spec.paths['/v1/events/{id}'])).toContain('"$ref":"#/components/schemas/Event"');
+  });
+
+  it('describes each event type as a webhook: its Event variant as the body, the Standard Webhooks headers, what each answer does', () => {
+    const webhooks = (spec as unknown as { webhooks: Record<string, { post: Record<string, unknown> }> }).webhooks;
+    expect(Object.keys(webhooks)).toEqual([...EVENT_TYPES]);
+    const mapping = (spec.components.schemas.Event as { discriminator: { mapping: Record<string, string> } }).discriminator.mapping;
+    const parameters = (spec.components as { parameters?: Record<string, { name: string; in: string; required: boolean }> }).parameters ?? {};
+    for (const type of EVENT_TYPES) {
+      const op = webhooks[type]?.post as {
+        operationId: string;
+        summary: string;
+        description: string;
+        security: unknown[];
+        parameters: { $ref: string }[];
+        requestBody: { required: boolean; content: Record<string, { schema: unknown }> };
+        responses: Record<string, { description: string }>;
+      };
+      expect(op.operationId, type).toMatch(/^[a-zA-Z]+$/);
+      expect(op.summary, type).toContain(type);
+      expect(op.description, type).toMatch(/\w/);
+      expect(op.security, type).toEqual([]);
+      expect(op.requestBody, type).toEqual({ required: true, content: { 'application/json': { schema: { $ref: mapping[type] } } } });
+      const headers = op.parameters.map((p) => parameters[p.$ref.replace('#/components/parameters/', '')]);
+      expect(headers.map((h) => [h?.name, h?.in, h?.required])).toEqual([
+        ['webhook-id', 'header', true],
+        ['webhook-timestamp', 'header', true],
+        ['webhook-signature', 'header', true],
+      ]);
+      expect(Object.keys(op.responses), type).toEqual(['410', '429', '503', '2XX', 'default']);
+    }
+    expect(new Set(EVENT_TYPES.map((type) => (webhooks[type]?.post as { operationId: string }).operationId)).size).toBe(EVENT_TYPES.length);
   });
 
   it('is served from /api/v1 as well', async () => {

@@ -1,7 +1,9 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import type { EventDeclaration } from '../events/event-catalog.js';
 import type { OpenApiTag } from '../module.js';
+import { describeEvents } from '../webhooks/webhook-openapi.js';
 import { ERROR_DESCRIPTIONS } from './schemas.js';
 
 const DOCS_CSP = [
@@ -16,11 +18,20 @@ const DOCS_CSP = [
   "form-action 'none'",
 ].join('; ');
 
+/** What the modules add to the document besides their routes. */
+export interface OpenApiParts {
+  /** Their tags, in the order `/docs` shows them. */
+  tags: readonly OpenApiTag[];
+  /** Every event type with its object's schema: the webhooks and the `Event` union. */
+  events: readonly EventDeclaration[];
+}
+
 /**
- * OpenAPI 3.1 generated from the route schemas (nothing written by hand), served at
- * `/v1/openapi.json`, and a human reference page at `/docs` served from the installed package.
+ * OpenAPI 3.1 generated from the route schemas and the modules' event declarations (nothing
+ * written by hand), served at `/v1/openapi.json`, and a human reference page at `/docs` served
+ * from the installed package.
  */
-export async function registerOpenApi(app: FastifyInstance, tags: readonly OpenApiTag[]): Promise<void> {
+export async function registerOpenApi(app: FastifyInstance, { tags, events }: OpenApiParts): Promise<void> {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -30,7 +41,11 @@ export async function registerOpenApi(app: FastifyInstance, tags: readonly OpenA
         description:
           'Connect exchange accounts and self-custody Bitcoin wallets, verify Bitcoin ownership, and share claims and statements. ' +
           'Every request carries `Authorization: Bearer sk_test_...` (test mode) or `sk_live_...` (live mode). ' +
-          'Errors share one shape: `{"error": {"type", "code", "message", "param", "request_id"}}`.',
+          'Errors share one shape: `{"error": {"type", "code", "message", "param", "request_id"}}`. ' +
+          'Conventions (modes, errors, idempotency, pagination, rate limits, versioning): docs/api.md.',
+        // The operator of this server is who integrators talk to; package.json says the code is UNLICENSED.
+        contact: { name: 'The operator of this ownproof server', url: app.ctx.config.publicBaseUrl },
+        license: { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' },
       },
       servers: [{ url: app.ctx.config.publicBaseUrl, description: 'This server' }],
       components: {
@@ -43,8 +58,11 @@ export async function registerOpenApi(app: FastifyInstance, tags: readonly OpenA
     },
     // Headers every API operation shares are added to the generated document here rather than to
     // each route schema, where Fastify would also start validating them.
-    transformObject: (documents) =>
-      addCommonHeaders(declareCommonErrors((documents as { openapiObject: OpenApiDocument }).openapiObject)) as never,
+    transformObject: (documents) => {
+      const document = addCommonHeaders(declareCommonErrors((documents as { openapiObject: OpenApiDocument }).openapiObject));
+      describeEvents(document, events);
+      return document as never;
+    },
     refResolver: {
       // Shared schemas keep their own names ($id) in components.schemas.
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),

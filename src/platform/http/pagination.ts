@@ -4,9 +4,14 @@ import { sql, type SelectQueryBuilder } from 'kysely';
 import { ApiError, unknownId } from './errors.js';
 import { MAX_ID_LENGTH } from './schemas.js';
 
+/** How many objects a list returns when the request does not say (`limit`). */
+export const DEFAULT_PAGE_SIZE = 10;
+
 /** Query parameters every list endpoint takes. */
 export const PageQueryFields = {
-  limit: Type.Integer({ minimum: 1, maximum: 100, default: 10, description: 'How many objects to return, 1 to 100.' }),
+  // Optional with a default: validation fills it in for a request without it (Ajv `useDefaults`),
+  // and the OpenAPI document shows it as optional with that default.
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_PAGE_SIZE, description: 'How many objects to return, 1 to 100.' })),
   starting_after: Type.Optional(
     Type.String({ maxLength: MAX_ID_LENGTH, description: 'Cursor: an object id; returns the objects that come after it (older ones).' }),
   ),
@@ -68,7 +73,8 @@ export async function resolveCursors<C>(
       message: 'Send starting_after or ending_before, not both.',
     });
   }
-  const page: { limit: number; after?: C; before?: C } = { limit: query.limit };
+  // A service called without validation (the CLI, a test) gets the default the schema gives requests.
+  const page: { limit: number; after?: C; before?: C } = { limit: query.limit ?? DEFAULT_PAGE_SIZE };
   for (const param of ['starting_after', 'ending_before'] as const) {
     const id = query[param];
     if (id === undefined) continue;

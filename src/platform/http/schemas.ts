@@ -79,6 +79,14 @@ export function IdParams(prefix: `${string}_`, noun: string) {
   );
 }
 
+/**
+ * The content of a body or response that is a file's bytes: `type: string, format: binary`, which
+ * client generators turn into their file or Blob type.
+ */
+export function binaryContent(mediaType: string, description?: string) {
+  return { [mediaType]: { schema: { type: 'string', format: 'binary', ...(description === undefined ? {} : { description }) } } };
+}
+
 /** Unix timestamp in seconds. */
 export function Timestamp(description: string) {
   return Type.Integer({ description, examples: [1_763_700_000] });

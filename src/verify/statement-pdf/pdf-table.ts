@@ -198,10 +198,12 @@ export function tablePieces(layout: PdfLayout, shape: TableShape, sections: read
     };
     const rows = section.rows.map((row, index): Piece => {
       const detailX = row.detail ? (edges[row.detail.column]?.right ?? layout.left) + CELL_GAP : 0;
-      const detail = row.detail ? wrapDetail(layout, row.detail.parts, layout.right - detailX, detailSize) : [];
+      // Wrapped again when drawn rather than kept: ten thousand rows' placed parts, held until the
+      // last page is drawn, were the largest share of the layout's memory.
+      const wrapped = () => (row.detail ? wrapDetail(layout, row.detail.parts, layout.right - detailX, detailSize) : []);
       // The first line free under every cell the detail runs beneath.
       const detailLine = row.detail ? Math.max(1, ...row.cells.slice(row.detail.column + 1).map((c) => linesOf(c).length)) : 1;
-      const lines = Math.max(1, ...row.cells.map((c) => linesOf(c).length), detailLine + detail.length);
+      const lines = Math.max(1, ...row.cells.map((c) => linesOf(c).length), detailLine + wrapped().length);
       const height = rowHeight + (lines - 1) * lineHeight;
       return {
         height,
@@ -216,7 +218,7 @@ export function tablePieces(layout: PdfLayout, shape: TableShape, sections: read
             linesOf(text).forEach((line, l) => writer.text(font, size, line, x, top + l * lineHeight, { align }));
           });
           if (row.label) writer.text(font, size, row.label.text, edges[row.label.column]?.left ?? layout.left, top);
-          detail.forEach((parts, l) => {
+          wrapped().forEach((parts, l) => {
             for (const part of parts) writer.text(cell[part.font], detailSize, part.text, detailX + part.dx, top + (detailLine + l) * lineHeight + detailDrop(part.font), { gray: GRAY.detail });
           });
         },
