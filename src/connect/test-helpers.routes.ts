@@ -1,14 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, IdParams } from '../platform/http/schemas.js';
-import { TEST_HELPERS_PATH, TEST_HELPERS_TAG } from '../platform/http/test-helpers.js';
+import { TEST_HELPERS_PATH, TEST_HELPERS_TAG, TEST_MODE_ONLY } from '../platform/http/test-helpers.js';
 import { Account } from './account.schemas.js';
 import { Session } from './session.schemas.js';
 import { CompleteSessionBody } from './test-helpers.schemas.js';
 import { abandonSessionAsHolder, completeSessionAsHolder, expireProviderLogin } from './test-helpers.service.js';
 
 const TAGS = [TEST_HELPERS_TAG];
-const TEST_MODE_ONLY = 'Test mode only (a live key gets 403 `test_mode_only`).';
 const SessionParams = IdParams('sess_', 'session');
 const NOT_OPEN =
   '409 `session_not_open` once the session is completed or abandoned; 409 `session_opened_in_browser` once the person chose Continue ' +

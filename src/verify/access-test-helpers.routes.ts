@@ -1,14 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { errorResponses, IdParams } from '../platform/http/schemas.js';
-import { TEST_HELPERS_PATH, TEST_HELPERS_TAG } from '../platform/http/test-helpers.js';
+import { TEST_HELPERS_PATH, TEST_HELPERS_TAG, TEST_MODE_ONLY } from '../platform/http/test-helpers.js';
 import { AccessRequest } from './access-request.schemas.js';
 import { ApproveAccessRequestBody } from './access-test-helpers.schemas.js';
 import { approveAccessRequestAsHolder, declineAccessRequestAsHolder, revokeClaimAccessAsHolder } from './access-test-helpers.service.js';
 import { Claim } from './claim.schemas.js';
 
 const TAGS = [TEST_HELPERS_TAG];
-const TEST_MODE_ONLY = 'Test mode only (a live key gets 403 `test_mode_only`).';
 const RequestParams = IdParams('ar_', 'access request');
 
 /** The account holder's answers in the portal, as test helpers (docs/sandbox.md, "Test helpers"). */
