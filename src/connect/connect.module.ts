@@ -14,8 +14,8 @@ import type { Provider } from './providers/provider.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/registry.js';
 import { refreshAccountJob } from './refresh-account.job.js';
 import { sessionRoutes } from './session.routes.js';
-import { Session } from './session.schemas.js';
 import { connectTestHelperRoutes } from './test-helpers.routes.js';
+import { Session } from './session.schemas.js';
 
 declare module '../platform/context.js' {
   interface AppContext {

@@ -10,9 +10,9 @@ import { usageRoutes } from './usage/usage.routes.js';
 import { webhookDeliverJob } from './webhooks/deliver.job.js';
 import { webhookDispatchJob } from './webhooks/dispatch.job.js';
 import { webhookRoutes } from './webhooks/webhook.routes.js';
-import { WebhookEndpoint } from './webhooks/webhook.schemas.js';
 import { webhookTestHelperRoutes } from './webhooks/webhook-test-helpers.routes.js';
 import { TEST_HELPERS_TAG } from './http/test-helpers.js';
+import { WebhookEndpoint } from './webhooks/webhook.schemas.js';
 
 /**
  * The platform's own contributions, declared like any module's: the events, webhook endpoint and
@@ -30,8 +30,8 @@ export const platformModule = defineModule({
       'ownproof disabled one of your webhook endpoints: it answered 410 Gone (`disabled_reason: "gone"`), or every attempt failed for 5 days ' +
       '(`failing`). The endpoint, without its secret; it is sent to your other enabled endpoints.',
     'webhook_endpoint.ping':
-      'Sent by the test helper `POST /v1/test_helpers/webhook_endpoints/{id}/ping` to that endpoint alone, whatever its `enabled_events`: ' +
-      'the endpoint, without its secret. Check that your receiver verifies signatures with it.',
+      'You asked for a test event (`POST /v1/test_helpers/webhook_endpoints/{id}/ping`, test mode): the endpoint, without its secret. ' +
+      'Sent to that endpoint alone, whatever its `enabled_events`.',
   }),
   openApiTags: [
     { name: 'Events', description: 'What happened, newest first; the same events are delivered to webhook endpoints.' },
