@@ -1184,7 +1184,7 @@ export interface webhooks {
         put?: never;
         /**
          * webhook_endpoint.ping (webhook)
-         * @description Sent by the test helper `POST /v1/test_helpers/webhook_endpoints/{id}/ping` to that endpoint alone, whatever its `enabled_events`: the endpoint, without its secret. Check that your receiver verifies signatures with it. Sent to each enabled webhook endpoint subscribed to `webhook_endpoint.ping` (or `*`).
+         * @description You asked for a test event (`POST /v1/test_helpers/webhook_endpoints/{id}/ping`, test mode): the endpoint, without its secret. Sent to that endpoint alone, whatever its `enabled_events`. Sent to each enabled webhook endpoint subscribed to `webhook_endpoint.ping` (or `*`).
          */
         post: operations["webhookEndpointPingWebhook"];
         delete?: never;
@@ -2720,7 +2720,7 @@ export interface components {
                 object: components["schemas"]["WebhookEndpoint"];
             };
         };
-        /** @description `webhook_endpoint.ping`: Sent by the test helper `POST /v1/test_helpers/webhook_endpoints/{id}/ping` to that endpoint alone, whatever its `enabled_events`: the endpoint, without its secret. Check that your receiver verifies signatures with it. */
+        /** @description `webhook_endpoint.ping`: You asked for a test event (`POST /v1/test_helpers/webhook_endpoints/{id}/ping`, test mode): the endpoint, without its secret. Sent to that endpoint alone, whatever its `enabled_events`. */
         WebhookEndpointPingEvent: {
             /** @description Unique identifier, prefixed `evt_`. */
             id: string;
