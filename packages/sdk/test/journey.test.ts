@@ -6,6 +6,7 @@ import { createClient } from '../../../src/clients/client.service.js';
 import { startServer, type RunningServer } from '../../../src/main/server.js';
 import { loadConfig } from '../../../src/platform/config/config.js';
 import { createTestDatabase, engines, type TestDatabase } from '../../../test/support/database.js';
+import { eventually } from '../../../test/support/eventually.js';
 import { TEST_MASTER_KEY } from '../../../test/support/master-key.js';
 import { TestReceiver } from '../../../test/support/webhooks.js';
 import { Ownproof, OwnproofApiError, type OwnproofEvent } from '../src/index.js';
@@ -73,11 +74,13 @@ describe.each(engines())('the SDK journey on %s', (engine) => {
 
     // The webhooks of what happened, each checked and typed by the SDK.
     const events = new Map<string, OwnproofEvent>();
-    await receiver.waitFor(3, 30_000);
-    for (const delivery of receiver.received) {
-      const event = await ownproof.webhooks.unwrap(delivery.body, delivery.headers as Record<string, string>, endpoint.secret as string);
-      events.set(event.type, event);
-    }
+    await eventually(async () => {
+      for (const delivery of receiver.received) {
+        const event = await ownproof.webhooks.unwrap(delivery.body, delivery.headers as Record<string, string>, endpoint.secret as string);
+        events.set(event.type, event);
+      }
+      return events.has('session.completed') && events.has('access_request.granted');
+    }, 30_000);
     const sessionEvent = events.get('session.completed');
     expect(sessionEvent?.type === 'session.completed' && sessionEvent.data.object.accounts).toEqual(completed.accounts);
     const grantEvent = events.get('access_request.granted');
