@@ -10,6 +10,7 @@ import type { ExchangeOverrides } from './providers/ccxt-provider.js';
 import type { Provider } from './providers/provider.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/registry.js';
 import { refreshAccountJob } from './refresh-account.job.js';
+import { accountRefreshes } from './refresh.metrics.js';
 import { sessionRoutes } from './session.routes.js';
 
 declare module '../platform/context.js' {
@@ -52,6 +53,7 @@ export const connectModule = defineModule({
   apiRoutes: [accountHolderRoutes, sessionRoutes, accountRoutes],
   pages: [connectPages],
   jobs: [expireSessionJob, refreshAccountJob],
+  metrics: [accountRefreshes],
   openApiTags: [
     { name: 'Account holders', description: 'The people who connect accounts and share claims.' },
     { name: 'Sessions', description: 'Hosted connection flows: send an account holder to connect exchange accounts and wallets.' },

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { CliDeps } from './cli.js';
 import type { AppContext } from './context.js';
 import type { JobDefinition } from './jobs/catalog.js';
+import type { MetricDefinition } from './metrics/metric.js';
 import type { Config } from './config/config.js';
 import type { PageSurface } from './web/page-surface.js';
 
@@ -35,6 +36,8 @@ export interface AppModule {
   pages?: readonly PageSurface[];
   /** Background job types the worker runs. */
   jobs?: readonly JobDefinition<TSchema>[];
+  /** Metrics its code records through `ctx.metrics` (or that are read at every scrape): made in every context's registry. */
+  metrics?: readonly MetricDefinition[];
   /** Tags its API routes use, in the order `/docs` shows them. */
   openApiTags?: readonly OpenApiTag[];
   /** Adds its `ownproof` sub-commands. */

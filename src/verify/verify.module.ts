@@ -6,6 +6,7 @@ import { claimPublicRoutes, claimRoutes } from './claim.routes.js';
 import { documentCheckPages } from './pages/document-check.surface.js';
 import { portalPages } from './portal/portal.surface.js';
 import { generateStatementJob } from './statement.jobs.js';
+import { statementGeneration } from './statement.metrics.js';
 import { statementCheckRoutes, statementDocumentRoutes } from './statement-document.routes.js';
 import { statementRoutes } from './statement.routes.js';
 import { registerVerifyCommands } from './verify.cli.js';
@@ -27,6 +28,7 @@ export const verifyModule = defineModule({
   context: (ctx) => ({ depositWallets: createDepositWallets(ctx.config.depositXpub) }),
   apiRoutes: [claimRoutes, accessRequestRoutes, statementRoutes, statementDocumentRoutes],
   jobs: [notifyAccessRequestJob, expireAccessRequestJob, portalSignInMailJob, generateStatementJob],
+  metrics: [statementGeneration],
   publicRoutes: [claimPublicRoutes, statementCheckRoutes],
   pages: [documentCheckPages, portalPages],
   commands: registerVerifyCommands,
