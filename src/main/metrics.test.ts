@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,6 +9,20 @@ import { at, makeStatementWorld } from '../../test/support/statements.js';
 import { startTestApp, type TestApp, type TestClient } from '../../test/support/test-app.js';
 import { TestReceiver } from '../../test/support/webhooks.js';
 import { openMetricsEndpoint, type MetricsEndpoint } from '../platform/metrics/metrics-endpoint.js';
+import { service } from './modules.js';
+
+describe('the metrics operators are told about', () => {
+  it('are exactly the metrics the modules declare, each in docs/operations.md with its type and labels', () => {
+    const documented = new Map(
+      [...readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8').matchAll(/^\| `(ownproof_\w+)` \| (\w+) \|([^|]*)\|/gm)].map(([, name, type, labels]) => [
+        name,
+        { type, labels: [...labels!.matchAll(/`(\w+)`/g)].map((m) => m[1]) },
+      ]),
+    );
+    const declared = new Map(service.modules.flatMap((m) => m.metrics ?? []).map((d) => [d.name, { type: d.kind, labels: [...d.labelNames] }]));
+    expect(documented).toEqual(declared);
+  });
+});
 
 /**
  * The scrape endpoint of a real app (API on a real port, METRICS_PORT=0) after real work: API
