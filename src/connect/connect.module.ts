@@ -13,6 +13,7 @@ import type { ExchangeOverrides } from './providers/ccxt-provider.js';
 import type { Provider } from './providers/provider.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/registry.js';
 import { refreshAccountJob } from './refresh-account.job.js';
+import { accountRefreshes } from './refresh.metrics.js';
 import { sessionRoutes } from './session.routes.js';
 import { connectTestHelperRoutes } from './test-helpers.routes.js';
 import { Session } from './session.schemas.js';
@@ -77,6 +78,7 @@ export const connectModule = defineModule({
       'account.disconnected': 'The account was disconnected (`POST /v1/connect/accounts/{id}/disconnect`): its credentials are erased, its stored data stays readable.',
     }),
   ],
+  metrics: [accountRefreshes],
   openApiTags: [
     { name: 'Account holders', description: 'The people who connect accounts and share claims.' },
     { name: 'Sessions', description: 'Hosted connection flows: send an account holder to connect exchange accounts and wallets.' },

@@ -9,6 +9,7 @@ import { clientAccount, connectionPurpose, parseState, REFRESH_COLUMN } from './
 import type { AccountRow } from './connect.table.js';
 import { usableConnection } from './oauth/oauth-sign-in.service.js';
 import { refreshAccountJob } from './refresh-account.job.js';
+import { accountRefreshes } from './refresh.metrics.js';
 import { enqueueJob } from '../platform/jobs/enqueue.js';
 import { ProviderError, type ProviderAddress, type ProviderBalance, type TransactionPages } from './providers/provider.js';
 import type { SessionPermission } from './session.schemas.js';
@@ -35,7 +36,7 @@ interface Fetched {
  * and addresses are replaced, transactions upserted on the provider's id.
  */
 export async function refreshAccount(
-  ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'providers'>,
+  ctx: Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'providers' | 'metrics'>,
   accountId: string,
   requested: RefreshFeature[],
   options: { lastAttempt: boolean; signal?: AbortSignal; historyBudgetMs?: number; retry?: number },
@@ -61,6 +62,8 @@ export async function refreshAccount(
   /** The features that failed transiently in this run, and when they are retried automatically (Unix seconds). */
   const retrying: RefreshFeature[] = [];
   let retryAt: number | undefined;
+  const finished = ctx.metrics.counter(accountRefreshes);
+  const labels = { mode: account.mode, provider: account.provider_id };
 
   for (const feature of wanted) {
     try {
@@ -88,6 +91,7 @@ export async function refreshAccount(
         fetched.history = { cursor: walked.cursor };
       }
       states[feature] = { status: 'succeeded', last_attempted_at: lastAttempted(account, feature, now), next_refresh_available_at: null, error: null };
+      finished.inc({ ...labels, feature, outcome: 'succeeded' });
     } catch (error) {
       if (!(error instanceof ProviderError) && !options.lastAttempt) throw error; // the job retries
       const failure = error instanceof ProviderError ? error : new ProviderError('provider_error', 'The provider returned an unexpected answer.');
@@ -106,6 +110,7 @@ export async function refreshAccount(
         next_refresh_available_at: wait === undefined ? null : now + wait,
         error: { code: failure.code, message: failure.message },
       };
+      finished.inc({ ...labels, feature, outcome: 'failed', error_code: failure.code });
       if (failure.code === 'reauthentication_required' && status === 'active') status = 'requires_reauth';
     }
   }

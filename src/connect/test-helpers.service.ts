@@ -35,7 +35,7 @@ import type { CompleteSessionInput } from './test-helpers.schemas.js';
  * same Done, the same events and webhooks, and the same refusals.
  */
 
-export type ConnectTestHelperDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'capabilities' | 'providers' | 'chains' | 'depositWallets'>;
+export type ConnectTestHelperDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'capabilities' | 'providers' | 'chains' | 'depositWallets' | 'metrics'>;
 
 /**
  * The client's session named in the path (404), in test mode (403), open (409), and not taken by

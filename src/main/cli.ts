@@ -5,6 +5,8 @@ import { ConfigError, loadConfig, readDotenv, type Config } from '../platform/co
 import { migrateToLatest } from '../platform/db/migrate.js';
 import { openDatabase } from '../platform/db/database.js';
 import { Worker } from '../platform/jobs/worker.js';
+import { createLogger } from '../platform/http/logging.js';
+import { openMetricsEndpoint } from '../platform/metrics/metrics-endpoint.js';
 import type { Runtime } from '../platform/runtime.js';
 import { service } from './modules.js';
 import { startServer } from './server.js';
@@ -57,12 +59,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
     .action(async () => {
       const settings = config();
       const runtime = await service.openRuntime(settings);
-      const worker = new Worker(runtime.ctx, service.jobCatalog(), { concurrency: settings.workerConcurrency });
+      const log = createLogger(settings.logLevel);
+      const worker = new Worker(runtime.ctx, service.jobCatalog(), { concurrency: settings.workerConcurrency, log });
+      // The worker has no HTTP server: METRICS_PORT gives it the scrape endpoint `serve` has.
+      const metrics = await openMetricsEndpoint(runtime.ctx, log).catch(async (error: unknown) => {
+        await runtime.close();
+        throw error;
+      });
       worker.start();
       print(`ownproof worker ${worker.id} is running (${runtime.database.description}, concurrency ${settings.workerConcurrency})`);
+      if (metrics) print(`  Metrics: ${metrics.url}`);
       const shutdown = () => {
         // Finish what is running (or hand it back to the queue), then exit.
         void worker.stop().then(async () => {
+          await metrics?.close();
           await runtime.close();
           process.exit(0);
         });

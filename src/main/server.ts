@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../platform/config/config.js';
 import { withAdvisoryLock } from '../platform/db/locks.js';
 import { Worker } from '../platform/jobs/worker.js';
+import { openMetricsEndpoint, type MetricsEndpoint } from '../platform/metrics/metrics-endpoint.js';
 import { servedSurfaces } from '../platform/module.js';
 import type { Runtime, RuntimeOptions } from '../platform/runtime.js';
 import { service } from './modules.js';
@@ -35,9 +36,11 @@ export async function startServer(
   /** A configured URL as reachable now (with PORT=0 the bound port replaces the configured one). */
   const reachable = (url: string) => (url.startsWith(config.publicBaseUrl) ? base + url.slice(config.publicBaseUrl.length) : url);
   let started: string[];
+  let metrics: MetricsEndpoint | undefined;
   try {
     // Processes starting together must not both do it (e.g. create the bootstrap client).
     started = await withAdvisoryLock(runtime.database, 'ownproof:bootstrap', () => service.onServe(runtime.ctx, { baseUrl: base }));
+    metrics = await openMetricsEndpoint(runtime.ctx, app.log);
   } catch (error) {
     await app.close();
     await runtime.close();
@@ -52,6 +55,7 @@ export async function startServer(
     `  API base URL:      ${base}/v1`,
     ...surfaces.map((surface) => `  ${`Pages (${surface.id}):`.padEnd(18)} ${reachable(surface.baseUrl(config))}`),
     `  API reference:     ${base}/docs  (OpenAPI: ${base}/v1/openapi.json)`,
+    ...(metrics ? [`  Metrics:           ${metrics.url}`] : []),
     ...started,
   ];
   out.write(`${lines.join('\n')}\n`);
@@ -61,6 +65,7 @@ export async function startServer(
     stopping ??= (async () => {
       await worker?.stop();
       await app.close();
+      await metrics?.close();
       await runtime.close();
     })();
     return stopping;

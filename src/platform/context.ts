@@ -5,6 +5,7 @@ import type { Db, DbCapabilities } from './db/database.js';
 import type { ApiKeyAuthenticator } from './http/auth.js';
 import type { WebhookNetwork } from './webhooks/network.js';
 import type { Mailer } from './mail/mailer.js';
+import type { Metrics } from './metrics/metrics.js';
 
 /**
  * What services, request handlers and jobs need from the outside world (decorated onto Fastify as
@@ -27,6 +28,8 @@ export interface AppContext {
   apiKeys: ApiKeyAuthenticator;
   /** Sends e-mail: through SMTP_URL, or into the outbox read at /dev/mail, or (production without SMTP_URL) not at all (docs/architecture.md, "Mail"). */
   mailer: Mailer;
+  /** This context's metrics: every module's declared metrics (`AppModule.metrics`), scraped at METRICS_PORT (docs/operations.md, "Metrics"). */
+  metrics: Metrics;
   /**
    * Test seam: the DNS resolver and timeout webhook delivery uses. Absent in production (the
    * system resolver, 15 s); tests set it to simulate DNS rebinding, public names and slow receivers.

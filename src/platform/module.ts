@@ -5,6 +5,7 @@ import type { CliDeps } from './cli.js';
 import type { AppContext } from './context.js';
 import type { EventDeclaration } from './events/event-catalog.js';
 import type { JobDefinition } from './jobs/catalog.js';
+import type { MetricDefinition } from './metrics/metric.js';
 import type { Config } from './config/config.js';
 import type { PageSurface } from './web/page-surface.js';
 
@@ -42,6 +43,8 @@ export interface AppModule {
    * is declared by exactly one module.
    */
   events?: readonly EventDeclaration[];
+  /** Metrics its code records through `ctx.metrics` (or that are read at every scrape): made in every context's registry. */
+  metrics?: readonly MetricDefinition[];
   /** Tags its API routes use, in the order `/docs` shows them. */
   openApiTags?: readonly OpenApiTag[];
   /** Adds its `ownproof` sub-commands. */

@@ -1,14 +1,19 @@
 import type { Config } from './config/config.js';
 import { registerKeyCommands } from './crypto/keys.cli.js';
 import { eventsOf } from './events/event-catalog.js';
+import { dbConnections, dbConnectionsMax, dbWaiting } from './db/pool.metrics.js';
 import { eventRoutes } from './events/event.routes.js';
+import { httpRequestDuration, httpRequestsInFlight } from './http/http.metrics.js';
+import { jobRunDuration, jobsInQueue, oldestJobAge } from './jobs/job.metrics.js';
 import { registerJobsCommands } from './jobs/jobs.cli.js';
 import { devMailPages } from './mail/dev-mail.surface.js';
+import { mailMessages } from './mail/mail.metrics.js';
 import { deleteAllOutboxMessages } from './mail/outbox.repository.js';
 import { defineModule } from './module.js';
 import { usageRoutes } from './usage/usage.routes.js';
 import { webhookDeliverJob } from './webhooks/deliver.job.js';
 import { webhookDispatchJob } from './webhooks/dispatch.job.js';
+import { webhookAttemptDuration } from './webhooks/webhook.metrics.js';
 import { webhookRoutes } from './webhooks/webhook.routes.js';
 import { webhookTestHelperRoutes } from './webhooks/webhook-test-helpers.routes.js';
 import { TEST_HELPERS_TAG } from './http/test-helpers.js';
@@ -17,9 +22,10 @@ import { WebhookEndpoint } from './webhooks/webhook.schemas.js';
 /**
  * The platform's own contributions, declared like any module's: the events, webhook endpoint and
  * usage API (with the webhook ping test helper, and the tag every domain's test helpers share),
- * the webhook jobs, `ownproof jobs` and `ownproof keys rotate-master|rotate-data`, and the
- * development outbox pages (`/dev/mail`). Every service has them (`composeService` puts this
- * module first), since every domain records events.
+ * the webhook jobs, `ownproof jobs` and `ownproof keys rotate-master|rotate-data`, the
+ * development outbox pages (`/dev/mail`), and the metrics of HTTP, jobs, webhooks, mail and the
+ * database pool. Every service has them (`composeService` puts this module first), since every
+ * domain records events.
  */
 export const platformModule = defineModule({
   name: 'platform',
@@ -33,6 +39,19 @@ export const platformModule = defineModule({
       'You asked for a test event (`POST /v1/test_helpers/webhook_endpoints/{id}/ping`, test mode): the endpoint, without its secret. ' +
       'Sent to that endpoint alone, whatever its `enabled_events`.',
   }),
+  // The pool is read first in a scrape, before the queue gauges' query takes a connection.
+  metrics: [
+    dbConnections,
+    dbConnectionsMax,
+    dbWaiting,
+    httpRequestDuration,
+    httpRequestsInFlight,
+    jobRunDuration,
+    jobsInQueue,
+    oldestJobAge,
+    webhookAttemptDuration,
+    mailMessages,
+  ],
   openApiTags: [
     { name: 'Events', description: 'What happened, newest first; the same events are delivered to webhook endpoints.' },
     { name: 'Webhook endpoints', description: 'URLs that receive signed events (Standard Webhooks), their secrets and delivery attempts.' },

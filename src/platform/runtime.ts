@@ -5,6 +5,7 @@ import { openSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { openDatabase, type DatabaseHandle } from './db/database.js';
 import { migrateToLatest } from './db/migrate.js';
 import { createMailer } from './mail/create-mailer.js';
+import { Metrics } from './metrics/metrics.js';
 import type { AppContext } from './context.js';
 import type { AppModule } from './module.js';
 
@@ -17,7 +18,8 @@ export interface Runtime {
 /** What a context is built from: the platform's parts, and any parts given up front (test seams). */
 export interface ContextParts {
   config: Config;
-  database: Pick<DatabaseHandle, 'db' | 'capabilities'>;
+  /** `connections` feeds the pool metrics; without it they stay empty. */
+  database: Pick<DatabaseHandle, 'db' | 'capabilities'> & Partial<Pick<DatabaseHandle, 'connections'>>;
   clock: Clock;
   secretBox: SecretBox;
   /** Parts that modules would otherwise build (a test's chain or providers, a test network). */
@@ -28,18 +30,25 @@ export interface ContextParts {
  * Assembles the context: the platform's parts, then each module's (in module order, so a module
  * can build on the parts of modules before it). A part in `given` is kept as given.
  *
- * The mailer is built here from the configuration (SMTP_URL, or the outbox in this database)
- * unless one is given; whoever made the context closes it (`Runtime.close`, the test app).
+ * The metrics registry holds every module's declared metrics. The mailer is built here from the
+ * configuration (SMTP_URL, or the outbox in this database) unless one is given; whoever made the
+ * context closes it (`Runtime.close`, the test app).
  */
 export function createAppContext(modules: readonly AppModule[], parts: ContextParts): AppContext {
   const given = parts.given ?? {};
+  const { db, connections } = parts.database;
+  const metrics = new Metrics(
+    modules.flatMap((m) => m.metrics ?? []),
+    { db, clock: parts.clock, logLevel: parts.config.logLevel, ...(connections ? { connections } : {}) },
+  );
   const ctx = {
     config: parts.config,
-    db: parts.database.db,
+    db,
     capabilities: parts.database.capabilities,
     clock: parts.clock,
     secretBox: parts.secretBox,
-    mailer: given.mailer ?? createMailer(parts.config, { db: parts.database.db, clock: parts.clock }),
+    metrics,
+    mailer: given.mailer ?? createMailer(parts.config, { db, clock: parts.clock, metrics }),
     ...given,
   } as AppContext;
   for (const module of modules) {

@@ -12,6 +12,7 @@ import type { AppContext } from './context.js';
 import { openSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { eventsOf } from './events/event-catalog.js';
 import { defineJob } from './jobs/catalog.js';
+import { defineCounter, defineGauge } from './metrics/metric.js';
 import { defineModule, type AppModule } from './module.js';
 import { composeService } from './service.js';
 import { csrfField } from './web/form-values.js';
@@ -64,6 +65,13 @@ const notesPages: PageSurface = {
 };
 
 const touchJob = defineJob({ type: 'notes.touch', payload: Type.Object({}), maxAttempts: 1, timeoutMs: 1000, run: async () => undefined });
+const notesWritten = defineCounter({ name: 'ownproof_notes_written_total', help: 'Notes written, by colour.', labelNames: ['colour'] });
+const notesStored = defineGauge({
+  name: 'ownproof_notes_stored',
+  help: 'Notes stored, read at each scrape.',
+  labelNames: [],
+  collect: async ({ db }) => [{ labels: {}, value: Number((await db.selectFrom('clients').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n) }],
+});
 
 /** A made-up domain that contributes one of everything a module can. */
 const notesModule = defineModule({
@@ -73,6 +81,7 @@ const notesModule = defineModule({
   publicRoutes: [notesPublic],
   pages: [notesPages],
   jobs: [touchJob],
+  metrics: [notesWritten, notesStored],
   openApiTags: [{ name: 'Notes', description: 'Example notes.' }],
   commands: (program, cli) => {
     program.command('notes').action(() => cli.print('notes command ran'));
@@ -187,8 +196,24 @@ describe('a module added to the module list', () => {
     expect(await service.onServe(ctx, { baseUrl: 'http://127.0.0.1:1' })).toContain('notes ready at http://127.0.0.1:1/notes');
   });
 
-  it('is refused when it repeats a module name or mounts pages where another surface is', async () => {
+  it('makes its metrics in every context’s registry, read at scrape time when they collect', async () => {
+    ctx.metrics.counter(notesWritten).inc({ colour: 'yellow' });
+    const text = await ctx.metrics.registry.metrics();
+    expect(text).toContain('# TYPE ownproof_notes_written_total counter\nownproof_notes_written_total{colour="yellow"} 1\n');
+    // Read from the database (the clients table, standing in for notes): the one client of beforeAll.
+    expect(text).toContain('\nownproof_notes_stored 1\n');
+    const other = service.createContext({ config: testConfig(), database: database.handle, clock: new TestClock(), secretBox });
+    // Each context counts in its own registry.
+    expect(await other.metrics.registry.metrics()).not.toContain('ownproof_notes_written_total{colour="yellow"}');
+    expect(() => ctx.metrics.counter(defineCounter({ name: 'ownproof_undeclared_total', help: 'x', labelNames: [] }))).toThrow('metric ownproof_undeclared_total is not declared by any module');
+  });
+
+  it('is refused when it repeats a module name or a metric name, or mounts pages where another surface is', async () => {
     expect(() => composeService([...DOMAIN_MODULES, notesModule, notesModule])).toThrow('module notes is listed twice');
+    const twice: AppModule = { name: 'twice', metrics: [defineCounter({ name: 'ownproof_notes_written_total', help: 'again', labelNames: [] })] };
+    expect(() => composeService([...DOMAIN_MODULES, notesModule, twice]).createContext({ config: testConfig(), database: database.handle, clock: new TestClock(), secretBox })).toThrow(
+      'A metric with the name ownproof_notes_written_total has already been registered.',
+    );
     const clash: AppModule = { name: 'clash', pages: [{ ...notesPages, id: 'clash', baseUrl: (config) => config.connectBaseUrl }] };
     await expect(composeService([...DOMAIN_MODULES, clash]).buildApp(ctx, { logger: false })).rejects.toThrow('two page surfaces are mounted at "/connect"');
   });

@@ -17,8 +17,9 @@ import { periodBoundaries } from './statement-period.js';
 import { findStatementById, finishPendingStatement, type StatementApiRow } from './statement.repository.js';
 import type { StatementData, StatementPeriod } from './statement.schemas.js';
 import { toStatement } from './statement.service.js';
+import { statementGeneration } from './statement.metrics.js';
 
-export type StatementGenerationDeps = Pick<AppContext, 'db' | 'clock' | 'chains' | 'prices' | 'priceRetryDelaysMs'>;
+export type StatementGenerationDeps = Pick<AppContext, 'db' | 'clock' | 'chains' | 'prices' | 'priceRetryDelaysMs' | 'metrics'>;
 
 /** A reason the statement cannot be computed that no retry will change: it fails at once. */
 class StatementRefused extends Error {}
@@ -187,17 +188,21 @@ export async function completeStatement(
 ): Promise<void> {
   const row = await findStatementById(deps.db, id);
   if (!row || row.status !== 'pending') return;
+  const timer = deps.metrics.histogram(statementGeneration).startTimer({ mode: row.mode });
   let data: StatementData;
   try {
     data = await withDeadline(computeFromChain(deps, row).then((computed) => withValuation(deps, row, computed)), run.deadlineMs);
   } catch (error) {
+    const retry = !(error instanceof StatementRefused) && !run.lastAttempt;
+    timer({ outcome: retry ? 'retry' : 'failed' });
     if (error instanceof StatementRefused) return finish(deps, row, { reason: error.message });
-    if (!run.lastAttempt) {
+    if (retry) {
       run.log.warn({ err: error, statement_id: id }, 'statement not computed yet; will retry');
       throw error;
     }
     run.log.error({ err: error, statement_id: id }, 'statement failed');
     return finish(deps, row, { reason: failureReason(error, run.deadlineMs) });
   }
+  timer({ outcome: 'completed' });
   await finish(deps, row, { data });
 }

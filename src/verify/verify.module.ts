@@ -10,6 +10,7 @@ import { Claim } from './claim.schemas.js';
 import { documentCheckPages } from './pages/document-check.surface.js';
 import { portalPages } from './portal/portal.surface.js';
 import { generateStatementJob } from './statement.jobs.js';
+import { statementGeneration } from './statement.metrics.js';
 import { statementCheckRoutes, statementDocumentRoutes } from './statement-document.routes.js';
 import { statementRoutes } from './statement.routes.js';
 import { Statement } from './statement.schemas.js';
@@ -53,6 +54,7 @@ export const verifyModule = defineModule({
       'statement.failed': 'The statement could not be computed: `failed`, with its `failure_reason`. Generate a new one.',
     }),
   ],
+  metrics: [statementGeneration],
   publicRoutes: [claimPublicRoutes, statementCheckRoutes],
   pages: [documentCheckPages, portalPages],
   commands: registerVerifyCommands,

@@ -75,6 +75,14 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ STATEMENT_PAGE_SIZE: 'a4' }).statementPageSize).toBe('A4');
   });
 
+  it('serves metrics only with METRICS_PORT, on 127.0.0.1 unless METRICS_HOST says otherwise, never on the API port', () => {
+    expect(loadConfig({}).metrics).toBeUndefined();
+    expect(loadConfig({ HOST: '0.0.0.0', METRICS_PORT: '9464' }).metrics).toEqual({ host: '127.0.0.1', port: 9464 });
+    expect(loadConfig({ METRICS_PORT: '0', METRICS_HOST: '0.0.0.0' }).metrics).toEqual({ host: '0.0.0.0', port: 0 });
+    expect(() => loadConfig({ METRICS_HOST: '10.0.0.5' })).toThrow('Invalid configuration: METRICS_HOST is set but METRICS_PORT is not');
+    expect(() => loadConfig({ PORT: '9000', METRICS_PORT: '9000' })).toThrow('Invalid configuration: METRICS_PORT must differ from PORT (9000)');
+  });
+
   it('reads PRICE_SOURCE in lower case, leaving the default and the check to the prices module', () => {
     expect(loadConfig({}).priceSource).toBeUndefined();
     expect(loadConfig({ PRICE_SOURCE: ' Kraken ' }).priceSource).toBe('kraken');
@@ -91,6 +99,7 @@ describe('configuration from the environment', () => {
     ['MASTER_KEY', 'short', /MASTER_KEY must be 32 bytes/],
     ['MASTER_KEY_PREVIOUS', 'ab'.repeat(31), /^Invalid configuration: MASTER_KEY_PREVIOUS must be 32 bytes/],
     ['TRUST_PROXY', 'sometimes', /TRUST_PROXY must be true, false/],
+    ['METRICS_PORT', '99999', /^Invalid configuration: METRICS_PORT must be a whole number from 0 to 65535 \(got "99999"\)$/],
     ['STATEMENT_PAGE_SIZE', 'A5', /^Invalid configuration: STATEMENT_PAGE_SIZE must be A4 or Letter \(got "A5"\)$/],
   ])('refuses %s=%s with one line naming it', (name, value, message) => {
     let error: unknown;

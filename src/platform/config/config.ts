@@ -72,6 +72,12 @@ export interface Config {
    */
   previousMasterKey: Buffer | undefined;
   trustProxy: TrustProxy;
+  /**
+   * Where this process answers Prometheus scrapes (`METRICS_PORT`, `METRICS_HOST`): a listener of
+   * its own, apart from the API's port, so metrics never reach the public surface; `serve` and
+   * `worker` alike. Unset: no listener (docs/operations.md, "Metrics").
+   */
+  metrics: { host: string; port: number } | undefined;
   /** How long a successful API key lookup is reused; revocation elsewhere takes effect within it. */
   apiKeyCache: { ttlMs: number; maxEntries: number };
   /** Jobs one worker process runs at the same time. */
@@ -166,6 +172,7 @@ export function loadConfig(env: Env = { ...readDotenv(), ...process.env }): Conf
     masterKey,
     previousMasterKey,
     trustProxy: trustProxyValue(get('TRUST_PROXY')),
+    metrics: metricsListener(get('METRICS_PORT'), get('METRICS_HOST'), { host, port }),
     workerConcurrency: integer('WORKER_CONCURRENCY', get('WORKER_CONCURRENCY') ?? '16', 1, 1000),
     sessionTtlSeconds: integer('SESSION_TTL_SECONDS', get('SESSION_TTL_SECONDS') ?? '3600', 60, 7 * 24 * 3600),
     esploraUrl: get('ESPLORA_URL') === undefined ? undefined : baseUrl('ESPLORA_URL', get('ESPLORA_URL') as string),
@@ -277,6 +284,21 @@ export function parseMasterKey(value: string): Buffer | undefined {
     if (key.length === 32) return key;
   }
   return undefined;
+}
+
+/**
+ * `METRICS_PORT` (0: any free port) and `METRICS_HOST` (default 127.0.0.1, whatever HOST is: the
+ * metrics are for the operator's network, and listening wider is a choice to make explicitly).
+ */
+function metricsListener(portValue: string | undefined, hostValue: string | undefined, api: { host: string; port: number }): Config['metrics'] {
+  if (portValue === undefined) {
+    if (hostValue !== undefined) throw new ConfigError('METRICS_HOST', 'is set but METRICS_PORT is not (metrics are served only on a port of their own)');
+    return undefined;
+  }
+  const port = integer('METRICS_PORT', portValue, 0, 65535);
+  const host = hostValue ?? '127.0.0.1';
+  if (port !== 0 && port === api.port) throw new ConfigError('METRICS_PORT', `must differ from PORT (${api.port}): metrics are kept off the API's port`);
+  return { host, port };
 }
 
 function trustProxyValue(value: string | undefined): TrustProxy {

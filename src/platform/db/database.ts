@@ -30,11 +30,25 @@ export interface DbCapabilities {
   identityColumn: 'autoincrement' | 'generated-identity';
 }
 
+/** The connections a process holds to its database, now (for the metrics of its pool). */
+export interface ConnectionStats {
+  /** Connections open. */
+  open: number;
+  /** Of those, waiting for a query. */
+  idle: number;
+  /** Queries waiting for a connection to become free. */
+  waiting: number;
+  /** The most connections the process opens. */
+  max: number;
+}
+
 export interface DatabaseHandle {
   db: Kysely<Database>;
   capabilities: DbCapabilities;
   /** Human description for start-up logs, without credentials. */
   description: string;
+  /** PostgreSQL: the pool's connections; SQLite: the one write connection and the queries queued for it. */
+  connections(): ConnectionStats;
   destroy(): Promise<void>;
 }
 
@@ -63,6 +77,10 @@ function openSqlite(file: string): DatabaseHandle {
     db,
     capabilities: { supportsSkipLocked: false, supportsRowLocks: false, supportsAdvisoryLocks: false, singleWriter: true, identityColumn: 'autoincrement' },
     description: `SQLite ${file}`,
+    connections: () => {
+      const { busy, waiting } = dialect.usage();
+      return { open: 1, idle: busy ? 0 : 1, waiting, max: 1 };
+    },
     destroy: async () => {
       await db.destroy();
       reader?.close();
@@ -90,6 +108,7 @@ function openPostgres(url: string, max: number): DatabaseHandle {
     db,
     capabilities: { supportsSkipLocked: true, supportsRowLocks: true, supportsAdvisoryLocks: true, singleWriter: false, identityColumn: 'generated-identity' },
     description: `PostgreSQL ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
+    connections: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
     destroy: () => db.destroy(),
   };
 }

@@ -17,6 +17,11 @@ class FifoSqliteDriver extends SqliteDriver {
     super(config);
   }
 
+  /** Whether the connection is taken, and how many wait for it (the pool metrics). */
+  usage(): { busy: boolean; waiting: number } {
+    return { busy: this.locked, waiting: this.waiters.length };
+  }
+
   override async acquireConnection(): Promise<DatabaseConnection> {
     if (this.locked) await new Promise<void>((resolve) => this.waiters.push(resolve));
     else this.locked = true;
@@ -46,7 +51,15 @@ export class FifoSqliteDialect extends SqliteDialect {
     super(config);
   }
 
+  private driver: FifoSqliteDriver | undefined;
+
   override createDriver() {
-    return new FifoSqliteDriver(this.config, this.onRelease);
+    this.driver = new FifoSqliteDriver(this.config, this.onRelease);
+    return this.driver;
+  }
+
+  /** The write connection's use now (see FifoSqliteDriver.usage); idle before Kysely made the driver. */
+  usage(): { busy: boolean; waiting: number } {
+    return this.driver?.usage() ?? { busy: false, waiting: 0 };
   }
 }

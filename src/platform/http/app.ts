@@ -19,6 +19,7 @@ import { clientErrorHandler } from './client-error.js';
 import { handleError } from './error-handler.js';
 import { ApiError, errorBody } from './errors.js';
 import { healthRoutes } from './health.routes.js';
+import { httpRecorder } from './http.metrics.js';
 import { addIdempotencyHooks } from './idempotency.js';
 import { acceptJsonBodiesOnly } from './json-body.js';
 import { bufferedStdout, loggerOptions } from './logging.js';
@@ -104,6 +105,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[], o
   // Logged as the response is sent (onSend): an onResponse hook would make Fastify listen for every
   // response's 'finish' event, which measurably slows every request.
   const logSuccesses = ctx.config.logLevel === 'debug' || ctx.config.logLevel === 'trace';
+  const metrics = httpRecorder(ctx.metrics);
   function logRequest(request: FastifyRequest, reply: FastifyReply) {
     if (reply.statusCode >= 400) request.log.info({ req: request, status: reply.statusCode, ms: round(reply.elapsedTime) }, 'request');
     else if (logSuccesses) request.log.debug({ req: request, status: reply.statusCode, ms: round(reply.elapsedTime) }, 'request');
@@ -114,9 +116,11 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[], o
   }
   app.addHook('onSend', (request, reply, payload, done) => {
     logRequest(request, reply);
+    metrics.answered(request, reply);
     done(null, payload);
   });
   app.addHook('onRequest', (request, reply, done) => {
+    metrics.started();
     setResponseHeaders(request, reply);
     done();
   });
@@ -180,6 +184,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[], o
       reply.status(error.status).send(errorBody(error, request.id));
     }
     logRequest(request, reply);
+    metrics.answered(request, reply, false);
   }
 
   return app;

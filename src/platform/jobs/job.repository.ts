@@ -126,3 +126,34 @@ export async function purgeSucceededJobs(db: Db, before: number): Promise<number
   const result = await db.deleteFrom('jobs').where('status', '=', 'succeeded').where('finished_at', '<', before).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
+
+/** The queue by job type and state, for the metrics. */
+export interface QueueStateRow {
+  type: string;
+  /** `queued`: pending and due; `scheduled`: pending with run_at to come (expiries, retry delays); `running`; `dead`. */
+  state: 'queued' | 'scheduled' | 'running' | 'dead';
+  count: number;
+  /** Milliseconds: when the oldest of them became due (queued), was claimed (running), or was last touched. */
+  since: number;
+}
+
+/**
+ * Counts the jobs every worker shares, by type and state, with the oldest of each: one grouped
+ * read over the `(status, run_at)` index (succeeded jobs, the bulk of the table, are not read).
+ */
+export async function readQueueStates(db: Db, now: number): Promise<QueueStateRow[]> {
+  const state = sql<QueueStateRow['state']>`case when status = 'pending' and run_at > ${now} then 'scheduled' when status = 'pending' then 'queued' else status end`;
+  return db
+    .selectFrom('jobs')
+    .select((eb) => [
+      'type',
+      state.as('state'),
+      eb.fn.countAll<number>().as('count'),
+      eb.fn.min<number>(sql`case when status = 'pending' then run_at else updated_at end`).as('since'),
+    ])
+    .where('status', 'in', ['pending', 'running', 'dead'])
+    // By the output column: the same expression written twice would carry two parameters, which
+    // PostgreSQL does not take for one expression.
+    .groupBy(['type', sql`state`])
+    .execute();
+}

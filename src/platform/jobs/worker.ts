@@ -1,9 +1,11 @@
 import { hostname } from 'node:os';
 import type { FastifyBaseLogger } from 'fastify';
+import type { Histogram } from 'prom-client';
 import type { AppContext } from '../context.js';
 import { randomBase62 } from '../crypto/random.js';
 import { createLogger, redactSecrets } from '../http/logging.js';
 import { exponentialBackoff, type CompiledJobDefinition, type JobCatalog } from './catalog.js';
+import { jobRunDuration } from './job.metrics.js';
 import { claimJobs, purgeSucceededJobs, renewLease, settleJob, settleSucceededJobs } from './job.repository.js';
 import type { JobRow } from './job.table.js';
 
@@ -43,6 +45,7 @@ export class Worker {
   private readonly types: string[];
   /** Succeeded jobs waiting to be marked so in one statement (see settleSucceeded). */
   private succeeded: { id: string; settled: () => void; failed: (error: unknown) => void }[] = [];
+  private readonly runs: Histogram<'type' | 'outcome'>;
 
   constructor(
     private readonly ctx: AppContext,
@@ -58,6 +61,7 @@ export class Worker {
     this.id = options.id ?? `${hostname()}:${process.pid}:${randomBase62(6)}`;
     this.types = catalog.types();
     this.log = (options.log ?? createLogger(ctx.config.logLevel)).child({ worker: this.id });
+    this.runs = ctx.metrics.histogram(jobRunDuration);
   }
 
   start(): void {
@@ -151,6 +155,7 @@ export class Worker {
     const log = this.log.child({ job_id: job.id, job_type: job.type, attempt: job.attempts });
     const definition = this.catalog.get(job.type);
     const heartbeat = setInterval(() => void this.heartbeat(job, abort, log), Math.max(50, Math.floor(this.options.leaseMs / 3)));
+    const ran = this.runs.startTimer({ type: job.type });
     let timer: NodeJS.Timeout | undefined;
     try {
       if (!definition) throw new Error(`no handler for job type ${job.type}`);
@@ -168,10 +173,14 @@ export class Worker {
       await Promise.race([definition.run(payload, { ctx: this.ctx, jobId: job.id, attempt: job.attempts, signal: abort.signal, log }), timeout, aborted]);
       clearTimeout(timer);
       await this.settleSucceeded(job.id);
+      ran({ outcome: 'succeeded' });
     } catch (error) {
       clearTimeout(timer);
-      if (!this.running && abort.signal.aborted) return; // handed back by stop()
-      await this.fail(job, definition, error, log);
+      if (!this.running && abort.signal.aborted) {
+        ran({ outcome: 'interrupted' }); // handed back by stop()
+        return;
+      }
+      ran({ outcome: (await this.fail(job, definition, error, log)) ? 'dead' : 'retried' });
     } finally {
       clearInterval(heartbeat);
     }
@@ -199,7 +208,8 @@ export class Worker {
     }
   }
 
-  private async fail(job: JobRow, definition: CompiledJobDefinition | undefined, error: unknown, log: FastifyBaseLogger): Promise<void> {
+  /** Settles a failed run: dead (true) or back in the queue after the type's delay (false). */
+  private async fail(job: JobRow, definition: CompiledJobDefinition | undefined, error: unknown, log: FastifyBaseLogger): Promise<boolean> {
     const now = this.ctx.clock.now();
     const message = redactSecrets(error instanceof Error ? error.message : String(error)).slice(0, 1000);
     const dead = job.attempts >= job.max_attempts || definition === undefined;
@@ -214,6 +224,7 @@ export class Worker {
     });
     if (dead) log.error({ err: error }, 'job failed for the last time; it is dead');
     else log.warn({ err: error, retry_in_ms: delay }, 'job failed; will retry');
+    return dead;
   }
 
   private async heartbeat(job: JobRow, abort: AbortController, log: FastifyBaseLogger): Promise<void> {

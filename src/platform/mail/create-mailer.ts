@@ -3,6 +3,8 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config/config.js';
 import type { Db } from '../db/database.js';
 import { createLogger, redactSecrets } from '../http/logging.js';
+import type { Metrics } from '../metrics/metrics.js';
+import { mailMessages } from './mail.metrics.js';
 import { MailError, outgoingMailProblem, type Mailer } from './mailer.js';
 import { createNoMailTransport } from './no-mail-transport.js';
 import { createOutboxTransport } from './outbox-transport.js';
@@ -17,10 +19,12 @@ export type MailLog = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
  * production, and in production no transport at all (every message refused, none kept). Every
  * message is checked first (one plain recipient, a one-line subject, both bodies; see
  * `outgoingMailProblem`), and every send writes one log line with its kind, transport and message
- * id — never the recipient or the body, which hold personal data and sign-in links.
+ * id — never the recipient or the body, which hold personal data and sign-in links — and counts
+ * in `ownproof_mail_messages_total` by the same kind and transport.
  */
-export function createMailer(config: Config, deps: { db: Db; clock: Clock }, options: { log?: MailLog } = {}): Mailer {
+export function createMailer(config: Config, deps: { db: Db; clock: Clock; metrics: Metrics }, options: { log?: MailLog } = {}): Mailer {
   const log = options.log ?? createLogger(config.logLevel);
+  const counted = deps.metrics.counter(mailMessages);
   const transport: MailTransport = config.mail.smtp
     ? createSmtpTransport({ ...config.mail, smtp: config.mail.smtp })
     : config.env === 'production'
@@ -32,13 +36,18 @@ export function createMailer(config: Config, deps: { db: Db; clock: Clock }, opt
       // A kind is a constant of the calling code; cut short in case a bug passed something else.
       const line = { component: 'mail', transport: transport.name, kind: String(mail.kind).slice(0, 64) };
       const problem = outgoingMailProblem(mail);
+      // A refused message may carry any text as its kind (the check refuses it): not a label.
+      const kind = problem === undefined ? line.kind : 'invalid_message';
+      const count = (outcome: 'sent' | 'failed_transient' | 'failed_permanent') => counted.inc({ kind, transport: transport.name, outcome });
       if (problem !== undefined) {
+        count('failed_permanent');
         log.error(line, `mail refused: ${problem}`);
         throw new MailError(`The message was not sent: ${problem}.`, { permanent: true });
       }
       const started = Date.now();
       try {
         const sent = await transport.send(mail);
+        count('sent');
         log.info({ ...line, message_id: sent.messageId, ...(sent.response ? { response: redactSecrets(sent.response) } : {}), ms: Date.now() - started }, 'mail sent');
         return { messageId: sent.messageId };
       } catch (error) {
@@ -49,6 +58,7 @@ export function createMailer(config: Config, deps: { db: Db; clock: Clock }, opt
                 error: redactSecrets(error instanceof Error ? error.message : String(error)),
               });
         const { mailError } = failure;
+        count(mailError.permanent ? 'failed_permanent' : 'failed_transient');
         // Refusals often quote the address (`550 5.1.1 <ada@example.com>: User unknown`); the caller
         // gets that, the log does not.
         const hidden = withoutAddress({ reason: mailError.message, ...failure.detail }, mail.to);

@@ -6,7 +6,9 @@ import { freePort } from '../../../test/support/free-port.js';
 import { parseMail, startSmtpSink, type SmtpSink } from '../../../test/support/smtp-sink.js';
 import { captureStream, startTestApp, testConfig } from '../../../test/support/test-app.js';
 import type { Db } from '../db/database.js';
+import { Metrics } from '../metrics/metrics.js';
 import { createMailer } from './create-mailer.js';
+import { mailMessages } from './mail.metrics.js';
 import { renderEmail } from './email-layout.js';
 import { MailError, type Mailer, type OutgoingMail } from './mailer.js';
 
@@ -24,12 +26,14 @@ async function sink(options: Parameters<typeof startSmtpSink>[0] = {}): Promise<
   return started;
 }
 
-/** A mailer of SMTP_URL `url` that logs into `lines` at trace level (SMTP never touches the database). */
-function smtpMailer(url: string, env: Record<string, string> = {}): { mailer: Mailer; lines: string[] } {
+/** A mailer of SMTP_URL `url` that logs into `lines` at trace level and counts into `metrics` (SMTP never touches the database). */
+function smtpMailer(url: string, env: Record<string, string> = {}): { mailer: Mailer; lines: string[]; metrics: Metrics } {
   const { stream, lines } = captureStream();
-  const mailer = createMailer(testConfig({ SMTP_URL: url, ...env }), { db: null as unknown as Db, clock: new TestClock() }, { log: pino({ level: 'trace' }, stream) });
+  const deps = { db: null as unknown as Db, clock: new TestClock() };
+  const metrics = new Metrics([mailMessages], { ...deps, logLevel: 'silent' });
+  const mailer = createMailer(testConfig({ SMTP_URL: url, ...env }), { ...deps, metrics }, { log: pino({ level: 'trace' }, stream) });
   closers.push(() => mailer.close());
-  return { mailer, lines };
+  return { mailer, lines, metrics };
 }
 
 function signInMail(to = 'ada@example.com'): OutgoingMail {
@@ -187,6 +191,24 @@ describe('sending through SMTP', () => {
     const error = await sendError(mailer);
     expect(error.message).toMatch(/^The mail server refused to start TLS: 5\d\d /);
     expect(server.received).toHaveLength(0);
+  });
+
+  it('counts every message by kind, transport and outcome: sent, failed_transient, failed_permanent', async () => {
+    const server = await sink({ refuseRecipient: { code: 550, text: '5.1.1 User unknown', only: ['nobody@example.com'] } });
+    const { mailer, metrics } = smtpMailer(server.url());
+    await sendError(mailer, signInMail('nobody@example.com'));
+    await sendError(mailer, { ...signInMail(), subject: 'Hi\r\nBcc: eve@example.com', kind: 'not a kind\nat all' });
+    await mailer.send(signInMail());
+    const { mailer: unreachable, metrics: unreachableMetrics } = smtpMailer(`smtp://127.0.0.1:${await freePort()}`);
+    await sendError(unreachable);
+    const values = async (m: Metrics) => (await m.counter(mailMessages).get()).values.map((v) => [v.labels, v.value]);
+    expect(await values(metrics)).toEqual([
+      [{ kind: 'portal_sign_in', transport: 'smtp', outcome: 'failed_permanent' }, 1],
+      // A message refused before sending carries any text as its kind: it is not a label.
+      [{ kind: 'invalid_message', transport: 'smtp', outcome: 'failed_permanent' }, 1],
+      [{ kind: 'portal_sign_in', transport: 'smtp', outcome: 'sent' }, 1],
+    ]);
+    expect(await values(unreachableMetrics)).toEqual([[{ kind: 'portal_sign_in', transport: 'smtp', outcome: 'failed_transient' }, 1]]);
   });
 
   it('refuses a message to more than one address, or with a line break in the subject, before sending anything', async () => {

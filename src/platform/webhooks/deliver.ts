@@ -11,6 +11,7 @@ import { sendWebhook, type WebhookResponse } from './send.js';
 import { signatureHeader } from './signature.js';
 import { targetRules } from './url-policy.js';
 import { findDeliveryTarget, insertWebhookDeliveryAttempt } from './webhook-delivery.repository.js';
+import { responseClass, webhookAttemptDuration } from './webhook.metrics.js';
 import {
   clearWebhookEndpointFailing,
   disableWebhookEndpointRow,
@@ -19,7 +20,7 @@ import {
 import { signingSecrets, toWebhookEndpoint } from './webhook-endpoint.service.js';
 import type { WebhookDisabledReason, WebhookEndpointRow } from './webhook.table.js';
 
-type DeliverContext = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'webhookNetwork'>;
+type DeliverContext = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'webhookNetwork' | 'metrics'>;
 
 /** What one attempt means for its delivery. */
 export type AttemptOutcome =
@@ -81,6 +82,7 @@ export async function deliverWebhook(ctx: DeliverContext, ref: DeliveryRef, run:
     run.log.warn({ endpoint_id: endpoint.id, delivery_id: ref.delivery_id, attempt, error: response.error, detail: response.detail }, 'webhook attempt failed');
   }
   const outcome = judgeAttempt(response, attempt);
+  ctx.metrics.histogram(webhookAttemptDuration).observe({ mode: endpoint.mode, outcome: outcome.kind, response: responseClass(response.status) }, response.durationMs / 1000);
   const disabled = await recordAttempt(ctx, ref, endpoint, { attempt, startedAt, response, outcome });
   if (disabled) run.log.warn({ endpoint_id: endpoint.id, reason: disabled }, 'webhook endpoint disabled');
   if (outcome.kind === 'given_up') run.log.warn({ delivery_id: ref.delivery_id, attempts: attempt }, 'webhook delivery given up');
