@@ -15,7 +15,16 @@ import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, typ
  *
  * Errors have Binance's shape `{"code": -nnnn, "msg": "…"}`; a rate limit is HTTP 429 (code -1003)
  * with `Retry-After`; maintenance is `system/status` 1 and HTTP 503 on the API.
+ *
+ * The spot account, deposit and withdrawal history, spot trades and the deposit address answer
+ * with the fields of the answers ccxt's repository keeps as captured from Binance (ccxt/ccxt
+ * `ts/src/test/static/response/binance.json`); that capture writes some numbers as text
+ * (`"time": "1698138992358"`) that Binance documents, in its own examples, as JSON numbers: those
+ * stay numbers here. The other endpoints have no capture: their shapes are Binance's API reference.
  */
+
+/** Where Binance's deposit addresses point (`url`): each coin's explorer; ERC-20 tokens on Etherscan. */
+const EXPLORERS: Readonly<Record<string, string>> = { BTC: 'https://mempool.space/address/', ETH: 'https://etherscan.io/address/', TRX: 'https://tronscan.org/#/address/' };
 
 export interface BinanceDeposit {
   id: string;
@@ -515,6 +524,7 @@ export async function startFakeBinance(): Promise<FakeBinance> {
           takerCommission: 10,
           buyerCommission: 0,
           sellerCommission: 0,
+          commissionRates: { maker: '0.00100000', taker: '0.00100000', buyer: '0.00000000', seller: '0.00000000' },
           canTrade: true,
           canWithdraw: true,
           canDeposit: true,
@@ -575,7 +585,9 @@ export async function startFakeBinance(): Promise<FakeBinance> {
       case '/sapi/v1/capital/deposit/address': {
         const coin = request.query.get('coin') ?? '';
         const address = account.depositAddresses[coin];
-        return address ? ok({ address, coin, tag: '', url: '' }) : error(400, -4018, 'The deposit address is not available.');
+        // As captured (ccxt/ccxt ts/src/test/static/response/binance.json, fetchDepositAddress):
+        // `url` is the address on the network's explorer, which ccxt reads the network from.
+        return address ? ok({ coin, address, tag: '', url: `${EXPLORERS[coin] ?? 'https://etherscan.io/address/'}${address}`, isDefault: 0 }) : error(400, -4018, 'The deposit address is not available.');
       }
       default:
         return error(404, -1000, 'Unknown path.');

@@ -13,7 +13,43 @@ import { SELF_SIGNED_TLS } from './self-signed-tls.js';
  *
  * Errors have Coinbase's shapes: 401 with the text `Unauthorized`, 403 `PERMISSION_DENIED`, 429
  * with `errors` `rate_limit_exceeded`.
+ *
+ * v2 wallet transactions and addresses answer in the shape of the answers ccxt's repository keeps
+ * as captured from Coinbase (ccxt/ccxt `ts/src/test/static/response/coinbase.json`,
+ * `fetchDepositsWithdrawals` and `fetchDepositAddresses`): a transaction's `network` is
+ * `{hash, network_name, status}` with a send's `transaction_fee`, no `description` or
+ * `updated_at`; an address carries `destination_tag` at the top level, with no `address_info`.
+ * The v3 accounts, key permissions and transaction summary have no capture: their shapes are
+ * Coinbase's API reference.
  */
+
+/**
+ * A v2 wallet transaction: `amount` is the wallet's balance change, signed (a send's network fee
+ * inside it). A transaction on a blockchain has `network`: its hash, status and, for a send, the
+ * fee (`transaction_fee`, in the wallet's currency); a send names its destination (`to`).
+ */
+export interface CoinbaseTransaction {
+  id: string;
+  type: string;
+  status: string;
+  amount: string;
+  created_at: string;
+  network?: { hash: string; status: string; fee?: string };
+  to?: string;
+}
+
+/**
+ * A receive address of a wallet (v2 `addresses`); `network` is Coinbase's name (`bitcoin`). The
+ * memo or tag is answered at the top level, as the captured answer has it; `addressInfo` also
+ * answers the documented `address_info` object, with the tag in it where there is one.
+ */
+export interface CoinbaseAddress {
+  id: string;
+  address: string;
+  network: string;
+  destination_tag?: string;
+  addressInfo?: boolean;
+}
 
 export interface CoinbaseWallet {
   uuid: string;
@@ -21,9 +57,9 @@ export interface CoinbaseWallet {
   available: string;
   hold: string;
   /** v2 transactions of this wallet, newest first as Coinbase answers. */
-  transactions: { id: string; type: string; status: string; amount: string; created_at: string; hash?: string }[];
-  /** Receive addresses the wallet already has (v2 `addresses`); `network` is Coinbase's name (`bitcoin`). */
-  addresses?: { id: string; address: string; network: string; destination_tag?: string }[];
+  transactions: CoinbaseTransaction[];
+  /** Receive addresses the wallet already has. */
+  addresses?: CoinbaseAddress[];
 }
 
 export interface CoinbaseAccount {
@@ -86,6 +122,18 @@ function product(base: string, quote: string) {
   };
 }
 
+/** The crypto currencies the fake lists (v2 `currencies/crypto`): code, name, decimals. */
+const CRYPTO: readonly [string, string, number][] = [
+  ['BTC', 'Bitcoin', 8],
+  ['ETH', 'Ethereum', 8],
+  ['USDT', 'Tether', 6],
+  ['XRP', 'XRP', 6],
+  ['XLM', 'Stellar Lumens', 7],
+];
+
+/** Coinbase's network names (a transaction's `network_name`) by wallet currency. */
+const NETWORK_NAMES: Readonly<Record<string, string>> = { BTC: 'bitcoin', ETH: 'ethereum', USDT: 'ethereum', XRP: 'ripple', XLM: 'stellar' };
+
 const json = (status: number, body: unknown): FakeResponse => ({ status, body });
 const b64url = (text: string) => Buffer.from(text, 'base64url');
 
@@ -146,14 +194,9 @@ export async function startFakeCoinbase(): Promise<FakeCoinbase> {
       case '/v2/currencies':
         return json(200, { data: [{ id: 'USD', name: 'US Dollar', min_size: '0.01' }] });
       case '/v2/currencies/crypto':
-        return json(200, {
-          data: [
-            { asset_id: randomUUID(), code: 'BTC', name: 'Bitcoin', color: '#F7931A', sort_index: 100, exponent: 8, type: 'crypto', address_regex: '^.+$' },
-            { asset_id: randomUUID(), code: 'ETH', name: 'Ethereum', color: '#627EEA', sort_index: 102, exponent: 8, type: 'crypto', address_regex: '^.+$' },
-          ],
-        });
+        return json(200, { data: CRYPTO.map(([code, name, exponent], i) => ({ asset_id: randomUUID(), code, name, color: '#F7931A', sort_index: 100 + i, exponent, type: 'crypto', address_regex: '^.+$' })) });
       case '/v2/exchange-rates':
-        return json(200, { data: { currency: 'USD', rates: { BTC: '0.0000105', ETH: '0.00029', USD: '1' } } });
+        return json(200, { data: { currency: 'USD', rates: { BTC: '0.0000105', ETH: '0.00029', USDT: '1', XRP: '0.4', XLM: '3', USD: '1' } } });
       default:
         return undefined;
     }
@@ -203,19 +246,37 @@ export async function startFakeCoinbase(): Promise<FakeCoinbase> {
       const page = wallet.transactions.slice(from, from + limit);
       const next = from + limit < wallet.transactions.length ? page.at(-1)?.id : undefined;
       return json(200, {
-        pagination: { ending_before: null, starting_after: after, limit, order: 'desc', previous_uri: null, next_uri: next ? `/v2/accounts/${wallet.uuid}/transactions?starting_after=${next}` : null, next_starting_after: next ?? null },
+        pagination: {
+          ending_before: null,
+          limit,
+          next_starting_after: next ?? null,
+          next_uri: next ? `/v2/accounts/${wallet.uuid}/transactions?limit=${limit}&starting_after=${next}` : null,
+          order: 'desc',
+          previous_ending_before: null,
+          previous_uri: null,
+          starting_after: after,
+        },
         data: page.map((t) => ({
-          id: t.id,
-          type: t.type,
-          status: t.status,
           amount: { amount: t.amount, currency: wallet.currency },
-          native_amount: { amount: '0.00', currency: 'USD' },
-          description: null,
           created_at: t.created_at,
-          updated_at: t.created_at,
+          id: t.id,
+          ...(t.to ? { idem: `idem-${t.id}` } : {}),
+          native_amount: { amount: '0.00', currency: 'USD' },
+          ...(t.network
+            ? {
+                network: {
+                  hash: t.network.hash,
+                  network_name: NETWORK_NAMES[wallet.currency] ?? wallet.currency.toLowerCase(),
+                  status: t.network.status,
+                  ...(t.network.fee ? { transaction_fee: { amount: t.network.fee, currency: wallet.currency } } : {}),
+                },
+              }
+            : {}),
           resource: 'transaction',
           resource_path: `/v2/accounts/${wallet.uuid}/transactions/${t.id}`,
-          ...(t.hash ? { network: { status: 'confirmed', hash: t.hash, name: wallet.currency === 'BTC' ? 'bitcoin' : 'ethereum' } } : {}),
+          status: t.status,
+          ...(t.to ? { to: { address: t.to, resource: 'address' } } : {}),
+          type: t.type,
         })),
       });
     }
@@ -224,20 +285,22 @@ export async function startFakeCoinbase(): Promise<FakeCoinbase> {
       const wallet = account.wallets.find((w) => w.uuid === addresses[1]);
       if (!wallet) return json(404, { errors: [{ id: 'not_found', message: 'Not found' }] });
       const limit = Math.min(Number(request.query.get('limit') ?? '25'), TRANSACTIONS_MAX);
+      const listed = (wallet.addresses ?? []).slice(0, limit);
       return json(200, {
-        pagination: { ending_before: null, starting_after: null, limit, order: 'desc', previous_uri: null, next_uri: null },
-        data: (wallet.addresses ?? []).slice(0, limit).map((a) => ({
+        data: listed.map((a) => ({
           id: a.id,
           address: a.address,
-          address_info: { address: a.address, ...(a.destination_tag ? { destination_tag: a.destination_tag } : {}) },
-          name: null,
-          created_at: '2024-01-01T00:00:00Z',
-          updated_at: '2024-01-01T00:00:00Z',
+          currency: wallet.currency,
+          name: '',
           network: a.network,
-          resource: 'address',
-          resource_path: `/v2/accounts/${wallet.uuid}/addresses/${a.id}`,
-          default_receive: true,
+          created_at: '2024-01-01T00:00:00.000Z',
+          updated_at: '2024-01-01T00:00:00.000Z',
+          resource: 'addresses',
+          resource_path: `v2/accounts/${wallet.uuid}/addresses/${a.id}`,
+          destination_tag: a.destination_tag ?? '',
+          ...(a.addressInfo ? { address_info: { address: a.address, ...(a.destination_tag ? { destination_tag: a.destination_tag } : {}) } } : {}),
         })),
+        pagination: { ending_before: listed[0]?.id ?? null, starting_after: '', limit, order: 'desc', page: 0 },
       });
     }
     return json(404, { error: 'NOT_FOUND', message: 'Not found' });

@@ -23,9 +23,19 @@ import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, typ
  * either alone spans the 24 hours from or to it, neither the last 24 — and one year back), and the
  * Trade HF ledger (`/api/v1/hf/accounts/ledgers`: newest first by id, `limit` ≤ 200, before
  * `lastId`, the last three days only). `amount` is the balance change, the fee in it.
+ *
+ * The account ledger and the accounts answer with the fields of the answers ccxt's repository
+ * keeps as captured from KuCoin (ccxt/ccxt `ts/src/test/static/response/kucoin.json`: fetchLedger,
+ * fetchBalance), hex ids included. The HF ledger, the API key, the account mode and the deposit
+ * addresses (v2) have no capture: their shapes are KuCoin's API reference.
  */
 
 export interface KucoinEntry {
+  /**
+   * The account ledger's ids are 24 hex digits (`65ca404f77c7250007b8ddd7` in the captured answer,
+   * ccxt/ccxt `ts/src/test/static/response/kucoin.json`, fetchLedger); the HF ledger's are numbers
+   * in text, which it pages by (`lastId`).
+   */
   id: string;
   currency: string;
   /** Unsigned: the balance change, the fee in it (KuCoin's "fees included"). */
@@ -90,7 +100,8 @@ function kucoinEntryAnswer(entry: KucoinEntry): Record<string, unknown> {
   };
 }
 
-const newestFirst = (a: KucoinEntry, b: KucoinEntry) => b.createdAt - a.createdAt || (BigInt(b.id) > BigInt(a.id) ? 1 : -1);
+/** Newest first; within a millisecond by id (the account ledger's hex ids compare as text: they have one length). */
+const newestFirst = (a: KucoinEntry, b: KucoinEntry) => b.createdAt - a.createdAt || (b.id > a.id ? 1 : b.id < a.id ? -1 : 0);
 
 /** A whole number in a query, or undefined when absent; NaN when not one. */
 function whole(query: URLSearchParams, name: string): number | undefined {
@@ -176,7 +187,7 @@ export async function startFakeKucoin(): Promise<FakeKucoin> {
         return ok(
           account.balances
             .filter((b) => (type === null || b.type === type) && (currency === null || b.currency === currency))
-            .map((b, i) => ({ id: `${b.type}-${b.currency}-${i}`, currency: b.currency, type: b.type, balance: b.balance, available: b.available, holds: '0' })),
+            .map((b, i) => ({ id: `64feeeb6b4f1fb00079${String(i).padStart(5, '0')}`, currency: b.currency, type: b.type, balance: b.balance, available: b.available, holds: '0' })),
         );
       }
       case '/api/v1/accounts/ledgers':

@@ -1,4 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { addDecimals } from '../../src/connect/amounts.js';
 import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, type FakeResponse } from './fake-exchange-server.js';
 
 /**
@@ -19,6 +20,11 @@ import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, typ
  * the bills before that bill id (the funding list with `pagingType` 2; by time with 1, the
  * default). Answers are `{"code":"0","msg":"","data":[…]}`; errors carry another code, a rate limit
  * with HTTP 429 (50011), maintenance with HTTP 503 (50001).
+ *
+ * Both balances, the trading bills and the deposit addresses answer with the fields of the answers
+ * ccxt's repository keeps as captured from OKX (ccxt/ccxt `ts/src/test/static/response/okx.json`);
+ * the funding bills, the account configuration and the currency list have no capture: their
+ * shapes are OKX's API reference.
  */
 
 export interface OkxBill {
@@ -46,8 +52,8 @@ export interface OkxAccount {
   funding: { ccy: string; bal: string; availBal: string }[];
   tradingBills: OkxBill[];
   fundingBills: OkxBill[];
-  /** Deposit addresses by currency (OKX lists one per chain). */
-  addresses: Record<string, { chain: string; addr: string }[]>;
+  /** Deposit addresses by currency (OKX lists one per chain), with a memo where the chain needs one. */
+  addresses: Record<string, { chain: string; addr: string; memo?: string }[]>;
 }
 
 export interface FakeOkx extends FakeExchangeServer {
@@ -58,7 +64,7 @@ export interface FakeOkx extends FakeExchangeServer {
 const OKX_MARKETS: readonly string[] = ['BTC-USDT', 'ETH-USDT', 'ETH-BTC'];
 
 /** The currencies the fake lists, each on its chains (GET /api/v5/asset/currencies). */
-const CURRENCIES: Record<string, string[]> = { BTC: ['BTC-Bitcoin'], ETH: ['ETH-ERC20'], USDT: ['USDT-TRC20', 'USDT-ERC20'] };
+const CURRENCIES: Record<string, string[]> = { BTC: ['BTC-Bitcoin'], ETH: ['ETH-ERC20'], USDT: ['USDT-TRC20', 'USDT-ERC20', 'USDT-TON'] };
 
 const ok = (data: unknown[]): FakeResponse => ({ status: 200, body: { code: '0', msg: '', data } });
 const failure = (status: number, code: string, msg: string): FakeResponse => ({ status, body: { code, msg, data: [] } });
@@ -68,11 +74,43 @@ function okxSignature(secret: string, prehash: string): string {
   return createHmac('sha256', secret).update(prehash).digest('base64');
 }
 
-/** A bill as OKX's bill lists answer it: the trading account's with its trade fields, the funding account's without. */
+/**
+ * A bill as OKX's bill lists answer it: the trading account's with its trade fields (every field of
+ * the captured answer, ccxt/ccxt `ts/src/test/static/response/okx.json`, fetchLedger), the
+ * funding account's without (no capture: OKX's API reference).
+ */
 export function okxBillAnswer(bill: OkxBill, book: 'trading' | 'funding'): Record<string, string> {
   const common = { billId: bill.billId, ccy: bill.ccy, balChg: bill.balChg, bal: bill.bal, type: bill.type, ts: String(bill.ts), notes: '' };
   if (book === 'funding') return { ...common, clientId: '' };
-  return { ...common, subType: '', fee: bill.fee ?? '0', ordId: bill.ordId ?? '', instId: bill.instId ?? '', instType: bill.instId ? 'SPOT' : '', sz: bill.sz ?? bill.balChg.replace(/^-/, ''), mgnMode: '', pnl: '0', from: '', to: '' };
+  const traded = bill.ordId !== undefined;
+  return {
+    ...common,
+    clOrdId: '',
+    execType: traded ? 'T' : '',
+    fee: bill.fee ?? '0',
+    fillFwdPx: '',
+    fillIdxPx: '',
+    fillMarkPx: '',
+    fillMarkVol: '',
+    fillPxUsd: '',
+    fillPxVol: '',
+    fillTime: traded ? String(bill.ts) : '',
+    from: '',
+    instId: bill.instId ?? '',
+    instType: bill.instId ? 'SPOT' : '',
+    interest: '0',
+    mgnMode: traded ? 'cash' : '',
+    ordId: bill.ordId ?? '',
+    pnl: '0',
+    posBal: '0',
+    posBalChg: '0',
+    px: '',
+    subType: traded ? (bill.balChg.startsWith('-') ? '2' : '1') : '',
+    sz: bill.sz ?? bill.balChg.replace(/^-/, ''),
+    tag: '',
+    to: '',
+    tradeId: traded ? `${bill.ordId}0` : '',
+  };
 }
 
 /** The newest `limit` bills before the bill `after` (by id; by time where `byTime`), newest first. */
@@ -113,10 +151,41 @@ export async function startFakeOkx(): Promise<FakeOkx> {
             chains.map((chain, i) => ({ ccy, chain, name: ccy, canDep: true, canWd: true, canInternal: true, mainNet: i === 0, minFee: '0.0001', maxFee: '0.001', fee: '0.0005', minWd: '0.001', maxWd: '100', wdTickSz: '8', minDep: '0.00001' })),
           ),
         );
-      case '/api/v5/account/balance':
-        return ok([{ totalEq: '0', uTime: String(Date.now()), details: account.trading.map((b) => ({ ccy: b.ccy, eq: b.eq, availEq: b.availEq, cashBal: b.eq, frozenBal: '0', uTime: String(Date.now()) })) }]);
+      case '/api/v5/account/balance': {
+        // The captured answer's fields (fetchBalance "spot balance"), of a spot-mode account.
+        const uTime = String(Date.now());
+        const details = account.trading.map((b) => ({
+          accAvgPx: '',
+          availBal: b.availEq,
+          availEq: b.availEq,
+          borrowFroz: '0',
+          cashBal: b.eq,
+          ccy: b.ccy,
+          crossLiab: '0',
+          disEq: '0',
+          eq: b.eq,
+          eqUsd: '0',
+          fixedBal: '0',
+          frozenBal: addDecimals(b.eq, `-${b.availEq}`),
+          interest: '0',
+          isoEq: '0',
+          isoLiab: '0',
+          isoUpl: '0',
+          liab: '0',
+          maxLoan: '0',
+          ordFrozen: '0',
+          spotIsoBal: '0',
+          stgyEq: '0',
+          twap: '0',
+          uTime,
+          upl: '0',
+          uplLiab: '0',
+        }));
+        return ok([{ adjEq: '', availEq: '', borrowFroz: '', details, imr: '', isoEq: '0', mgnRatio: '', mmr: '', notionalUsd: '', ordFroz: '', totalEq: '0', uTime, upl: '0' }]);
+      }
       case '/api/v5/asset/balances':
-        return ok(account.funding.map((b) => ({ ccy: b.ccy, bal: b.bal, availBal: b.availBal, frozenBal: '0' })));
+        // The captured answer's fields (fetchBalance "funding balance").
+        return ok(account.funding.map((b) => ({ availBal: b.availBal, bal: b.bal, ccy: b.ccy, frozenBal: addDecimals(b.bal, `-${b.availBal}`) })));
       case '/api/v5/account/bills-archive':
         return billsPage(account.tradingBills, request.query, 'trading', false);
       case '/api/v5/asset/bills-history':
@@ -124,7 +193,9 @@ export async function startFakeOkx(): Promise<FakeOkx> {
       case '/api/v5/asset/deposit-address': {
         const ccy = request.query.get('ccy') ?? '';
         if (!(ccy in CURRENCIES)) return failure(400, '51001', 'Instrument ID or currency does not exist');
-        return ok((account.addresses[ccy] ?? []).map((a) => ({ ccy, chain: a.chain, addr: a.addr, to: '6', selected: true, ctAddr: '' })));
+        // The captured answer's fields (fetchDepositAddress); a memo in `addrEx.comment`, as the
+        // capture's TON address has it.
+        return ok((account.addresses[ccy] ?? []).map((a) => ({ chain: a.chain, ...(a.memo ? { addrEx: { comment: a.memo } } : {}), ctAddr: '', ccy, to: '6', verifiedName: '', addr: a.addr, selected: true })));
       }
       default:
         return failure(404, '50050', `no endpoint ${request.path} in this fake`);

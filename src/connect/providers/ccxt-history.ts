@@ -167,19 +167,26 @@ async function* sourcePages(exchange: Exchange, source: HistorySource, walk: Wal
         if (last) return cursorAfter(previous, newest.value);
       }
     }
-    case 'ledger-per-account':
+    case 'ledger-per-account': {
+      // A book whose amounts hold their fees marks its cursor so (`feeIncluded`): a cursor without
+      // the mark was stored when such fees were read on top of the amounts, and the rows stored
+      // then are read again from the beginning, once, to correct them in place.
+      const since = book?.feeIncluded && !position.feeIncluded ? undefined : position.since;
       for (const account of await walletsOf(exchange)) {
         // Page by page, newest first. ccxt hands the next page's cursor over on the last entry
         // (and drops entries before `since`, so a page with none left ends the wallet's walk).
         let after: string | undefined;
         do {
-          const entries = await exchange.fetchLedger(account.code, position.since, source.pageSize, { account_id: account.id, ...(after === undefined ? {} : { [source.param]: after }) });
+          const entries = await exchange.fetchLedger(account.code, since, source.pageSize, { account_id: account.id, ...(after === undefined ? {} : { [source.param]: after }) });
           const next: unknown = entries.at(-1)?.info?.[`next_${source.param}`];
           after = typeof next === 'string' && next !== '' && next !== after ? next : undefined;
           yield { transactions: newest.saw(entries.map((entry) => fromLedgerEntry(entry, name, book))) };
         } while (after !== undefined);
       }
-      return cursorAfter(previous, newest.value);
+      const top = newest.value;
+      if (top === undefined || !book?.feeIncluded) return cursorAfter(previous, top);
+      return JSON.stringify({ since: sinceAfter(top), feeIncluded: true });
+    }
     case 'transfers':
       return yield* transfersAndTrades(exchange, source, { name, position, newest, held: walk.held });
     case 'records':
@@ -650,6 +657,8 @@ export interface HistoryPosition {
   ranges?: { from: number; list?: number; top?: number; hold?: number; until?: number; page?: number };
   /** A walk forward by id (see rowsById): the newest id read. */
   fromId?: string;
+  /** Read with the fee inside the amounts, where a book says so (see the walk of `ledger-per-account`). */
+  feeIncluded?: boolean;
 }
 
 const whole = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
@@ -698,6 +707,7 @@ export function positionOf(cursor: string | null): HistoryPosition {
   if (trades) position.trades = trades;
   if (strings(parsed.assets)) position.assets = parsed.assets;
   if (parsed.converted === true) position.converted = true;
+  if (parsed.feeIncluded === true) position.feeIncluded = true;
   const walk = parsed.walk as { transfersFrom?: unknown; convertsFrom?: unknown; checked?: unknown; top?: unknown } | undefined;
   const absentOrWhole = (value: unknown) => value === undefined || whole(value);
   if (walk && strings(walk.checked) && absentOrWhole(walk.transfersFrom) && absentOrWhole(walk.convertsFrom) && absentOrWhole(walk.top)) {

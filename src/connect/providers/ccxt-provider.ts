@@ -242,7 +242,7 @@ export function ccxtProvider(
           .map((b) => b.asset)
           .filter((asset) => asset in (exchange.currencies ?? {}))
           .slice(0, MAX_ADDRESS_ASSETS);
-        return source.kind === 'wallet-list' ? listedAddresses(exchange, source.method, assets) : lookedUpAddresses(exchange, ccxt, assets, source);
+        return source.kind === 'wallet-list' ? listedAddresses(exchange, source, assets) : lookedUpAddresses(exchange, ccxt, assets, source);
       });
     },
   };
@@ -281,15 +281,22 @@ export function ccxtProvider(
     return addresses;
   }
 
-  /** The addresses the wallets of these assets already have, listed (one call per wallet). */
-  async function listedAddresses(exchange: Exchange, method: string, assets: string[]): Promise<ProviderAddress[]> {
-    const list = apiMethod(exchange, method) as (params: object) => Promise<{ data?: unknown[] }>;
+  /**
+   * The addresses the wallets of these assets already have, listed (one call per wallet), each with
+   * its memo or tag from the source's `tag` field or, failing that, from where ccxt reads it.
+   */
+  async function listedAddresses(exchange: Exchange, { method, tag }: { method: string; tag?: string }, assets: string[]): Promise<ProviderAddress[]> {
+    const list = apiMethod(exchange, method) as (params: object) => Promise<{ data?: Record<string, unknown>[] }>;
     const wanted = new Set(assets);
     const addresses: ProviderAddress[] = [];
     for (const wallet of await walletsOf(exchange)) {
       if (!wallet.code || !wanted.has(wallet.code)) continue;
       const answer = await list({ account_id: wallet.id, limit: 100 });
-      for (const item of answer.data ?? []) addresses.push(...depositAddress(exchange.parseDepositAddress(item), wallet.code));
+      for (const item of answer.data ?? []) {
+        const parsed = exchange.parseDepositAddress(item);
+        const own = tag === undefined ? undefined : item[tag];
+        addresses.push(...depositAddress({ ...parsed, tag: typeof own === 'string' && own !== '' ? own : parsed.tag }, wallet.code));
+      }
     }
     return addresses;
   }

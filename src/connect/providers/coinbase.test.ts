@@ -2,10 +2,62 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
 import { snapshotDatabase } from '../../../test/support/db-snapshot.js';
-import { COINBASE_UNAUTHORIZED, startFakeCoinbase, type CoinbaseAccount, type CoinbaseWallet } from '../../../test/support/fake-coinbase.js';
-import { liveExchangeSuite } from '../../../test/support/live-exchange.js';
+import { COINBASE_UNAUTHORIZED, startFakeCoinbase, type CoinbaseAccount, type CoinbaseAddress, type CoinbaseWallet } from '../../../test/support/fake-coinbase.js';
+import { fakeForTests } from '../../../test/support/fake-exchange-server.js';
+import { liveExchangeSuite, netByAsset } from '../../../test/support/live-exchange.js';
+import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-walk.js';
 import { captureStream } from '../../../test/support/test-app.js';
 import { EXCHANGE_RATE_LIMIT_SECONDS } from './ccxt-errors.js';
+
+/**
+ * Two wallets whose history adds up to their balances, network fees inside the sends' amounts: a
+ * USDT wallet and a BTC wallet.
+ */
+function feeWallets(): { btc: CoinbaseWallet; usdt: CoinbaseWallet } {
+  // The USDT wallet's two transfers as ccxt's capture of Coinbase has them (ccxt/ccxt,
+  // ts/src/test/static/response/coinbase.json, fetchDepositsWithdrawals): 2.01 USDT in, and
+  // eighteen minutes later a send of −2.01 whose network fee (1.530199) is part of it.
+  const usdt: CoinbaseWallet = {
+    uuid: '952ea6fb-7422-5097-841f-23749355aca5',
+    currency: 'USDT',
+    available: '10',
+    hold: '0',
+    transactions: [
+      {
+        id: 'e457a27e-8ad0-56ee-90d3-94d9a86fc203',
+        type: 'send',
+        status: 'completed',
+        amount: '-2.010000',
+        created_at: '2024-11-03T13:50:09Z',
+        network: { hash: '123485af495b4a19521e989b3c67c14cd36e38e7eda755faf8aa4321c8f41be8', status: 'pending', fee: '1.530199' },
+        to: '0x22d35481cb74fa959aec61d11a5d4507a6112345',
+      },
+      { id: '45cdc829-ba86-5125-8c53-61b8ff3b2f2a', type: 'send', status: 'completed', amount: '2.010000', created_at: '2024-11-03T13:32:02Z', network: { hash: '432e6504d28630c9fbe44ea0aeb6c8f2ff60d271d92045b24b02d65a8b0c2e3a', status: 'confirmed' } },
+      { id: 'c1d2e3f4-0000-4000-8000-000000000001', type: 'buy', status: 'completed', amount: '10.000000', created_at: '2024-11-01T09:00:00Z' },
+    ],
+  };
+  // Bought 0.01 BTC, received 0.0005, sent 0.004 of which 0.0001 was the network's fee.
+  const btc: CoinbaseWallet = {
+    uuid: '6bfc20d7-f7c6-4422-bf07-8243ca4169fe',
+    currency: 'BTC',
+    available: '0.0065',
+    hold: '0',
+    transactions: [
+      { id: 'c1d2e3f4-0000-4000-8000-000000000004', type: 'send', status: 'completed', amount: '0.00050000', created_at: '2025-02-03T10:00:00Z', network: { hash: 'c'.repeat(64), status: 'confirmed' } },
+      {
+        id: 'c1d2e3f4-0000-4000-8000-000000000003',
+        type: 'send',
+        status: 'completed',
+        amount: '-0.00400000',
+        created_at: '2025-02-02T10:00:00Z',
+        network: { hash: 'd'.repeat(64), status: 'confirmed', fee: '0.00010000' },
+        to: 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh',
+      },
+      { id: 'c1d2e3f4-0000-4000-8000-000000000002', type: 'buy', status: 'completed', amount: '0.01000000', created_at: '2025-02-01T10:00:00Z' },
+    ],
+  };
+  return { btc, usdt };
+}
 
 /**
  * Coinbase (Advanced Trade, CDP keys) in live mode, end to end: ccxt's coinbase class, unmodified,
@@ -72,6 +124,46 @@ describe.each(engines())('Coinbase through ccxt on %s', (engine) => {
     expect(pages.map((r) => r.query.get('starting_after'))).toEqual([null, 'tx-0050']);
     // Every private request carried a fresh ES256 JWT the fake verified (it answers 401 otherwise).
     expect(live.fake.requests.filter((r) => r.headers.authorization).every((r) => String(r.headers.authorization).startsWith('Bearer '))).toBe(true);
+  });
+
+  it('reads a send’s network fee inside its amount, and the history adds up to the balances', async () => {
+    const { btc, usdt } = feeWallets();
+    const account = live.fake.addAccount({ wallets: [btc, usdt] });
+    const id = await connected('coinbase', fields(account));
+    const refreshed = await refresh(id, ['balances', 'transactions']);
+    expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded' });
+    const balances = (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data;
+    expect(balances.map(({ asset, total }: Record<string, string>) => [asset, total])).toEqual([
+      ['BTC', '0.0065'],
+      ['USDT', '10'],
+    ]);
+    const transactions = await allTransactions(id);
+    expect(netByAsset(transactions)).toEqual({ BTC: '0.0065', USDT: '10' });
+    // The send took 2.01 from the wallet: 0.479801 reached the address, 1.530199 paid the network.
+    expect(transactions.find((tx) => tx.fee === '1.530199')).toMatchObject({ type: 'withdrawal', asset: 'USDT', amount: '-0.479801', fee_asset: 'USDT' });
+    expect(transactions.find((tx) => tx.fee === '0.0001')).toMatchObject({ type: 'withdrawal', asset: 'BTC', amount: '-0.0039', fee_asset: 'BTC' });
+  });
+
+  it('lists a deposit address with its memo or tag, wherever Coinbase answers it', async () => {
+    const wallet = (uuid: string, currency: string, address: CoinbaseAddress): CoinbaseWallet => ({ uuid, currency, available: '25', hold: '0', transactions: [], addresses: [address] });
+    const account = live.fake.addAccount({
+      wallets: [
+        // The tag at the top level, no `address_info`: the captured answer's shape.
+        wallet('3bfc20d7-f7c6-4422-bf07-8243ca4169fe', 'XRP', { id: 'addr-xrp', address: 'rw2ciyaNshpHe7bCHo4bRWq6pqqynnWKQg', network: 'ripple', destination_tag: '3735928559' }),
+        // In `address_info`, as Coinbase's reference documents it.
+        wallet('4bfc20d7-f7c6-4422-bf07-8243ca4169fe', 'XLM', { id: 'addr-xlm', address: 'GCKFBEIYV2U22IO2BJ4KVJOIP7XPWQGQFKKWXR6DOSJBV7STMAQSMTGG', network: 'stellar', destination_tag: '987654', addressInfo: true }),
+        // An empty tag is none (the capture's own ERC-20 address).
+        wallet('5bfc20d7-f7c6-4422-bf07-8243ca4169fe', 'USDT', { id: 'addr-usdt', address: '0x80C5F5921493e628A8036343B69B966123De7dC0', network: 'ethereum' }),
+      ],
+    });
+    const id = await connected('coinbase', fields(account));
+    expect((await refresh(id, ['balances'])).balance_refresh).toMatchObject({ status: 'succeeded' });
+    const addresses = (await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data;
+    expect(addresses.map(({ address, asset, label }: Record<string, string>) => ({ address, asset, label }))).toEqual([
+      { address: '0x80C5F5921493e628A8036343B69B966123De7dC0', asset: 'USDT', label: 'Coinbase USDT deposit' },
+      { address: 'GCKFBEIYV2U22IO2BJ4KVJOIP7XPWQGQFKKWXR6DOSJBV7STMAQSMTGG', asset: 'XLM', label: 'Coinbase XLM deposit (memo/tag: 987654)' },
+      { address: 'rw2ciyaNshpHe7bCHo4bRWq6pqqynnWKQg', asset: 'XRP', label: 'Coinbase XRP deposit (memo/tag: 3735928559)' },
+    ]);
   });
 
   it('reads every page of wallets (250 a page), adding wallets of one currency together', async () => {
@@ -164,5 +256,26 @@ describe.each(engines())('Coinbase through ccxt on %s', (engine) => {
       expect(logs.includes(secret), 'logs').toBe(false);
       expect(dump.includes(secret), 'database').toBe(false);
     }
+  });
+});
+
+/** The wallets' ledgers walked through the provider interface the refresh uses, from a stored cursor. */
+describe('Coinbase wallet ledgers walked from a stored cursor', () => {
+  const coinbase = fakeForTests(startFakeCoinbase);
+  const walk = (account: CoinbaseAccount, cursor: string | null) => walkHistory(providerAt('coinbase', coinbase.fake.url), { apiKey: account.key, secret: account.secret }, cursor);
+
+  it('reads every wallet again, once, for a cursor stored when network fees were read on top of the amounts', async () => {
+    const { btc, usdt } = feeWallets();
+    const account = coinbase.fake.addAccount({ wallets: [btc, usdt] });
+    // A cursor of the former reading: after the USDT wallet's transfers (2024), before the BTC ones.
+    const former = await walk(account, JSON.stringify({ since: Date.UTC(2025, 0, 1) }));
+    const read = former.read.flatMap((page) => page.transactions);
+    expect(read).toHaveLength(6);
+    // The send stored then as −2.01 with its fee on top is read again, as the wallet moved.
+    expect(read.find((tx) => tx.fee === '1.530199')).toMatchObject({ ref: 'ledger:e457a27e-8ad0-56ee-90d3-94d9a86fc203', amount: '-0.479801', description: 'Coinbase wallet ledger: send' });
+    // The cursor now says so: the next walk reads from the day before the newest entry only.
+    expect(JSON.parse(former.returned as string)).toEqual({ since: Date.parse('2025-02-02T10:00:00Z'), feeIncluded: true });
+    const later = await walk(account, former.returned as string);
+    expect(refsOf(later.read).sort()).toEqual(['ledger:c1d2e3f4-0000-4000-8000-000000000003', 'ledger:c1d2e3f4-0000-4000-8000-000000000004']);
   });
 });

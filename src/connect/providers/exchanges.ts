@@ -229,10 +229,11 @@ export interface ExchangeRow {
    * address of each asset in one call (KuCoin, whose single lookup fails for an asset without
    * one). `wallet-list`: the addresses each held asset's wallet already has, listed with the ccxt
    * API method `method` (called with the wallet's `account_id`), where ccxt's lookup
-   * would create an address — a write a read-only key must not make. `none`: the exchange has no
-   * read that tells them reliably (Bitfinex).
+   * would create an address — a write a read-only key must not make; `tag` names the listed
+   * item's field that holds a memo or tag where ccxt reads it elsewhere (that field first, then
+   * ccxt's reading). `none`: the exchange has no read that tells them reliably (Bitfinex).
    */
-  depositAddresses?: { kind: 'lookup'; networks?: Readonly<Record<string, string>>; everyNetwork?: boolean } | { kind: 'wallet-list'; method: string } | { kind: 'none' };
+  depositAddresses?: { kind: 'lookup'; networks?: Readonly<Record<string, string>>; everyNetwork?: boolean } | { kind: 'wallet-list'; method: string; tag?: string } | { kind: 'none' };
   /** Changes to a credential's form field (wording, kind of input) for this exchange. */
   fields?: Partial<Record<CcxtCredential, Partial<Omit<CredentialField, 'name'>>>>;
   /** Its OAuth 2 server, when account holders can sign in there instead of creating a key. */
@@ -353,8 +354,10 @@ export const EXCHANGES: readonly ExchangeRow[] = [
     // The CDP secret is a multi-line PEM private key: a password input would drop its line breaks.
     fields: { secret: { label: 'API private key', type: 'textarea', hint: 'The whole key, from -----BEGIN EC PRIVATE KEY----- to -----END EC PRIVATE KEY-----.' } },
     keyPermissions: coinbaseKeyPermissions,
-    // v2 wallet transactions: 100 a page at most, the next after `starting_after`.
-    history: { kind: 'ledger-per-account', param: 'starting_after', pageSize: 100 },
+    // v2 wallet transactions: 100 a page at most, the next after `starting_after`. A transaction's
+    // `amount` is the wallet's balance change: a send's network fee (`network.transaction_fee`,
+    // which ccxt hands over as the entry's fee) is part of it, so the book says `feeIncluded`.
+    history: [{ name: 'wallet', balances: {}, history: { kind: 'ledger-per-account', param: 'starting_after', pageSize: 100 }, feeIncluded: true }],
     // "Sign in with Coinbase": read scopes only; Coinbase rotates the refresh token on every use.
     oauth: {
       authorizeUrl: 'https://login.coinbase.com/oauth2/auth',
@@ -367,8 +370,9 @@ export const EXCHANGES: readonly ExchangeRow[] = [
     ccxtOptions: { options: { fetchBalance: 'v3PrivateGetBrokerageAccounts' } },
     balancePages: { param: 'cursor', next: (info) => (info.has_next === true && typeof info.cursor === 'string' && info.cursor !== '' ? info.cursor : undefined) },
     // ccxt's fetchDepositAddress creates a new address (a POST); listing a wallet's addresses
-    // (GET /v2/accounts/{id}/addresses) is a read.
-    depositAddresses: { kind: 'wallet-list', method: 'v2PrivateGetAccountsAccountIdAddresses' },
+    // (GET /v2/accounts/{id}/addresses) is a read. Coinbase answers the memo or tag at the top
+    // level (`destination_tag`, as captured), where ccxt does not look (it reads `address_info`).
+    depositAddresses: { kind: 'wallet-list', method: 'v2PrivateGetAccountsAccountIdAddresses', tag: 'destination_tag' },
   },
   {
     id: 'kraken',

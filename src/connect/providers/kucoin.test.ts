@@ -8,18 +8,21 @@ import { EXCHANGE_RATE_LIMIT_SECONDS } from './ccxt-errors.js';
 
 const DAY = 86_400_000;
 
+/** An account ledger id as KuCoin writes them: 24 hex digits, rising with time. */
+const hexId = (n: bigint) => `65ca${n.toString(16).padStart(20, '0')}`;
+
 /**
  * A classic KuCoin history: deposits into the Main account, a move to the Trade account, a trade
  * there, a withdrawal; `padding` one-USDT deposits on one day twenty days ago, five to a
  * millisecond (more than a page of 500 in one day); quiet days between. `amount` is the balance
- * change, the fee in it, as KuCoin's ledger gives it. Ids rise with time.
+ * change, the fee in it, as KuCoin's ledger gives it. Ids (hex, as KuCoin's) rise with time.
  */
 function classic(padding: number, perMillisecond = 5) {
   const now = Date.now();
   let id = 265_329_987_780_000n;
   const entry = (fields: Omit<KucoinEntry, 'id' | 'fee' | 'createdAt'> & { fee?: string; daysAgo: number }): KucoinEntry => {
     const { daysAgo, fee, ...rest } = fields;
-    return { id: String((id += 11n)), fee: fee ?? '0', createdAt: now - daysAgo * DAY, ...rest };
+    return { id: hexId((id += 11n)), fee: fee ?? '0', createdAt: now - daysAgo * DAY, ...rest };
   };
   const entries: KucoinEntry[] = [
     // KuCoin's ledger has answered both the older names (Deposit, Transfer) and codes (DEPOSIT…).
@@ -32,7 +35,7 @@ function classic(padding: number, perMillisecond = 5) {
     entry({ currency: 'BTC', amount: '0.01', direction: 'in', bizType: 'Exchange', accountType: 'TRADE', daysAgo: 50, context: '{"symbol":"BTC-USDT","orderId":"6705f6350dc7210007d6a36d","tradeId":"10046097631627265"}' }),
   ];
   const base = now - 20 * DAY;
-  for (let i = 0; i < padding; i++) entries.push({ id: String((id += 11n)), currency: 'USDT', amount: '1', fee: '0', direction: 'in', bizType: 'DEPOSIT', accountType: 'MAIN', createdAt: base + Math.floor(i / perMillisecond) });
+  for (let i = 0; i < padding; i++) entries.push({ id: hexId((id += 11n)), currency: 'USDT', amount: '1', fee: '0', direction: 'in', bizType: 'DEPOSIT', accountType: 'MAIN', createdAt: base + Math.floor(i / perMillisecond) });
   // Withdrew 0.05 BTC, the fee (0.0005 BTC) in what left the account.
   entries.push(entry({ currency: 'BTC', amount: '0.0505', fee: '0.0005', direction: 'out', bizType: 'WITHDRAW', accountType: 'MAIN', daysAgo: 10 }));
   return {
@@ -59,7 +62,7 @@ function highFrequency(padding: number) {
     const { ago, fee, ...rest } = fields;
     return { id: String((id += 7n)), accountType: 'TRADE_HF', fee: fee ?? '0', createdAt: now - ago, ...rest };
   };
-  entries.push({ id: '265329987790001', currency: 'USDT', amount: '100', fee: '0', direction: 'out', bizType: 'Transfer', accountType: 'MAIN', createdAt: now - 2 * DAY });
+  entries.push({ id: hexId(265_329_987_790_001n), currency: 'USDT', amount: '100', fee: '0', direction: 'out', bizType: 'Transfer', accountType: 'MAIN', createdAt: now - 2 * DAY });
   entries.push(hf({ currency: 'USDT', amount: '100', direction: 'in', bizType: 'TRANSFER', ago: 2 * DAY }));
   for (let i = 0; i < padding; i++) entries.push(hf({ currency: 'USDT', amount: '1', direction: 'in', bizType: 'TRANSFER', ago: DAY + 1000 - i }));
   // Bought 0.001 BTC for 50 USDT: 0.00099 BTC came in, after a 0.00001 BTC fee.
@@ -164,7 +167,7 @@ describe.each(engines())('KuCoin through ccxt on %s', (engine) => {
     const account = live.fake.addAccount(classic(0));
     const id = await connected('kucoin', fields(account));
     await refresh(id, ['transactions']);
-    account.entries.push({ id: '265329987799999', currency: 'USDT', amount: '5', fee: '0', direction: 'in', bizType: 'Deposit', accountType: 'MAIN', createdAt: Date.now() });
+    account.entries.push({ id: hexId(265_329_987_799_999n), currency: 'USDT', amount: '5', fee: '0', direction: 'in', bizType: 'Deposit', accountType: 'MAIN', createdAt: Date.now() });
     const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
     // From a day before the newest entry the last refresh read (the withdrawal ten days ago):

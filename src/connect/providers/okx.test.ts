@@ -59,7 +59,7 @@ describe.each(engines())('OKX through ccxt on %s', (engine) => {
   const billCalls = (from: number, path: string) => live.fake.requests.slice(from).filter((r) => r.path === path).map((r) => r.query);
 
   it('reads both books’ bills page by page and both books’ balances, and the history adds up to them', async () => {
-    const account = live.fake.addAccount({ ...history(230, 150), addresses: { BTC: [{ chain: 'BTC-Bitcoin', addr: 'bc1qokxdeposit0000000000000000000000000000' }] } });
+    const account = live.fake.addAccount({ ...history(230, 150), addresses: { BTC: [{ chain: 'BTC-Bitcoin', addr: 'bc1qokxdeposit0000000000000000000000000000' }], USDT: [{ chain: 'USDT-TON', addr: 'EQBfAN7LfaUYgXZNw5Wc7GBgkEX2yhuJ5ka95J1JJwXXf4a8', memo: '11563797' }] } });
     const id = await connected('okx', fields(account));
     const before = live.fake.requests.length;
     const refreshed = await refresh(id, ['balances', 'transactions']);
@@ -100,6 +100,8 @@ describe.each(engines())('OKX through ccxt on %s', (engine) => {
 
     expect((await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data).toEqual([
       expect.objectContaining({ address: 'bc1qokxdeposit0000000000000000000000000000', asset: 'BTC', kind: 'deposit' }),
+      // A memo where OKX's captured answer has one (`addrEx.comment`, a TON address).
+      expect.objectContaining({ address: 'EQBfAN7LfaUYgXZNw5Wc7GBgkEX2yhuJ5ka95J1JJwXXf4a8', asset: 'USDT', label: 'OKX USDT deposit (memo/tag: 11563797)' }),
     ]);
   });
 
