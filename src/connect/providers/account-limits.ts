@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Exchange } from 'ccxt';
 import type { Ccxt } from './ccxt-errors.js';
-import type { AccountLimits } from './exchanges.js';
+import type { AccountLimits } from './exchanges/row.js';
 
 type Throttler = InstanceType<Ccxt['functions']['Throttler']>;
 

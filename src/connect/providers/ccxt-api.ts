@@ -1,5 +1,5 @@
 import type { Exchange } from 'ccxt';
-import type { RowPaging } from './exchanges.js';
+import type { RowPaging } from './exchanges/row.js';
 
 /** One of ccxt's methods for the exchange's own API, by name (`privatePostV1Roles`, …), bound to it. */
 export function apiMethod(exchange: Exchange, name: string): (params: object) => Promise<unknown> {

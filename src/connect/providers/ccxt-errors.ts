@@ -1,5 +1,6 @@
 import type * as CcxtModule from 'ccxt';
 import { parseRetryAfter } from '../../platform/http/retry-after.js';
+import { StoredCursorError } from './history/cursor.js';
 import { ProviderError, type ConnectOutcome } from './provider.js';
 
 export type Ccxt = typeof CcxtModule;
@@ -89,9 +90,12 @@ export function connectFailure(ccxt: Ccxt, error: unknown, exchange: string): Co
  * A failed data call as the account's refresh state tells it. Expired or revoked keys mark the
  * account `requires_reauth`; throttling and outages carry a time to come back. Anything else is a
  * plain Error naming only the ccxt class, so the job retries it and nothing the exchange echoed (or
- * a credential) lands in the job's `last_error`.
+ * a credential) lands in the job's `last_error`. A stored cursor that is not its walk's
+ * (StoredCursorError, our own data) goes on as it is, naming the field, for the job to log.
  */
 export function refreshFailure(ccxt: Ccxt, error: unknown, exchange: string, lastHeaders?: Record<string, unknown>): Error {
+  // Our own stored cursor, not the exchange's answer: its message says which field, and is kept.
+  if (error instanceof StoredCursorError) return error;
   const kind = classifyCcxtError(ccxt, error);
   switch (kind) {
     case 'ip_allow_list':

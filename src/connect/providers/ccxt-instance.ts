@@ -1,6 +1,6 @@
 import type { Exchange } from 'ccxt';
 import type { Ccxt } from './ccxt-errors.js';
-import type { ExchangeRow } from './exchanges.js';
+import type { ExchangeRow } from './exchanges/row.js';
 
 /**
  * ccxt's request throttle (its client-side rate limiter), one per exchange id for every instance

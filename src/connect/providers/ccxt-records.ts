@@ -1,10 +1,10 @@
 import type { Conversion, LedgerEntry, Trade, Transaction } from 'ccxt';
 import { addDecimals, canonicalDecimal } from '../amounts.js';
-import type { Book, EntryTypes, RecordList } from './exchanges.js';
+import type { Book, EntryTypes, RecordList } from './exchanges/row.js';
 import type { ProviderTransaction } from './provider.js';
 
 /**
- * ccxt's records (parsed with `number = String`, see ccxt-provider.ts) as our transactions. In
+ * ccxt's records (parsed with `number = String`, see ccxt-instance.ts) as our transactions. In
  * every one, `amount` is the signed movement and `fee` is charged on top of it, in `feeAsset`: an
  * asset's balance moves by the sum of its amounts less the fees charged in it.
  */

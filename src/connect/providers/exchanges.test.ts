@@ -1,6 +1,7 @@
 import ccxt from 'ccxt';
 import { describe, expect, it } from 'vitest';
-import { EXCHANGES, isBooks } from './exchanges.js';
+import { EXCHANGES } from './exchanges.js';
+import { isBooks } from './exchanges/row.js';
 import {
   binanceKeyPermissions,
   bitfinexKeyPermissions,

@@ -2,6 +2,7 @@ import dns from 'node:dns';
 import { isIP } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { engines } from '../../../test/support/database.js';
+import { runDueJobs } from '../../../test/support/connect.js';
 import { snapshotDatabase } from '../../../test/support/db-snapshot.js';
 import { krakenLedger, startFakeKraken, type KrakenAccount } from '../../../test/support/fake-kraken.js';
 import { liveExchangeSuite } from '../../../test/support/live-exchange.js';
@@ -189,6 +190,21 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
       [String(newest - 86_400), '50'],
     ]);
     expect(await allTransactions(id)).toHaveLength(150);
+  });
+
+  it('fails the refresh, naming the field, when the stored cursor is not one of the ledger walk’s forms', async () => {
+    const account = live.fake.addAccount({ ledger: krakenLedger(3) });
+    const id = await connected(account);
+    // A checkpoint of another walk (by `until`): read as this walk's, it would start it anywhere.
+    await live.app.ctx.db.updateTable('connect_accounts').set({ transaction_cursor: JSON.stringify({ backfill: { until: 1_767_603_600_000, top: 1_767_603_600 } }) }).where('id', '=', id).execute();
+    const before = live.fake.requests.length;
+    expect((await call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['transactions'] })).statusCode).toBe(200);
+    await runDueJobs(live.app.ctx);
+    // The job fails with the misfit (the worker logs it, and retries), having asked Kraken nothing.
+    const job = await live.app.ctx.db.selectFrom('jobs').select(['status', 'last_error']).where('payload', 'like', `%"account_id":"${id}"%`).executeTakeFirstOrThrow();
+    expect(job.last_error).toContain("Kraken's stored history cursor is not one of the ledger-offset walk's: /backfill/end Expected required property");
+    expect(live.fake.requests.slice(before).some((r) => r.path === '/0/private/Ledgers')).toBe(false);
+    await live.app.ctx.db.deleteFrom('jobs').where('payload', 'like', `%"account_id":"${id}"%`).execute();
   });
 
   it.each([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { fakeForTests } from '../../../test/support/fake-exchange-server.js';
-import { krakenLedger, startFakeKraken, type KrakenAccount } from '../../../test/support/fake-kraken.js';
-import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-walk.js';
+import { fakeForTests } from '../../../../test/support/fake-exchange-server.js';
+import { krakenLedger, startFakeKraken, type KrakenAccount } from '../../../../test/support/fake-kraken.js';
+import { providerAt, refsOf, walkHistory } from '../../../../test/support/provider-walk.js';
 
 /**
  * The `ledger-offset` walk without an end-time parameter (an exchange whose ledger ccxt pages by
