@@ -9,6 +9,7 @@ import { expireSessionJob } from './expire-session.job.js';
 import { connectPages } from './pages/connect.surface.js';
 import type { OAuthServer } from './oauth/oauth-client.js';
 import { exchangeThrottles, type ExchangeThrottles } from './providers/ccxt-instance.js';
+import { exchangeCallLog } from './providers/exchange-call-log.js';
 import type { ExchangeOverrides } from './providers/ccxt-provider.js';
 import type { Provider } from './providers/provider.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/registry.js';
@@ -49,6 +50,7 @@ export const connectModule = defineModule({
         chains: ctx.chains,
         clock: ctx.clock,
         throttles,
+        calls: exchangeCallLog(ctx.db, ctx.capabilities),
         ...(ctx.extraProviders ? { extra: ctx.extraProviders } : {}),
         ...(ctx.exchangeOverrides ? { exchangeOverrides: ctx.exchangeOverrides } : {}),
         ...(ctx.oauthServerOverrides ? { oauthServerOverrides: ctx.oauthServerOverrides } : {}),

@@ -132,7 +132,20 @@ export interface OAuthAttemptTable {
 }
 export type OAuthAttemptRow = Selectable<OAuthAttemptTable>;
 
+/**
+ * A call to an endpoint an exchange weighs per account, in the last minute (exchange-call-log.ts).
+ * Milliseconds: the minute is the exchange's, and tests shorten it.
+ */
+export interface ExchangeCallTable {
+  seq: Generated<number>;
+  /** The exchange, a SHA-256 of the account's key and the endpoint: `binance:<hex>:fiat/orders`. */
+  key: string;
+  at: number;
+  weight: number;
+}
+
 export interface ConnectTables {
+  connect_exchange_calls: ExchangeCallTable;
   connect_oauth_attempts: OAuthAttemptTable;
   connect_sessions: SessionTable;
   connect_accounts: AccountTable;

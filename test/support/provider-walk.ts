@@ -11,7 +11,10 @@ import { pointExchangeAt } from './exchange-overrides.js';
 export function providerAt(id: string, origin: string, history?: ExchangeRow['history']): Provider {
   const row = EXCHANGES.find((r) => r.id === id);
   if (!row) throw new Error(`no exchange ${id} in the table`);
-  return ccxtProvider(history ? { ...row, history } : row, { load: () => import('ccxt'), throttles: exchangeThrottles(), overrides: pointExchangeAt(id, origin) });
+  if (row.accountLimits) throw new Error(`${id} paces calls per account in the database: walk it through an app (startTestApp)`);
+  // Without accountLimits the provider never logs a call.
+  const calls = { reserve: () => Promise.reject(new Error('no call log outside an app')) };
+  return ccxtProvider(history ? { ...row, history } : row, { load: () => import('ccxt'), throttles: exchangeThrottles(), calls, overrides: pointExchangeAt(id, origin) });
 }
 
 export interface WalkedPage {

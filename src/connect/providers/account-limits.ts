@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Exchange } from 'ccxt';
-import type { Ccxt } from './ccxt-errors.js';
+import type { ExchangeCallLog } from './exchange-call-log.js';
 import type { AccountLimits } from './exchanges/row.js';
-
-type Throttler = InstanceType<Ccxt['functions']['Throttler']>;
 
 /**
  * Our window is this much longer than the exchange's minute: a call we release as the window
@@ -13,31 +11,20 @@ type Throttler = InstanceType<Ccxt['functions']['Throttler']>;
 const MARGIN = 1.05;
 
 /**
- * The per-account limiters of one exchange (see AccountLimits): one rolling one-minute window for
- * each account and endpoint, kept while in use. `pace` makes an instance's calls to those
- * endpoints wait in the account's window; the rest of its calls are untouched.
+ * The per-account limits of one exchange (see AccountLimits): one rolling one-minute window for
+ * each account and endpoint, kept in `calls` (the database) so that every process spends the same
+ * minute. `pace` makes an instance's calls to those endpoints wait in the account's window; the
+ * rest of its calls are untouched.
  *
  * The minute is the exchange's minute at ccxt's own pace: an instance whose `rateLimit` is lifted
  * (tests, the benchmark) has its minute shortened in proportion, as ccxt's shared limiter is.
  */
-export function accountLimiters(limits: AccountLimits) {
-  const windows = new Map<string, Throttler>();
-
-  /** The window of one account's endpoint; idle windows are let go (an account's key is not kept longer than needed). */
-  function windowFor(ccxt: Ccxt, key: string, minuteMs: number): Throttler {
-    const now = Date.now();
-    for (const [other, throttler] of windows) {
-      const last = throttler.timestamps.at(-1)?.timestamp ?? 0;
-      if (other !== key && !throttler.running && now - last > minuteMs * MARGIN) windows.delete(other);
+export function accountLimiters(exchangeId: string, limits: AccountLimits, calls: ExchangeCallLog) {
+  /** Waits until the account's window for this endpoint has room for `weight`, and counts it there. */
+  async function spend(key: string, weight: number, windowMs: number): Promise<void> {
+    for (let wait = await calls.reserve(key, weight, limits.perMinute, windowMs); wait > 0; wait = await calls.reserve(key, weight, limits.perMinute, windowMs)) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
     }
-    let throttler = windows.get(key);
-    if (!throttler) {
-      throttler = new ccxt.functions.Throttler({ algorithm: 'rollingWindow', windowSize: minuteMs * MARGIN, rateLimit: 1 });
-      // ccxt derives the window's capacity from its size and pace; ours is the exchange's figure.
-      throttler.config.maxWeight = limits.perMinute;
-      windows.set(key, throttler);
-    }
-    return throttler;
   }
 
   return {
@@ -49,7 +36,7 @@ export function accountLimiters(limits: AccountLimits) {
      * window: the window counts the call when it is sent, and Binance's signed timestamp is
      * taken after both waits (a call signed before a minute's wait would be refused as stale).
      */
-    pace(exchange: Exchange, ccxt: Ccxt, account: string, defaultRateLimit: number): void {
+    pace(exchange: Exchange, account: string, defaultRateLimit: number): void {
       const id = createHash('sha256').update(account).digest('hex');
       const minuteMs = (60_000 * (exchange.rateLimit ?? defaultRateLimit)) / defaultRateLimit;
       const cost = exchange.calculateRateLimiterCost.bind(exchange);
@@ -64,7 +51,7 @@ export function accountLimiters(limits: AccountLimits) {
         const call = next;
         next = undefined;
         await throttle(...args);
-        if (call) await windowFor(ccxt, `${id}:${call.path}`, minuteMs).throttle(call.weight);
+        if (call) await spend(`${exchangeId}:${id}:${call.path}`, call.weight, minuteMs * MARGIN);
       };
     },
   };

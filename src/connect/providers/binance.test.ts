@@ -749,6 +749,46 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
     });
   });
 
+  it('keeps an account’s minute across processes: a refresh in a second process (its own app, the same database) waits for the minute the first spent', async () => {
+    const minute = 6_000;
+    live.fake.countUidWeight(minute);
+    const binance = { ...pointExchangeAt('binance', live.fake.url), rateLimit: 5 };
+    const first = await startTestApp(engine, { seams: { exchangeOverrides: { binance } } });
+    const second = await startTestApp(engine, { seams: { exchangeOverrides: { binance } }, database: first.database });
+    try {
+      const client = await first.newClient();
+      const [inFirst, inSecond] = [first, second].map((app) =>
+        liveExchangeSteps(
+          () => app,
+          () => client,
+        ),
+      ) as [ReturnType<typeof liveExchangeSteps>, ReturnType<typeof liveExchangeSteps>];
+      const account = live.fake.addAccount();
+      account.fiatOrders = [fiatOrder(0, 'p1-in', '10', '10', '0', 'Successful', 3), fiatOrder(1, 'p1-out', '4', '4', '0', 'Finished', 2)];
+      const id = await inFirst.connected('binance', fields(account));
+      const recent = JSON.stringify({ since: Date.now() - 10 * DAY });
+      const cursor = JSON.stringify({ books: { spot: JSON.stringify({ since: Date.now() - 10 * DAY, assets: [], trades: {}, converted: true }), earn: recent } });
+      const before = live.fake.requests.length;
+      for (const [steps, app] of [
+        [inFirst, first],
+        [inSecond, second],
+      ] as const) {
+        // Each refresh walks the fiat orders afresh (two calls of 90,000 each: the whole minute).
+        await app.ctx.db.updateTable('connect_accounts').set({ transaction_cursor: cursor }).where('id', '=', id).execute();
+        expect((await steps.refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
+      }
+      const calls = live.fake.requests.slice(before).filter((r) => r.path === '/sapi/v1/fiat/orders').map((r) => r.at);
+      expect(live.fake.uidRefusals).toEqual([]);
+      expect(calls).toHaveLength(4);
+      const [a1, , a3] = calls as [number, number, number, number];
+      expect(a3 - a1).toBeGreaterThanOrEqual(minute);
+    } finally {
+      live.fake.countUidWeight(undefined);
+      await second.close();
+      await first.close();
+    }
+  }, 90_000);
+
   it('paces the calls Binance weighs per account in a minute of their own, per account: a second refresh waits for it, another account does not', async () => {
     // At 5 ms a unit of ccxt's cost (Binance's pace is 50), Binance's minute is 6 s. The fake
     // counts each account's weight per endpoint over that minute and refuses a call past 180,000:

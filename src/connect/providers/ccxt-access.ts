@@ -3,6 +3,7 @@ import type { OAuthServer, OAuthTokens } from '../oauth/oauth-client.js';
 import { accountLimiters } from './account-limits.js';
 import { refreshFailure, type Ccxt } from './ccxt-errors.js';
 import { openExchange, type ExchangeThrottles } from './ccxt-instance.js';
+import type { ExchangeCallLog } from './exchange-call-log.js';
 import type { CcxtCredential, ExchangeRow } from './exchanges/row.js';
 
 /**
@@ -18,6 +19,8 @@ export interface ExchangeDeps {
   throttles: ExchangeThrottles;
   overrides?: ExchangeOverrides;
   oauthServer?: Partial<OAuthServer>;
+  /** Where every process logs the calls the exchange counts per account (the row's accountLimits). */
+  calls: ExchangeCallLog;
 }
 
 /**
@@ -46,7 +49,7 @@ export interface ExchangeAccess {
 const MARKETS_TTL_MS = 60 * 60 * 1000;
 
 export function exchangeAccess(row: ExchangeRow, deps: ExchangeDeps): ExchangeAccess {
-  return { row, deps, ...(row.accountLimits ? { perAccount: accountLimiters(row.accountLimits) } : {}) };
+  return { row, deps, ...(row.accountLimits ? { perAccount: accountLimiters(row.id, row.accountLimits, deps.calls) } : {}) };
 }
 
 /** A ccxt instance for these credentials (no request made yet). */
@@ -56,7 +59,7 @@ export function instanceFor(access: ExchangeAccess, ccxt: Ccxt, credentials: Cre
   const account = credentials.apiKey ?? credentials.token;
   if (perAccount && account !== undefined) {
     access.defaultRateLimit ??= (exchange.describe() as { rateLimit: number }).rateLimit;
-    perAccount.pace(exchange, ccxt, account, access.defaultRateLimit);
+    perAccount.pace(exchange, account, access.defaultRateLimit);
   }
   return exchange;
 }

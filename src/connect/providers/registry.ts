@@ -5,6 +5,7 @@ import type { Mode } from '../../platform/scope.js';
 import { bitcoinWalletProvider } from './bitcoin-wallet.js';
 import type { Ccxt } from './ccxt-errors.js';
 import type { ExchangeThrottles } from './ccxt-instance.js';
+import type { ExchangeCallLog } from './exchange-call-log.js';
 import { ccxtProvider, type ExchangeOverrides } from './ccxt-provider.js';
 import { EXCHANGES } from './exchanges.js';
 import type { OAuthServer } from '../oauth/oauth-client.js';
@@ -32,6 +33,8 @@ export function createProviderRegistry(deps: {
   clock: Clock;
   /** ccxt's throttle per exchange, shared with every other caller of the exchange in this process. */
   throttles: ExchangeThrottles;
+  /** The calls exchanges count per account, logged for every process (exchange-call-log.ts). */
+  calls: ExchangeCallLog;
   extra?: Partial<Record<Mode, Provider[]>>;
   exchangeOverrides?: Partial<Record<string, ExchangeOverrides>>;
   oauthServerOverrides?: Partial<Record<string, Partial<OAuthServer>>>;
@@ -39,7 +42,7 @@ export function createProviderRegistry(deps: {
   const exchanges = EXCHANGES.map((row) => {
     const overrides = deps.exchangeOverrides?.[row.id];
     const oauthServer = deps.oauthServerOverrides?.[row.id];
-    return ccxtProvider(row, { load: loadCcxt, throttles: deps.throttles, ...(overrides ? { overrides } : {}), ...(oauthServer ? { oauthServer } : {}) });
+    return ccxtProvider(row, { load: loadCcxt, throttles: deps.throttles, calls: deps.calls, ...(overrides ? { overrides } : {}), ...(oauthServer ? { oauthServer } : {}) });
   });
   const byMode: Record<Mode, Provider[]> = {
     test: [sandboxExchange, bitcoinWalletProvider('test', () => deps.chains.forMode('test'), deps.clock), ...(deps.extra?.test ?? [])],

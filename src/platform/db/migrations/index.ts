@@ -22,6 +22,7 @@ import { sessionEventsWithoutSecretMigration } from './0019_session_events_witho
 import { connectSessionBrowserMigration } from './0020_connect_session_browser.js';
 import { pricesMigration } from './0021_prices.js';
 import { verifyStatementValuationMigration } from './0022_verify_statement_valuation.js';
+import { connectExchangeCallsMigration } from './0023_connect_exchange_calls.js';
 
 /**
  * The ordered list of schema versions. Names sort in the order they must run; a migration, once
@@ -51,5 +52,6 @@ export function allMigrations(capabilities: DbCapabilities): Record<string, Migr
     '0020_connect_session_browser': connectSessionBrowserMigration(),
     '0021_prices': pricesMigration(capabilities),
     '0022_verify_statement_valuation': verifyStatementValuationMigration(),
+    '0023_connect_exchange_calls': connectExchangeCallsMigration(capabilities),
   };
 }
