@@ -6,7 +6,10 @@
  * round to round, so drift of the machine's speed hits them alike; the figure is the median of the
  * per-round ratios, with their spread (lowest–highest).
  *
- *   npm run bench -- startup        (node --import tsx bench/startup.ts [--rounds=9])
+ *   npm run bench -- startup        (node --import tsx bench/startup.ts [--rounds=9] [--other-bin=PATH])
+ *
+ * `--other-bin` adds `PATH --help` to the rounds: another checkout's binary (an older release) on
+ * the same machine in the same run.
  *
  * dist/ is built first (scripts/build.ts), so the binary runs the sources being measured.
  */
@@ -88,7 +91,7 @@ async function timeToHealthy(dataDir: string): Promise<number> {
   }
 }
 
-export async function runStartupBench(options: { rounds?: number } = {}): Promise<StartupBench> {
+export async function runStartupBench(options: { rounds?: number; otherBin?: string } = {}): Promise<StartupBench> {
   const rounds = options.rounds ?? 9;
   await buildDist();
   const dir = mkdtempSync(path.join(tmpdir(), 'ownproof-bench-startup-'));
@@ -108,6 +111,8 @@ export async function runStartupBench(options: { rounds?: number } = {}): Promis
       { name: 'ownproof verify-claim <receipt>', time: () => timeToExit([BIN, 'verify-claim', receiptFile, '--jwks', jwksFile]) },
       { name: 'ownproof serve → /healthz (SQLite)', time: () => timeToHealthy(dataDir) },
     ];
+    const otherBin = options.otherBin;
+    if (otherBin) subjects.push({ name: '--other-bin --help', time: () => timeToExit([otherBin, '--help']) });
     // A warm-up of each, untimed: the file system cache, not start-up, would differ otherwise.
     for (const subject of subjects) await subject.time();
     const times: number[][] = subjects.map(() => []);
@@ -132,11 +137,13 @@ export function formatStartupBench(result: StartupBench): string {
   const fixed = (n: number) => n.toFixed(1);
   return [
     `start-up on Node ${result.node}, ${result.rounds} interleaved rounds: median wall time, and median (lowest–highest) of each round's ratio to node -e 0`,
-    ...result.rows.map((row) => `  ${row.name.padEnd(36)} ${String(Math.round(row.medianMs)).padStart(5)} ms   ${fixed(row.ratio).padStart(5)}×  (${fixed(row.spread[0])}–${fixed(row.spread[1])})`),
+    ...result.rows.map((row) => `  ${row.name.padEnd(40)} ${String(Math.round(row.medianMs)).padStart(5)} ms   ${fixed(row.ratio).padStart(5)}×  (${fixed(row.spread[0])}–${fixed(row.spread[1])})`),
   ].join('\n');
 }
 
 if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const roundsArg = process.argv.find((a) => a.startsWith('--rounds='));
-  console.log(formatStartupBench(await runStartupBench(roundsArg ? { rounds: Number(roundsArg.slice('--rounds='.length)) } : {})));
+  const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
+  const rounds = option('rounds');
+  const otherBin = option('other-bin');
+  console.log(formatStartupBench(await runStartupBench({ ...(rounds ? { rounds: Number(rounds) } : {}), ...(otherBin ? { otherBin: path.resolve(otherBin) } : {}) })));
 }
