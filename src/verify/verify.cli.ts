@@ -113,10 +113,10 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
 
 /** The key set in `file` (a saved JWKS), or undefined after saying why it cannot be read (exit 2). */
 async function readKeySet(cli: CliDeps, command: string, file: string): Promise<VerificationKeys | undefined> {
+  const { verificationKeys } = await import('./receipt.js');
   try {
     const jwks = JSON.parse(await readFile(file, 'utf8')) as JSONWebKeySet;
     if (!Array.isArray(jwks.keys)) throw new Error('it has no "keys" array');
-    const { verificationKeys } = await import('./receipt.js');
     return verificationKeys(jwks);
   } catch (error) {
     cli.stderr.write(`${command}: cannot read the key set ${file}: ${error instanceof Error ? error.message : String(error)}\n`);
