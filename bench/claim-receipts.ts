@@ -42,7 +42,8 @@ export interface ReceiptBenchResult {
   cli_vs_in_process: number;
 }
 
-async function makeReceipts(count: number) {
+/** `count` distinct receipts signed with a key generated here, the proofs inside them and the key set that checks them. */
+export async function makeReceipts(count: number) {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
   const kid = 'rk_bench';
   const privateJwk = privateKey.export({ format: 'jwk' }) as JWK;

@@ -7,6 +7,7 @@ import { formatReceiptBench, runReceiptBench } from './claim-receipts.js';
 import { formatRows as formatVerifyRows, runVerifyBench } from './bitcoin-verify.js';
 import { formatExchangeRefreshBench, runExchangeRefreshBench } from './exchange-refresh.js';
 import { formatHttpBench, runHttpBench } from './http.js';
+import { formatStartupBench, runStartupBench } from './startup.js';
 import { formatStatementPdfBench, runStatementPdfBench } from './statement-pdf.js';
 import { formatWebhookBench, runWebhookBench } from './webhooks.js';
 
@@ -18,6 +19,7 @@ const sections: Record<string, () => Promise<string>> = {
   'claim-receipts': async () => formatReceiptBench(await runReceiptBench()),
   'statement-pdf': async () => formatStatementPdfBench(await runStatementPdfBench()),
   'exchange-refresh': async () => formatExchangeRefreshBench(await runExchangeRefreshBench()),
+  startup: async () => formatStartupBench(await runStartupBench()),
 };
 
 const wanted = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));

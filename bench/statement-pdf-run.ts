@@ -1,6 +1,7 @@
 /**
  * One measurement of `bench/statement-pdf.ts`, in a process of its own so its peak memory is its
- * own. `node --import tsx bench/statement-pdf-run.ts ours|ours-valued|bare|bare-plain input.json [prices.sqlite]`:
+ * own, run compiled (statement-pdf.ts makes dist.bench/statement-pdf-run.js, which imports dist/):
+ * `node dist.bench/statement-pdf-run.js ours|ours-valued|bare|bare-plain input.json [prices.sqlite]`:
  * - `ours`: what a first download costs, from the chain's transactions in memory: the statement
  *   computed, its document built, hashed and signed, the PDF rendered and sealed (both layouts' code, the
  *   monthly layout).

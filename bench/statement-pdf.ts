@@ -7,6 +7,7 @@
  *   authenticated GET of the HTTP section, loaded in turn on one server process by one client.
  */
 import { spawn } from 'node:child_process';
+import { build } from 'esbuild';
 import http from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,11 +23,14 @@ import { createPriceSources } from '../src/prices/price-sources.js';
 import { lookUpPrices } from '../src/prices/price.service.js';
 import { boundaryHeights } from '../src/verify/statement-generation.js';
 import { valuationMoments } from '../src/verify/statement-valuation.js';
+import { buildDist } from '../scripts/build.js';
 import { startTarget, type Target } from './http.js';
 import { median } from './median.js';
 import { bigintReplacer, computeBenchStatement, type StatementBenchInput, type StatementBenchResult } from './statement-pdf-input.js';
 
-const RUN_SCRIPT = path.join(import.meta.dirname, 'statement-pdf-run.ts');
+const ROOT = path.resolve(import.meta.dirname, '..');
+/** The measuring process's script, compiled (compileRunScript). */
+const RUN_SCRIPT = path.join(ROOT, 'dist.bench', 'statement-pdf-run.js');
 const at = (iso: string) => Date.parse(iso) / 1000;
 const VARIANTS = ['ours', 'ours-valued', 'bare', 'bare-plain'] as const;
 type Variant = (typeof VARIANTS)[number];
@@ -49,6 +53,37 @@ async function makeInput(transactions: number): Promise<StatementBenchInput> {
 }
 
 /**
+ * The measuring process runs JavaScript, as the product does, so its time and peak memory are the
+ * service's and not tsx's (a loader compiling every module in the process): dist/ is built from the
+ * sources, and statement-pdf-run.ts with the bench's own helpers becomes one file in dist.bench/
+ * whose imports of ../src/ are imports of ../dist/, the product's compiled modules.
+ */
+async function compileRunScript(): Promise<void> {
+  await buildDist();
+  await build({
+    entryPoints: [path.join(import.meta.dirname, 'statement-pdf-run.ts')],
+    outfile: RUN_SCRIPT,
+    bundle: true,
+    packages: 'external',
+    format: 'esm',
+    platform: 'node',
+    target: 'node24',
+    logLevel: 'warning',
+    plugins: [
+      {
+        name: 'product-from-dist',
+        setup(plugin) {
+          plugin.onResolve({ filter: /^(\.\.\/)+src\// }, (args) => {
+            const source = path.resolve(args.resolveDir, args.path);
+            return { path: `../dist/${path.relative(path.join(ROOT, 'src'), source)}`, external: true };
+          });
+        },
+      },
+    ],
+  });
+}
+
+/**
  * A database whose candle cache holds every price the input's statement needs in EUR (test mode's
  * sandbox series), as a first statement over those months leaves it: the valued run only reads it.
  */
@@ -67,7 +102,7 @@ async function fillPriceCache(input: StatementBenchInput, file: string): Promise
 
 function runOnce(variant: Variant, inputFile: string, pricesFile: string): Promise<StatementBenchResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', RUN_SCRIPT, variant, inputFile, pricesFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [RUN_SCRIPT, variant, inputFile, pricesFile], { stdio: ['ignore', 'pipe', 'inherit'] });
     const lines = createInterface({ input: child.stdout });
     let result: StatementBenchResult | undefined;
     lines.on('line', (line) => {
@@ -97,6 +132,7 @@ export async function runStatementPdfBench(options: { transactions?: number; rou
     const input = await makeInput(transactions);
     writeFileSync(inputFile, JSON.stringify(input, bigintReplacer));
     await fillPriceCache(input, pricesFile);
+    await compileRunScript();
     for (let round = 0; round < rounds; round++) {
       // The order turns each round, so no variant always runs on a machine just warmed (or loaded) by another.
       for (let i = 0; i < VARIANTS.length; i++) {

@@ -1,6 +1,4 @@
 import { createChainSources, type ChainSources } from './chain-for-mode.js';
-import { registerVerifyMessageCommand } from './message/cli.js';
-import { registerSandboxCommands } from './sandbox/sandbox.cli.js';
 import { defineModule } from '../platform/module.js';
 
 declare module '../platform/context.js' {
@@ -10,12 +8,8 @@ declare module '../platform/context.js' {
   }
 }
 
-/** Bitcoin: chain data for the other modules (`ctx.chains`), `ownproof verify-message` and `ownproof sandbox`. */
+/** Bitcoin: chain data for the other modules (`ctx.chains`). Its commands (`verify-message`, `sandbox`) are in src/main/commands.ts. */
 export const bitcoinModule = defineModule({
   name: 'bitcoin',
   context: (ctx) => ({ chains: createChainSources({ esploraUrl: ctx.config.esploraUrl }) }),
-  commands: (program, cli) => {
-    registerVerifyMessageCommand(program, cli);
-    registerSandboxCommands(program, cli);
-  },
 });

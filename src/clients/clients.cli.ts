@@ -1,6 +1,5 @@
 import { Option, type Command } from 'commander';
 import { wholeNumber, type CliDeps } from '../platform/cli.js';
-import { ClientNotFoundError, createClient, rollApiKey } from './client.service.js';
 
 /** `ownproof client create` and `ownproof key roll`: clients and their keys are managed from the shell. */
 export function registerClientCommands(program: Command, cli: CliDeps): void {
@@ -12,6 +11,7 @@ export function registerClientCommands(program: Command, cli: CliDeps): void {
     .option('--json', 'print one JSON object {client_id, test_key, live_key}')
     .action(async (options: { name: string; json?: boolean }) => {
       if (options.name.trim() === '' || options.name.length > 200) cli.fail('--name must be 1 to 200 characters');
+      const { createClient } = await import('./client.service.js');
       await cli.withRuntime(async (runtime) => {
         const created = await createClient(runtime.ctx, { name: options.name });
         if (options.json) {
@@ -34,6 +34,7 @@ export function registerClientCommands(program: Command, cli: CliDeps): void {
     .option('--grace <seconds>', 'keep the old keys working this many seconds', wholeNumber('must be a whole number of seconds'), 0)
     .option('--json', 'print one JSON object {client_id, mode, key, old_keys_expire_at}')
     .action(async (options: { client: string; mode: 'test' | 'live'; grace: number; json?: boolean }) => {
+      const { ClientNotFoundError, rollApiKey } = await import('./client.service.js');
       await cli
         .withRuntime(async (runtime) => {
           const rolled = await rollApiKey(runtime.ctx, { clientId: options.client, mode: options.mode, graceSeconds: options.grace });

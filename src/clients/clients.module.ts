@@ -1,16 +1,14 @@
 import { defineModule } from '../platform/module.js';
 import { createApiKeyAuthenticator } from './api-key-cache.js';
 import { bootstrapFirstClient } from './client.service.js';
-import { registerClientCommands } from './clients.cli.js';
 
 /**
- * API clients and their keys: the API's bearer authentication (`ctx.apiKeys`), `ownproof client`
- * and `ownproof key`, and the bootstrap client of a first start.
+ * API clients and their keys: the API's bearer authentication (`ctx.apiKeys`) and the bootstrap
+ * client of a first start (`ownproof client` and `ownproof key` are in clients.cli.ts).
  */
 export const clientsModule = defineModule({
   name: 'clients',
   context: (ctx) => ({ apiKeys: createApiKeyAuthenticator(ctx, ctx.config.apiKeyCache) }),
-  commands: registerClientCommands,
   async onServe(ctx, { baseUrl }) {
     const bootstrap = await bootstrapFirstClient(ctx);
     if (!bootstrap) return [];

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PageQueryFields } from '../platform/http/pagination.js';
+import { PageQueryFields } from '../platform/http/page.schemas.js';
 import { Timestamp } from '../platform/http/schemas.js';
 import { Permission } from './session.schemas.js';
 

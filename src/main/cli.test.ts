@@ -1,8 +1,9 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, databaseEnv, runOwnproof, runOwnproofHere, startNodeProcess, startServe } from '../../test/support/cli-process.js';
+import { BIN, databaseEnv, packagesAmong, runOwnproof, runOwnproofHere, runOwnproofTracingModules, startNodeProcess, startServe } from '../../test/support/cli-process.js';
 import { createTestDatabase, engines, type TestDatabase } from '../../test/support/database.js';
 
 describe.each(engines())('ownproof CLI on %s', (engine) => {
@@ -91,6 +92,18 @@ describe('ownproof CLI configuration', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^ownproof: cannot reach the database/);
     expect(run.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('ownproof start-up', () => {
+  it('--help runs the compiled JavaScript and loads commander and dotenv alone: no server, database, logger, metrics or tsx', async () => {
+    const run = await runOwnproofTracingModules(['--help']);
+    expect(run.code).toBe(0);
+    const listed = [...run.stdout.matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1]);
+    expect(listed).toEqual(['serve', 'worker', 'migrate', 'jobs', 'keys', 'client', 'key', 'verify-message', 'sandbox', 'verify-claim', 'verify-statement', 'help']);
+    expect(run.modules).toContain(pathToFileURL(path.resolve(BIN, '../../dist/main/cli.js')).href);
+    expect(run.modules.filter((url) => url.startsWith(pathToFileURL(path.resolve(BIN, '../../src')).href))).toEqual([]);
+    expect(packagesAmong(run.modules)).toEqual(['commander', 'dotenv']);
   });
 });
 

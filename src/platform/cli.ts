@@ -1,13 +1,17 @@
 import type { Readable, Writable } from 'node:stream';
 import { InvalidArgumentError, type Command } from 'commander';
+import type { Config } from './config/config.js';
 import type { Runtime } from './runtime.js';
 
 /**
- * What a module's `ownproof` commands get from the CLI (`AppModule.commands`): the runtime on
- * demand, the process's streams, and the two ways to end — a result printed, or one line of
- * failure with exit code 1.
+ * What a module's `ownproof` commands get from the CLI (`src/main/commands.ts`): the configuration
+ * and the runtime on demand, the process's streams, and the two ways to end — a result printed, or
+ * one line of failure with exit code 1. A command imports the code it runs inside its action
+ * (`await import(…)`), so `ownproof --help` and the commands that need no database load none of it.
  */
 export interface CliDeps {
+  /** The configuration from the environment (throws ConfigError naming the first wrong variable). */
+  config(): Config;
   /** Opens the database and context, runs `fn`, closes them again. */
   withRuntime<T>(fn: (runtime: Runtime) => Promise<T>): Promise<T>;
   /** One line on stdout. */

@@ -1,7 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyPluginAsync } from 'fastify';
-import type { Command } from 'commander';
-import type { CliDeps } from './cli.js';
 import type { AppContext } from './context.js';
 import type { EventDeclaration } from './events/event-catalog.js';
 import type { JobDefinition } from './jobs/catalog.js';
@@ -47,8 +45,6 @@ export interface AppModule {
   metrics?: readonly MetricDefinition[];
   /** Tags its API routes use, in the order `/docs` shows them. */
   openApiTags?: readonly OpenApiTag[];
-  /** Adds its `ownproof` sub-commands. */
-  commands?(program: Command, cli: CliDeps): void;
   /**
    * Work when `ownproof serve` starts, before it listens (e.g. the first start's bootstrap client).
    * Runs under a lock shared by every process starting on the same database. Returns lines for

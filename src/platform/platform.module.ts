@@ -1,11 +1,9 @@
 import type { Config } from './config/config.js';
-import { registerKeyCommands } from './crypto/keys.cli.js';
 import { eventsOf } from './events/event-catalog.js';
 import { dbConnections, dbConnectionsMax, dbWaiting } from './db/pool.metrics.js';
 import { eventRoutes } from './events/event.routes.js';
 import { httpRequestDuration, httpRequestsInFlight } from './http/http.metrics.js';
 import { jobRunDuration, jobsInQueue, oldestJobAge } from './jobs/job.metrics.js';
-import { registerJobsCommands } from './jobs/jobs.cli.js';
 import { devMailPages } from './mail/dev-mail.surface.js';
 import { mailMessages } from './mail/mail.metrics.js';
 import { deleteAllOutboxMessages } from './mail/outbox.repository.js';
@@ -22,8 +20,7 @@ import { WebhookEndpoint } from './webhooks/webhook.schemas.js';
 /**
  * The platform's own contributions, declared like any module's: the events, webhook endpoint and
  * usage API (with the webhook ping test helper, and the tag every domain's test helpers share),
- * the webhook jobs, `ownproof jobs` and `ownproof keys rotate-master|rotate-data`, the
- * development outbox pages (`/dev/mail`), and the metrics of HTTP, jobs, webhooks, mail and the
+ * the webhook jobs, the development outbox pages (`/dev/mail`), and the metrics of HTTP, jobs, webhooks, mail and the
  * database pool. Every service has them (`composeService` puts this module first), since every
  * domain records events.
  */
@@ -64,10 +61,6 @@ export const platformModule = defineModule({
     },
   ],
   pages: [devMailPages],
-  commands(program, cli) {
-    registerJobsCommands(program, cli);
-    registerKeyCommands(program, cli);
-  },
   // Where mail goes, said once at start-up: an operator who forgot SMTP_URL learns it here, not
   // from a user whose sign-in link never came.
   async onServe(ctx, server) {

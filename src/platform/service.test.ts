@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { Command } from 'commander';
 import type { FastifyPluginAsync } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestClock } from '../../test/support/clock.js';
@@ -7,7 +6,6 @@ import { createTestDatabase, type TestDatabase } from '../../test/support/databa
 import { testConfig } from '../../test/support/test-app.js';
 import { createClient } from '../clients/client.service.js';
 import { DOMAIN_MODULES } from '../main/modules.js';
-import type { CliDeps } from './cli.js';
 import type { AppContext } from './context.js';
 import { openSecretBox, type SecretBox } from './crypto/secret-box.js';
 import { eventsOf } from './events/event-catalog.js';
@@ -83,9 +81,6 @@ const notesModule = defineModule({
   jobs: [touchJob],
   metrics: [notesWritten, notesStored],
   openApiTags: [{ name: 'Notes', description: 'Example notes.' }],
-  commands: (program, cli) => {
-    program.command('notes').action(() => cli.print('notes command ran'));
-  },
   onServe: async (_ctx, { baseUrl }) => [`notes ready at ${baseUrl}/notes`],
 });
 
@@ -185,14 +180,8 @@ describe('a module added to the module list', () => {
     await served.close();
   });
 
-  it('adds its jobs to the worker catalog, its commands to the CLI and its lines to the start-up banner', async () => {
+  it('adds its jobs to the worker catalog and its lines to the start-up banner', async () => {
     expect(service.jobCatalog().types()).toEqual(expect.arrayContaining(['notes.touch', 'webhooks.deliver', 'connect.refresh_account']));
-    const printed: string[] = [];
-    const program = new Command('ownproof').exitOverride();
-    service.registerCommands(program, { print: (line: string) => printed.push(line) } as unknown as CliDeps);
-    await program.parseAsync(['notes'], { from: 'user' });
-    expect(printed).toEqual(['notes command ran']);
-    expect(program.commands.map((c) => c.name())).toEqual(expect.arrayContaining(['jobs', 'client', 'key', 'verify-message', 'notes']));
     expect(await service.onServe(ctx, { baseUrl: 'http://127.0.0.1:1' })).toContain('notes ready at http://127.0.0.1:1/notes');
   });
 

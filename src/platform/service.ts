@@ -1,6 +1,4 @@
-import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
-import type { CliDeps } from './cli.js';
 import type { Config } from './config/config.js';
 import type { AppContext } from './context.js';
 import { buildApp, type BuildAppOptions } from './http/app.js';
@@ -20,8 +18,6 @@ export interface Service {
   buildApp(ctx: AppContext, options?: BuildAppOptions): Promise<FastifyInstance>;
   /** Every job type of every module: what a worker runs. */
   jobCatalog(): JobCatalog;
-  /** Adds every module's `ownproof` sub-commands. */
-  registerCommands(program: Command, cli: CliDeps): void;
   /** Runs every module's start-up work for `ownproof serve`; returns the banner lines they add. */
   onServe(ctx: AppContext, server: { baseUrl: string }): Promise<string[]>;
 }
@@ -38,9 +34,6 @@ export function composeService(domains: readonly AppModule[]): Service {
     createContext: (parts) => createAppContext(modules, parts),
     buildApp: (ctx, options) => buildApp(ctx, modules, options),
     jobCatalog: () => new JobCatalog(modules.flatMap((m) => m.jobs ?? [])),
-    registerCommands(program, cli) {
-      for (const module of modules) module.commands?.(program, cli);
-    },
     async onServe(ctx, server) {
       const lines: string[] = [];
       for (const module of modules) lines.push(...((await module.onServe?.(ctx, server)) ?? []));

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PageQueryFields } from '../platform/http/pagination.js';
+import { PageQueryFields } from '../platform/http/page.schemas.js';
 import { MAX_ID_LENGTH, Timestamp } from '../platform/http/schemas.js';
 import { MESSAGE_KEYWORD } from '../platform/http/validation.js';
 import { ACCESS_REQUEST_STATUSES, NOTIFICATION_STATUSES } from './verify.table.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JSONWebKeySet } from 'jose';
-import { runOwnproof, runOwnproofHere } from '../../test/support/cli-process.js';
+import { packagesAmong, runOwnproof, runOwnproofHere, runOwnproofTracingModules } from '../../test/support/cli-process.js';
 import { startTestApp, type TestApp } from '../../test/support/test-app.js';
 import { proveWith, sandboxSigner, startChallenge, testnetWallet } from '../../test/support/verify.js';
 import type { Scope } from '../platform/scope.js';
@@ -93,6 +93,14 @@ describe('claim receipts', () => {
     );
     const json = await runOwnproofHere(['verify-claim', path.join(dir, 'address.jws'), '--jwks', jwksFile, '--json'], env);
     expect(JSON.parse(json.stdout)).toMatchObject({ valid: true, status: null });
+  });
+
+  it('`ownproof verify-claim` loads what checking a receipt needs, none of the service: no HTTP server, database driver, logger or metrics', async () => {
+    const run = await runOwnproofTracingModules(['verify-claim', path.join(dir, 'address.jws'), '--jwks', path.join(dir, 'jwks.json')]);
+    expect(run.stdout).toMatch(/^VALID: /);
+    expect(run.code).toBe(0);
+    const service = ['fastify', 'kysely', 'pino', 'better-sqlite3', 'pg', 'ccxt', 'pdfkit', 'pdf-lib', 'nodemailer', 'prom-client', 'tsx'];
+    expect(packagesAmong(run.modules).filter((name) => service.includes(name))).toEqual([]);
   });
 
   it('verifies with `ownproof verify-claim`: a fresh process needs no database or network and exits 1 on a changed byte; batches; exit 2 without keys or file', async () => {

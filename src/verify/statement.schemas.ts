@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PageQueryFields } from '../platform/http/pagination.js';
+import { PageQueryFields } from '../platform/http/page.schemas.js';
 import { MAX_ID_LENGTH, Timestamp } from '../platform/http/schemas.js';
 import { SUPPORTED_CURRENCIES } from '../prices/currencies.js';
 import { STATEMENT_STATUSES } from './verify.table.js';

@@ -5,10 +5,7 @@ import type { Readable } from 'node:stream';
 import type { Command } from 'commander';
 import type { JSONWebKeySet } from 'jose';
 import { commandGroup, readBytes, readText, type CliDeps } from '../platform/cli.js';
-import { receiptVerifier, verificationKeys, type ReceiptVerdict, type VerificationKeys } from './receipt.js';
-import { checkStatementPdf } from './statement-check.js';
-import { describeStatementCheck } from './statement-check-words.js';
-import { describeSigningKeys, rotateSigningKey } from './signing-key.service.js';
+import type { ReceiptVerdict, VerificationKeys } from './receipt.js';
 
 /** Exit codes of `verify-claim`, as `verify-message` has them. */
 const EXIT_VALID = 0;
@@ -23,6 +20,7 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
     .description('Add a new receipt signing key; the old ones stay published so existing receipts keep verifying')
     .option('--json', 'print one JSON object {kid, retired}')
     .action(async (options: { json?: boolean }) => {
+      const { rotateSigningKey } = await import('./signing-key.service.js');
       await cli.withRuntime(async (runtime) => {
         const rotated = await rotateSigningKey(runtime.ctx);
         if (options.json) cli.print(JSON.stringify(rotated));
@@ -34,6 +32,7 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
     .description('List receipt signing keys, newest first')
     .option('--json', 'one JSON object per line')
     .action(async (options: { json?: boolean }) => {
+      const { describeSigningKeys } = await import('./signing-key.service.js');
       await cli.withRuntime(async (runtime) => {
         const all = await describeSigningKeys(runtime.ctx);
         for (const key of all) cli.print(options.json ? JSON.stringify(key) : `${key.kid}  ${key.status}  created ${new Date(key.created_at * 1000).toISOString()}`);
@@ -57,6 +56,7 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
       const keys = await readKeySet(cli, 'verify-claim', options.jwks);
       if (!keys) return;
       const input: Readable | string = file === '-' ? cli.stdin : file;
+      const { receiptVerifier } = await import('./receipt.js');
       const verify = receiptVerifier(keys);
       if (options.batch) {
         try {
@@ -104,6 +104,7 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
         cli.setExitCode(EXIT_USAGE);
         return;
       }
+      const [{ checkStatementPdf }, { describeStatementCheck }] = await Promise.all([import('./statement-check.js'), import('./statement-check-words.js')]);
       const verdict = await checkStatementPdf(pdf, keys);
       cli.print(options.json ? JSON.stringify(verdict) : describeStatementCheck(verdict));
       cli.setExitCode(verdict.valid ? EXIT_VALID : EXIT_INVALID);
@@ -112,6 +113,7 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
 
 /** The key set in `file` (a saved JWKS), or undefined after saying why it cannot be read (exit 2). */
 async function readKeySet(cli: CliDeps, command: string, file: string): Promise<VerificationKeys | undefined> {
+  const { verificationKeys } = await import('./receipt.js');
   try {
     const jwks = JSON.parse(await readFile(file, 'utf8')) as JSONWebKeySet;
     if (!Array.isArray(jwks.keys)) throw new Error('it has no "keys" array');

@@ -14,7 +14,6 @@ import { statementGeneration } from './statement.metrics.js';
 import { statementCheckRoutes, statementDocumentRoutes } from './statement-document.routes.js';
 import { statementRoutes } from './statement.routes.js';
 import { Statement } from './statement.schemas.js';
-import { registerVerifyCommands } from './verify.cli.js';
 
 declare module '../platform/context.js' {
   interface AppContext {
@@ -57,7 +56,6 @@ export const verifyModule = defineModule({
   metrics: [statementGeneration],
   publicRoutes: [claimPublicRoutes, statementCheckRoutes],
   pages: [documentCheckPages, portalPages],
-  commands: registerVerifyCommands,
   openApiTags: [
     { name: 'Claims', description: 'Receipts of Bitcoin ownership that account holders shared with you, and checking any receipt.' },
     { name: 'Access requests', description: 'Asking account holders, by e-mail and through their portal, to share claims with you.' },

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import type { OAuthServer } from '../../src/connect/oauth/oauth-client.js';
@@ -6,7 +8,7 @@ import type { DatabaseConfig } from '../../src/platform/config/config.js';
 import { TEST_MASTER_KEY } from './master-key.js';
 
 export const BIN = path.resolve(import.meta.dirname, '../../bin/ownproof.js');
-/** `ownproof serve` with test seams (serve-main.ts), run through tsx as the binary runs the sources. */
+/** `ownproof serve` with test seams (serve-main.ts): the same server code, from the sources through tsx (the binary runs dist/). */
 const SERVE_WITH_SEAMS = ['--import', 'tsx', path.resolve(import.meta.dirname, 'serve-main.ts')];
 
 export interface ProcessResult {
@@ -25,9 +27,9 @@ export function databaseEnv(config: DatabaseConfig): Record<string, string> {
 }
 
 /** Runs `ownproof ...args` as a real child process and collects its output. */
-export function runOwnproof(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<ProcessResult> {
+export function runOwnproof(args: string[], env: Record<string, string> = {}, stdin?: string, nodeOptions: string[] = []): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(process.execPath, [...nodeOptions, BIN, ...args], {
       env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -42,8 +44,38 @@ export function runOwnproof(args: string[], env: Record<string, string> = {}, st
 }
 
 /**
+ * Records every module a process resolves (ESM imports and CommonJS requires alike, through
+ * `module.registerHooks`) and writes their URLs, one a line, to MODULE_TRACE_FILE as it exits.
+ */
+const MODULE_TRACE_HOOK = `data:text/javascript,${encodeURIComponent(`
+import { registerHooks } from 'node:module';
+import { writeFileSync } from 'node:fs';
+const resolved = new Set();
+registerHooks({ resolve(specifier, context, next) { const result = next(specifier, context); resolved.add(result.url); return result; } });
+process.on('exit', () => writeFileSync(process.env.MODULE_TRACE_FILE, [...resolved].join('\\n')));
+`)}`;
+
+/** Runs `ownproof ...args` as runOwnproof does, and also says which modules the process loaded (file URLs). */
+export async function runOwnproofTracingModules(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<ProcessResult & { modules: string[] }> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'ownproof-trace-'));
+  const traceFile = path.join(dir, 'modules.txt');
+  try {
+    const result = await runOwnproof(args, { ...env, MODULE_TRACE_FILE: traceFile }, stdin, ['--import', MODULE_TRACE_HOOK]);
+    return { ...result, modules: (await readFile(traceFile, 'utf8')).split('\n').filter(Boolean) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The packages (node_modules folders, `@scope/name` or `name`) among loaded module URLs, sorted, each once. */
+export function packagesAmong(modules: string[]): string[] {
+  const names = modules.map((url) => /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1]).filter((name) => name !== undefined);
+  return [...new Set(names)].sort();
+}
+
+/**
  * `ownproof …args` in this process: the command tree the binary runs, without a process's start-up
- * (~3 s each through tsx, most of a CLI test's time). For what a command says and does; what only a
+ * (a fraction of a second from dist/, but a database command also opens and migrates its database). For what a command says and does; what only a
  * separate process shows (its start-up, signals, exit codes of the binary, no database) stays with
  * runOwnproof. Logs are silent unless `env` sets LOG_LEVEL.
  */
@@ -65,7 +97,7 @@ export interface LongRunningProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts a long-running Node process (a TypeScript entry run through tsx). */
+/** Starts a long-running Node process (the binary, or a TypeScript entry through `--import tsx`). */
 export function startNodeProcess(args: string[], env: Record<string, string>): LongRunningProcess {
   const child = spawn(process.execPath, args, {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
@@ -123,7 +155,7 @@ export interface ServingProcess {
 
 /**
  * How long a server process may take to print its banner: two started at once while the rest of
- * the suite runs on a 2-core machine have taken over 20 s (tsx compiles the whole server first).
+ * the suite runs on a 2-core machine have taken over 20 s (tsx compiled the whole server first; the binary now runs dist/).
  * Inside the hook timeout (60 s).
  */
 const SERVE_START_MS = 45_000;

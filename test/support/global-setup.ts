@@ -1,4 +1,5 @@
 import type { TestProject } from 'vitest/node';
+import { buildDist } from '../../scripts/build.js';
 import { openDatabase } from '../../src/platform/db/database.js';
 import { migrateToLatest } from '../../src/platform/db/migrate.js';
 import { databaseUrl, dropDatabase, testDatabaseUrl, withAdminClient } from './postgres.js';
@@ -10,10 +11,13 @@ declare module 'vitest' {
 }
 
 /**
- * Once per `npm test`: migrate a PostgreSQL template database that every test file copies, so each
- * file gets its own fresh database in milliseconds. Without TEST_DATABASE_URL, say so plainly.
+ * Once per `npm test`: build dist/ from the sources under test, since the tests that run the
+ * `ownproof` binary run dist/ (a build left from older sources would test them instead); then
+ * migrate a PostgreSQL template database that every test file copies, so each file gets its own
+ * fresh database in milliseconds. Without TEST_DATABASE_URL, say so plainly.
  */
 export default async function setup(project: TestProject) {
+  await buildDist();
   const serverUrl = testDatabaseUrl();
   if (!serverUrl) {
     console.warn('\n[ownproof] PostgreSQL tests skipped: TEST_DATABASE_URL is not set (SQLite tests run).\n');

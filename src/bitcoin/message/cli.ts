@@ -1,7 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
-import { verifyMessage, type VerificationResult } from './verify-message.js';
+import type { VerificationResult, verifyMessage } from './verify-message.js';
 
 /** Streams and exit hook of the command, injectable for tests. */
 export interface VerifyMessageIo {
@@ -50,8 +50,8 @@ function malformedLine(lineNumber: number, problem: string): VerificationResult 
   return { valid: false, result: 'invalid', format: null, address_type: null, network: null, reason: `input line ${lineNumber}: ${problem}` };
 }
 
-/** Parses one batch line into a verdict; never throws. */
-export function verifyBatchLine(line: string, lineNumber: number): VerificationResult {
+/** Parses one batch line into a verdict with `verify`; never throws. */
+function verifyBatchLine(verify: typeof verifyMessage, line: string, lineNumber: number): VerificationResult {
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
@@ -65,7 +65,7 @@ export function verifyBatchLine(line: string, lineNumber: number): VerificationR
   for (const [name, value] of [['address', address], ['message', message], ['signature', signature]] as const) {
     if (typeof value !== 'string') return malformedLine(lineNumber, `"${name}" must be a string`);
   }
-  return verifyMessage({ address: address as string, message: message as string, signature: signature as string });
+  return verify({ address: address as string, message: message as string, signature: signature as string });
 }
 
 /**
@@ -73,12 +73,13 @@ export function verifyBatchLine(line: string, lineNumber: number): VerificationR
  * Blank lines are skipped. Invalid signatures and malformed lines are verdicts, not errors.
  */
 export async function runBatch(io: Pick<VerifyMessageIo, 'stdin' | 'stdout'>): Promise<void> {
+  const { verifyMessage } = await import('./verify-message.js');
   const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
   let lineNumber = 0;
   for await (const line of lines) {
     lineNumber++;
     if (line.trim() === '') continue;
-    await write(io.stdout, JSON.stringify(verifyBatchLine(line, lineNumber)) + '\n');
+    await write(io.stdout, JSON.stringify(verifyBatchLine(verifyMessage, line, lineNumber)) + '\n');
   }
 }
 
@@ -138,6 +139,7 @@ export function registerVerifyMessageCommand(program: Command, io: Partial<Verif
         streams.setExitCode(EXIT_USAGE);
         return;
       }
+      const { verifyMessage } = await import('./verify-message.js');
       const result = verifyMessage({ address: opts.address!, message: opts.message!, signature: opts.signature! });
       await write(streams.stdout, (opts.json ? JSON.stringify(result) : describeResult(opts.address!, result)) + '\n');
       streams.setExitCode(result.valid ? EXIT_VALID : EXIT_INVALID);

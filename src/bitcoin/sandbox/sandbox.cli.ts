@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { readText, type CliDeps } from '../../platform/cli.js';
-import { signWithSandboxWallet } from './sandbox-signer.js';
 
 /**
  * `ownproof sandbox sign-message`: signs a test-mode challenge with the sandbox wallet's public
@@ -18,6 +17,7 @@ export function registerSandboxCommands(program: Command, cli: CliDeps): void {
     .action(async (options: { address: string; message?: string; messageFile?: string }) => {
       if ((options.message === undefined) === (options.messageFile === undefined)) cli.fail('give either --message or --message-file');
       const message = options.message ?? (options.messageFile === '-' ? await readText(cli.stdin) : await readFile(options.messageFile as string, 'utf8'));
+      const { signWithSandboxWallet } = await import('./sandbox-signer.js');
       const signed = signWithSandboxWallet(options.address, message);
       if (!signed.ok) cli.fail(signed.reason);
       cli.print(signed.signature);

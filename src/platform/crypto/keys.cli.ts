@@ -1,8 +1,11 @@
 import type { Command } from 'commander';
 import { commandGroup, type CliDeps } from '../cli.js';
-import { unixSeconds } from '../clock.js';
-import { rotateDataKey, rotateMasterKey } from './data-key.service.js';
-import { masterKeyId, resolveMasterKeys } from './master-key.js';
+
+/** What the key commands run, loaded when one runs. */
+const loadKeyRotation = async () => {
+  const [clock, dataKeys, masterKeys] = await Promise.all([import('../clock.js'), import('./data-key.service.js'), import('./master-key.js')]);
+  return { ...clock, ...dataKeys, ...masterKeys };
+};
 
 /**
  * `ownproof keys rotate-master` and `ownproof keys rotate-data`: the keys that encrypt secrets at
@@ -16,6 +19,7 @@ export function registerKeyCommands(program: Command, cli: CliDeps): void {
     .description('Re-wrap every data key under MASTER_KEY (the new master key), unwrapping with MASTER_KEY_PREVIOUS (the old one); no secret is rewritten')
     .option('--json', 'print one JSON object {master_key_id, previous_master_key_id, rewrapped, unchanged, legacy_key}')
     .action(async (options: { json?: boolean }) => {
+      const { rotateMasterKey, resolveMasterKeys, unixSeconds } = await loadKeyRotation();
       await cli.withRuntime(async (runtime) => {
         const { config } = runtime.ctx;
         // The development key file is never the new key: a rotation names both keys explicitly.
@@ -50,6 +54,7 @@ export function registerKeyCommands(program: Command, cli: CliDeps): void {
     .description('Start sealing new secrets with a new data key; older data keys keep opening what they sealed')
     .option('--json', 'print one JSON object {active, retired, next}')
     .action(async (options: { json?: boolean }) => {
+      const { masterKeyId, rotateDataKey, resolveMasterKeys, unixSeconds } = await loadKeyRotation();
       await cli.withRuntime(async (runtime) => {
         const master = resolveMasterKeys(runtime.ctx.config).current;
         const rotation = await rotateDataKey(runtime.database, master, unixSeconds(runtime.ctx.clock));

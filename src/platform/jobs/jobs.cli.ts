@@ -1,6 +1,5 @@
 import { Option, type Command } from 'commander';
 import { wholeNumber, type CliDeps } from '../cli.js';
-import { listJobs, retryDeadJob } from './job.repository.js';
 import type { JobStatus } from './job.table.js';
 
 /**
@@ -18,6 +17,7 @@ export function registerJobsCommands(program: Command, deps: CliDeps): void {
     .option('--limit <n>', 'at most this many (1-1000)', wholeNumber('must be a whole number from 1 to 1000', 1, 1000), 50)
     .option('--json', 'one JSON object per line')
     .action(async (options: { status?: JobStatus; type?: string; limit: number; json?: boolean }) => {
+      const { listJobs } = await import('./job.repository.js');
       await deps.withRuntime(async (runtime) => {
         const rows = await listJobs(runtime.ctx.db, {
           limit: options.limit,
@@ -49,6 +49,7 @@ export function registerJobsCommands(program: Command, deps: CliDeps): void {
     .description('Put a dead job back in the queue with a fresh set of attempts')
     .argument('<job-id>', 'the job id (job_...)')
     .action(async (id: string) => {
+      const { retryDeadJob } = await import('./job.repository.js');
       await deps.withRuntime(async (runtime) => {
         if (!(await retryDeadJob(runtime.ctx.db, id, runtime.ctx.clock.now()))) deps.fail(`no dead job with id ${id}`);
         deps.print(`Job ${id} is queued again.`);

@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { PageQueryFields } from '../http/pagination.js';
+import { PageQueryFields } from '../http/page.schemas.js';
 import { Timestamp } from '../http/schemas.js';
 
 /**

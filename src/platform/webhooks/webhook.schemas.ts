@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { EVENT_TYPES, type EventType } from '../events/event.schemas.js';
-import { PageQueryFields } from '../http/pagination.js';
+import { PageQueryFields } from '../http/page.schemas.js';
 import { Timestamp } from '../http/schemas.js';
 import { MESSAGE_KEYWORD } from '../http/validation.js';
 import { MAX_URL_LENGTH } from './url-policy.js';
