@@ -109,6 +109,28 @@ describe('the packed @ownproof/verify', () => {
     expect(readdirSync(path.join(project, 'node_modules'))).not.toContain('tsx');
   });
 
+  it('type-checks an integrator’s code against its declarations with tsc --strict', async () => {
+    writeFileSync(
+      path.join(project, 'check.ts'),
+      `import { readFileSync } from 'node:fs';
+import { checkStatementPdf, receiptVerifier, verificationKeys, type ReceiptVerdict, type StatementCheck } from '@ownproof/verify';
+const keys = verificationKeys(JSON.parse(readFileSync('jwks.json', 'utf8')));
+const verdict: ReceiptVerdict = await receiptVerifier(keys)(readFileSync('receipt.jws', 'utf8'));
+export const holder: string | undefined = verdict.valid ? verdict.claim.account_holder_id : verdict.claim?.account_holder_id;
+const check: StatementCheck = await checkStatementPdf(readFileSync('statement.pdf'), keys);
+export const closing: string | undefined = check.document?.data.summary.closing_balance;
+// @ts-expect-error a verdict that is not valid has no kid
+export const kid: string = verdict.valid ? verdict.kid : verdict.kid;
+`,
+    );
+    const tsc = path.join(REPO, 'node_modules/typescript/bin/tsc');
+    const options = ['--strict', '--noEmit', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', 'false'];
+    const types = ['--types', 'node', '--typeRoots', path.join(REPO, 'node_modules/@types')];
+    const result = await exec(process.execPath, [tsc, ...options, ...types, 'check.ts'], project);
+    expect(result.stdout + result.stderr).toBe('');
+    expect(result.code).toBe(0);
+  }, 60_000);
+
   describe.each(engines())('with a receipt and a statement the service issued on %s', (engine) => {
     const sim = buildSandboxChain();
     let t: TestApp;
