@@ -67,6 +67,8 @@ describe.each(engines())('metrics of a serve process and a worker process on %s'
     // The worker process delivers the event the server recorded.
     await eventually(async () => receiver.received.length === 1, 20_000);
     await eventually(async () => sampleValue(await scrape(workerMetrics), 'ownproof_webhook_attempt_duration_seconds_count', { mode: 'test', outcome: 'succeeded', response: '2xx' }) === 1, 10_000);
+    // A run is timed once its job is marked done, which is after the attempt the handler recorded.
+    await eventually(async () => sampleValue(await scrape(workerMetrics), 'ownproof_job_run_duration_seconds_count', { type: 'webhooks.deliver', outcome: 'succeeded' }) !== undefined, 10_000);
 
     const [fromServe, fromWorker] = await Promise.all([scrape(serveMetrics), scrape(workerMetrics)]);
     expect(sampleValue(fromServe, 'ownproof_http_request_duration_seconds_count', { method: 'POST', route: '/v1/connect/account_holders', status: '200' })).toBe(1);

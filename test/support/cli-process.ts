@@ -143,7 +143,11 @@ export interface ServeSeams {
 export async function startServe(env: Record<string, string>, args: string[] = [], seams?: ServeSeams): Promise<ServingProcess> {
   const command = seams ? [...SERVE_WITH_SEAMS, ...args] : [BIN, 'serve', ...args];
   const serving = startNodeProcess(command, { PORT: '0', ...env, ...(seams ? { TEST_SEAMS: JSON.stringify(seams) } : {}) });
-  await serving.waitForLine(/API reference/, SERVE_START_MS);
+  // A server that did not come up in time is stopped, not left running behind the failure.
+  await serving.waitForLine(/API reference/, SERVE_START_MS).catch(async (error: unknown) => {
+    await serving.stop('SIGKILL');
+    throw error;
+  });
   const banner = serving.output();
   const port = /listening on 127\.0\.0\.1:(\d+)/.exec(banner)?.[1];
   if (port === undefined) throw new Error(`no listening address in the banner: ${banner}`);

@@ -32,6 +32,11 @@ export class Ownproof {
     return this.transport.json<ResultOf<K>>({ method: 'POST', path, body }, options);
   }
 
+  /** Reads `path` (one request each time, see {@link pollUntil}) until `done`. */
+  private poll<K extends OperationId>(op: K, path: string, done: (value: ResultOf<K>) => boolean, options?: PollOptions): Promise<ResultOf<K>> {
+    return pollUntil(() => this.get(op, path, undefined, { maxRetries: 0, ...(options?.signal ? { signal: options.signal } : {}) }), done, options);
+  }
+
   private list<K extends OperationId>(_op: K, path: string, params: object | undefined, options?: RequestOptions): ListPromise<ItemOf<K>> {
     return new ListPromise<ItemOf<K>>((startingAfter) =>
       this.transport.json<Page<ItemOf<K>>>({ method: 'GET', path, query: { ...(params as Query), ...(startingAfter === undefined ? {} : { starting_after: startingAfter }) } }, options),
@@ -54,11 +59,7 @@ export class Ownproof {
        * a second (default one); prefer the `session.completed` webhook where you can receive one.
        */
       poll: (id: string, options?: PollOptions) =>
-        pollUntil(
-          () => this.get('retrieveSession', `/v1/connect/sessions/${enc(id)}`, undefined, { maxRetries: 0, ...(options?.signal ? { signal: options.signal } : {}) }),
-          (session) => session.status === 'completed' || session.status === 'abandoned',
-          options,
-        ),
+        this.poll('retrieveSession', `/v1/connect/sessions/${enc(id)}`, (session) => session.status === 'completed' || session.status === 'abandoned', options),
     },
     accounts: {
       retrieve: (id: string, options?: RequestOptions) => this.get('retrieveAccount', `/v1/connect/accounts/${enc(id)}`, undefined, options),
@@ -67,8 +68,9 @@ export class Ownproof {
       refresh: (id: string, body: BodyOf<'refreshAccount'>, options?: RequestOptions) => this.post('refreshAccount', `/v1/connect/accounts/${enc(id)}/refresh`, body, options),
       /** Waits until no refresh of the account is `pending` (after `refresh`, or the first one after a session) and returns it; at most two requests a second. */
       pollRefresh: (id: string, options?: PollOptions) =>
-        pollUntil(
-          () => this.get('retrieveAccount', `/v1/connect/accounts/${enc(id)}`, undefined, { maxRetries: 0, ...(options?.signal ? { signal: options.signal } : {}) }),
+        this.poll(
+          'retrieveAccount',
+          `/v1/connect/accounts/${enc(id)}`,
           (account) => account.balance_refresh?.status !== 'pending' && account.transaction_refresh?.status !== 'pending',
           options,
         ),
@@ -98,11 +100,7 @@ export class Ownproof {
       list: (params?: ListParams<'listStatements'>, options?: RequestOptions) => this.list('listStatements', '/v1/verify/statements', params, options),
       /** Waits until the statement is `completed` or `failed` and returns it (at most two requests a second). */
       poll: (id: string, options?: PollOptions) =>
-        pollUntil(
-          () => this.get('retrieveStatement', `/v1/verify/statements/${enc(id)}`, undefined, { maxRetries: 0, ...(options?.signal ? { signal: options.signal } : {}) }),
-          (statement) => statement.status === 'completed' || statement.status === 'failed',
-          options,
-        ),
+        this.poll('retrieveStatement', `/v1/verify/statements/${enc(id)}`, (statement) => statement.status === 'completed' || statement.status === 'failed', options),
       /** The statement's signed PDF, as bytes. */
       downloadPdf: (id: string, params?: QueryOf<'downloadStatementPdf'>, options?: RequestOptions) =>
         this.transport.bytes({ method: 'GET', path: `/v1/verify/statements/${enc(id)}/document/pdf`, query: params as Query, accept: 'application/pdf' }, options),

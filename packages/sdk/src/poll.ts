@@ -1,4 +1,5 @@
 import { OwnproofApiError, OwnproofConnectionError } from './errors.js';
+import { sleep } from './sleep.js';
 
 /** How a poll waits: between request starts, and in all. */
 export interface PollOptions {
@@ -33,19 +34,7 @@ export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => b
     }
     // Counted from the answer, not from the request: however long a request takes, the next
     // leaves at least `wait` after this one did.
-    const next = performance.now() + wait;
-    if (next > deadline) throw new OwnproofConnectionError(`gave up polling after ${options.timeoutMs ?? 15 * 60_000} ms`);
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, Math.max(0, next - performance.now()));
-      options.signal?.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          reject(options.signal?.reason);
-        },
-        { once: true },
-      );
-    });
-    options.signal?.throwIfAborted();
+    if (performance.now() + wait > deadline) throw new OwnproofConnectionError(`gave up polling after ${options.timeoutMs ?? 15 * 60_000} ms`);
+    await sleep(wait, options.signal);
   }
 }

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -178,5 +179,20 @@ describe('the SDK over HTTP', () => {
     const ownproof = new Ownproof({ apiKey: 'sk_test_abc', baseUrl: url });
     await expect(ownproof.connect.sessions.poll('sess_nope')).rejects.toMatchObject({ code: 'resource_missing' });
     await expect(pollUntil(async () => 'open', (s) => s === 'done', { intervalMs: 500, timeoutMs: 1_200 })).rejects.toBeInstanceOf(OwnproofConnectionError);
+  });
+
+  it('leaves no listener behind on the caller\'s signal between reads, however long it polls', async () => {
+    const controller = new AbortController();
+    const listeners: number[] = [];
+    let reads = 0;
+    await pollUntil(
+      async () => {
+        listeners.push(getEventListeners(controller.signal, 'abort').length);
+        return ++reads;
+      },
+      (n) => n === 5,
+      { intervalMs: 500, signal: controller.signal },
+    );
+    expect(listeners).toEqual([0, 0, 0, 0, 0]);
   });
 });

@@ -1,4 +1,5 @@
 import { OwnproofApiError, OwnproofConnectionError, type ApiErrorBody } from './errors.js';
+import { sleep } from './sleep.js';
 
 export interface TransportOptions {
   /** A secret API key (`sk_test_…` or `sk_live_…`); its mode decides which data you reach. */
@@ -122,21 +123,6 @@ export class Transport {
 function backoff(attempt: number): number {
   const ceiling = Math.min(MAX_DELAY_MS, INITIAL_DELAY_MS * 2 ** attempt);
   return ceiling * (0.5 + Math.random() / 2);
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /** `Retry-After` in seconds: a number of seconds or an HTTP date. */
