@@ -1,9 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { MAX_RECEIPT_LENGTH, PROOF_FORMATS, type ProofFormat } from '@ownproof/verify';
 import { PageQueryFields } from '../platform/http/page.schemas.js';
 import { Timestamp } from '../platform/http/schemas.js';
-
-export const PROOF_FORMATS = ['bip322-simple', 'bip322-full', 'bip322-pof', 'legacy', 'deposit'] as const;
-export type ProofFormat = (typeof PROOF_FORMATS)[number];
 
 /** Each proof format in words, for people (the receipt check page, statement PDFs). */
 export const PROOF_FORMAT_WORDS: Record<ProofFormat, string> = {
@@ -53,7 +51,10 @@ export const ClaimProof = Type.Object(
 );
 export type ClaimProof = Static<typeof ClaimProof>;
 
-/** What a receipt states: the claim as verified, without its changing parts (status, sharing, balance). */
+/**
+ * What a receipt states: the claim as verified, without its changing parts (status, sharing, balance).
+ * @ownproof/verify checks the same shape (its `ClaimStatement`; claim.schemas.test.ts keeps the two equal).
+ */
 export const ClaimStatementFields = {
   id: Type.String({ description: 'Unique identifier, prefixed `clm_`.' }),
   account_holder_id: Type.String(),
@@ -112,16 +113,6 @@ export const ClaimListQuery = Type.Object(
   { additionalProperties: false },
 );
 export type ClaimListQuery = Static<typeof ClaimListQuery>;
-
-/** What a receipt's payload holds: the statement and who issued it. */
-export interface ReceiptPayload {
-  /** The issuer: the service's public base URL. */
-  iss: string;
-  claim: ClaimStatement;
-}
-
-/** Far above any real receipt (a statement with a large proof-of-funds signature is ~200 KB). */
-export const MAX_RECEIPT_LENGTH = 500_000;
 
 export const CheckReceiptBody = Type.Object(
   { receipt: Type.String({ minLength: 1, maxLength: MAX_RECEIPT_LENGTH, description: 'A claim receipt (compact JWS).' }) },

@@ -7,7 +7,7 @@ import { resolvePage } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
 import { findClaimById, findGrantedClaim, findGrantedClaims, listGrantedClaims, type GrantedClaimRow } from './claim.repository.js';
 import type { Claim, ClaimListQuery, ClaimStatement, ReceiptCheck } from './claim.schemas.js';
-import { receiptVerifier } from './receipt.js';
+import { receiptVerifier } from '@ownproof/verify';
 import { publishedVerificationKeys } from './signing-key.service.js';
 import type { ClaimRow } from './verify.table.js';
 

@@ -17,7 +17,7 @@ import { CHALLENGE_TTL_SECONDS, checkDeposit, DEPOSIT_TTL_SECONDS, MAX_FAILED_AT
 import { createDepositWallets } from './deposit-wallets.js';
 import { sandboxPay } from '../bitcoin/sandbox/sandbox-chain.js';
 import type { SimulatedChain } from '../bitcoin/chain/index.js';
-import { checkProof, verifyReceipt } from './receipt.js';
+import { checkProof, verifyReceipt } from '@ownproof/verify';
 import { publicJwks } from './signing-key.service.js';
 
 describe.each(engines())('proving ownership on %s', (engine) => {

@@ -10,7 +10,7 @@ import { proveWith, sandboxSigner, startChallenge, testnetWallet } from '../../t
 import type { Scope } from '../platform/scope.js';
 import type { ClaimStatement } from './claim.schemas.js';
 import { submitSignature } from './proof.service.js';
-import { checkProof, verifyReceipt } from './receipt.js';
+import { checkProof, verifyReceipt } from '@ownproof/verify';
 import { publicJwks } from './signing-key.service.js';
 import { sandboxWallet } from '../bitcoin/sandbox/sandbox-wallet.js';
 

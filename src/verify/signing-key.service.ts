@@ -4,7 +4,8 @@ import { unixSeconds } from '../platform/clock.js';
 import type { AppContext } from '../platform/context.js';
 import { newId } from '../platform/crypto/random.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
-import { RECEIPT_ALGORITHM, verificationKeys, type ReceiptSigningKey, type VerificationKeys } from './receipt.js';
+import { verificationKeys, type VerificationKeys } from '@ownproof/verify';
+import { RECEIPT_ALGORITHM, type ReceiptSigningKey } from './receipt.js';
 import { findActiveSigningKey, insertSigningKey, listSigningKeys, retireSigningKeys } from './signing-key.repository.js';
 import type { SigningKeyRow } from './verify.table.js';
 

@@ -44,7 +44,10 @@ function valuationFacts(valuation: StatementDocument['data']['valuation']): [str
   ];
 }
 
-/** The CLI's answer: VALID or INVALID and why, then what the statement states. */
+/**
+ * `ownproof verify-statement`'s answer (@ownproof/verify's command, worded as the check page words a
+ * statement): VALID or INVALID and why, then what the statement states.
+ */
 export function describeStatementCheck(check: StatementCheck): string {
   if (!check.valid || !check.document) return `INVALID: ${check.reason ?? 'it could not be checked'}`;
   return [

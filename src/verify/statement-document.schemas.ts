@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { SHA256_HEX } from '@ownproof/verify';
 import { PAGE_SIZES } from '../platform/config/config.js';
 import { AccountHolder } from '../connect/account-holder.schemas.js';
 import { Timestamp } from '../platform/http/schemas.js';
@@ -9,12 +10,6 @@ import { StatementData } from './statement.schemas.js';
 export const STATEMENT_PDF_FORMATS = ['monthly', 'custom'] as const;
 export type StatementPdfFormat = (typeof STATEMENT_PDF_FORMATS)[number];
 
-
-/** The signed data's file name inside a statement PDF. */
-export const attachmentName = (statementId: string) => `ownproof-statement-${statementId}.jws`;
-
-/** The JWS `typ` of a statement document, so it is never mistaken for a claim receipt or anything else signed with the same keys. */
-export const STATEMENT_DOCUMENT_TYPE = 'ownproof-statement+jws';
 
 export const StatementPdfQuery = Type.Object(
   {
@@ -79,27 +74,7 @@ export const StatementDocument = Type.Object(
 );
 export type StatementDocument = Static<typeof StatementDocument>;
 
-/** The JWS `typ` of a statement PDF's file signature. */
-export const STATEMENT_FILE_TYPE = 'ownproof-statement-file+jws';
-
-/** A SHA-256 as we write it: 64 lowercase hex digits. */
-export const SHA256_HEX = /^[0-9a-f]{64}$/;
 const Sha256Hex = (description: string) => Type.String({ pattern: SHA256_HEX.source, description });
-
-/**
- * The payload of a statement PDF's file signature: which document the file is, and the SHA-256 of
- * every byte before the signature. It binds the pages a person reads to the signed data attached.
- */
-export const StatementFileSeal = Type.Object(
-  {
-    statement_id: Type.String(),
-    format: Type.Union(STATEMENT_PDF_FORMATS.map((f) => Type.Literal(f))),
-    document_hash: Sha256Hex('The SHA-256 of the attached signed data’s payload.'),
-    pdf_sha256: Sha256Hex('The SHA-256 of the file before its signature line.'),
-  },
-  { additionalProperties: false },
-);
-export type StatementFileSeal = Static<typeof StatementFileSeal>;
 
 /** The largest statement PDF the check takes (a 10,000-transaction statement is well under 2 MiB). */
 export const MAX_STATEMENT_PDF_MIB = 32;

@@ -11,7 +11,8 @@ import { claimsOfHolders } from './claim.repository.js';
 import type { ClaimStatement } from './claim.schemas.js';
 import { signJws, type ReceiptSigningKey } from './receipt.js';
 import { activeSigningKey, publishedVerificationKeys } from './signing-key.service.js';
-import { checkStatementPdf, sealStatementPdf, sha256Hex, statementCheckFailure } from './statement-check.js';
+import { sha256Hex, statementCheckFailure, STATEMENT_DOCUMENT_TYPE } from '@ownproof/verify';
+import { checkStatementPdf, sealStatementPdf } from './statement-check.js';
 import {
   findStatementDocument,
   findStatementDocumentByHash,
@@ -20,7 +21,7 @@ import {
   insertStatementDocumentOnce,
   markPdfGenerated,
 } from './statement-document.repository.js';
-import { STATEMENT_DOCUMENT_TYPE, type StatementCheck, type StatementDocument, type StatementPdfFormat } from './statement-document.schemas.js';
+import { type StatementCheck, type StatementDocument, type StatementPdfFormat } from './statement-document.schemas.js';
 import type { StatementData } from './statement.schemas.js';
 
 export type StatementDocumentDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox'>;

@@ -16,7 +16,7 @@ export interface SigningKeyTable {
 }
 
 /** What a challenge asks the person to prove. */
-export type ChallengeSubject = { type: 'address'; address: string } | { type: 'wallet'; descriptor: string };
+export type { ChallengeSubject } from '@ownproof/verify';
 
 /**
  * Where a challenge was started: its pages find it again only there. A claim proven in a connect

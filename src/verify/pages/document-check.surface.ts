@@ -6,7 +6,8 @@ import type { PageContent, PageKit, PageSurface } from '../../platform/web/page-
 import { PROOF_FORMAT_WORDS, type ClaimStatement, type ReceiptCheck } from '../claim.schemas.js';
 import { checkReceipt } from '../claim.service.js';
 import multipart from '@fastify/multipart';
-import { MAX_STATEMENT_PDF_BYTES, MAX_STATEMENT_PDF_MIB, SHA256_HEX } from '../statement-document.schemas.js';
+import { SHA256_HEX } from '@ownproof/verify';
+import { MAX_STATEMENT_PDF_BYTES, MAX_STATEMENT_PDF_MIB } from '../statement-document.schemas.js';
 import { checkStatementFile, checkStatementHash, documentCheckUrl } from '../statement-document.service.js';
 import { notValidPage, statementForms, statementResultPage, type StatementFormState } from './statement-check-pages.js';
 

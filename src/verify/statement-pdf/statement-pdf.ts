@@ -8,7 +8,8 @@
  */
 import encodeQR from 'qr';
 import { PROOF_FORMAT_WORDS } from '../claim.schemas.js';
-import { attachmentName, type StatementDocument } from '../statement-document.schemas.js';
+import { attachmentName } from '@ownproof/verify';
+import type { StatementDocument } from '../statement-document.schemas.js';
 import type { StatementData, StatementMonth, StatementValueTotals } from '../statement.schemas.js';
 import { GRAY, grayColor, PdfLayout } from './pdf-layout.js';
 import type { CellFont } from './pdf-text.js';

@@ -1,4 +1,5 @@
-import type { ChallengeSubject } from './verify.table.js';
+/** What a challenge is about: one address, or a wallet as an output descriptor. */
+export type ChallengeSubject = { type: 'address'; address: string } | { type: 'wallet'; descriptor: string };
 
 /** What a challenge message says. Every field is one `Name: value` line. */
 export interface ChallengeText {
