@@ -43,42 +43,63 @@ export async function browserHolder(options: BrowserHolderOptions): Promise<Acco
     async completeSession(session) {
       if (session.hosted_url === null) throw new Error('the session has no hosted_url (only its create response shows it)');
       await page.goto(session.hosted_url);
-      await shoot('consent');
-      await page.getByRole('button', { name: 'Continue' }).click();
-      await page.getByRole('link', { name: /Bitcoin wallet \(self-custody\)/ }).click();
-      await page.getByLabel('Address, extended public key or descriptor').fill(SANDBOX_WALLET_DESCRIPTOR);
-      await shoot('wallet-form');
-      await page.getByRole('button', { name: 'Connect', exact: true }).click();
-      await page.getByRole('button', { name: 'Prove you control it' }).click();
-      await page.getByRole('heading', { name: /^Prove you control / }).waitFor();
-      await shoot('ownership-challenge');
-      await page.getByRole('button', { name: 'Sign with the sandbox wallet' }).click();
-      await page.getByText('✓ Ownership proven').waitFor();
-      await page.getByRole('link', { name: 'Connect another account' }).click();
-      await page.getByRole('link', { name: /Sandbox Exchange/ }).click();
-      await page.getByLabel('Username').fill('user_good');
-      await page.getByLabel('Password').fill('pass_good');
-      await page.getByRole('button', { name: 'Connect', exact: true }).click();
-      await page.getByRole('heading', { name: 'You’ve connected 2 accounts' }).waitFor();
-      await shoot('accounts');
-      await page.getByRole('button', { name: 'Done' }).click();
-      await page.waitForURL((url) => url.origin !== new URL(options.baseUrl).origin);
-      await shoot('back-at-the-lender');
+      await connectInHostedPages(page, shoot);
     },
     async approveAccessRequest(request, email) {
-      const link = await reviewLink(page, options.baseUrl, email);
-      await page.goto(link);
-      await page.getByRole('heading', { name: 'Sign in to your portal' }).waitFor();
-      await page.getByRole('button', { name: 'Continue' }).click();
-      await page.waitForURL((url) => url.pathname === `/portal/requests/${request.id}`);
-      for (const box of await page.getByRole('checkbox').all()) await box.check();
-      await shoot('portal-request');
-      await page.getByRole('button', { name: 'Approve and share' }).click();
-      await page.getByRole('status').waitFor();
-      await shoot('portal-approved');
+      await approveInPortal(page, options.baseUrl, request.id, email, shoot);
     },
     close: () => browser.close(),
   };
+}
+
+/** Saves a screenshot of the page as it is now, under a name. */
+export type Shoot = (name: string) => Promise<void>;
+
+/**
+ * On the hosted consent page: Continue, the sandbox wallet (pasted, then proven with **Sign with
+ * the sandbox wallet**), the Sandbox Exchange as `user_good`, Done; resolves once the browser has
+ * left ownproof for the lender's `return_url`.
+ */
+export async function connectInHostedPages(page: Page, shoot: Shoot): Promise<void> {
+  const ownproofOrigin = new URL(page.url()).origin;
+  await shoot('consent');
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('link', { name: /Bitcoin wallet \(self-custody\)/ }).click();
+  await page.getByLabel('Address, extended public key or descriptor').fill(SANDBOX_WALLET_DESCRIPTOR);
+  await shoot('wallet-form');
+  await page.getByRole('button', { name: 'Connect', exact: true }).click();
+  await page.getByRole('button', { name: 'Prove you control it' }).click();
+  await page.getByRole('heading', { name: /^Prove you control / }).waitFor();
+  await shoot('ownership-challenge');
+  await page.getByRole('button', { name: 'Sign with the sandbox wallet' }).click();
+  await page.getByText('✓ Ownership proven').waitFor();
+  await page.getByRole('link', { name: 'Connect another account' }).click();
+  await page.getByRole('link', { name: /Sandbox Exchange/ }).click();
+  await page.getByLabel('Username').fill('user_good');
+  await page.getByLabel('Password').fill('pass_good');
+  await page.getByRole('button', { name: 'Connect', exact: true }).click();
+  await page.getByRole('heading', { name: 'You’ve connected 2 accounts' }).waitFor();
+  await shoot('accounts');
+  await page.getByRole('button', { name: 'Done' }).click();
+  await page.waitForURL((url) => url.origin !== ownproofOrigin);
+  await shoot('back-at-the-lender');
+}
+
+/**
+ * The access request as its e-mail leads the person: the link in the development outbox of the
+ * server at `baseUrl`, the portal's sign-in, every wallet ticked, **Approve and share**.
+ */
+export async function approveInPortal(page: Page, baseUrl: string, requestId: string, email: string, shoot: Shoot): Promise<void> {
+  const link = await reviewLink(page, baseUrl, email);
+  await page.goto(link);
+  await page.getByRole('heading', { name: 'Sign in to your portal' }).waitFor();
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.waitForURL((url) => url.pathname === `/portal/requests/${requestId}`);
+  for (const box of await page.getByRole('checkbox').all()) await box.check();
+  await shoot('portal-request');
+  await page.getByRole('button', { name: 'Approve and share' }).click();
+  await page.getByRole('status').waitFor();
+  await shoot('portal-approved');
 }
 
 /** The portal link of the newest e-mail to `email` in the development outbox, once the worker has sent it. */
