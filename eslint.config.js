@@ -13,7 +13,7 @@ const repositoryOf = (domain) => ({
 });
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'coverage/', 'artifacts/', 'dist/'] },
+  { ignores: ['node_modules/', 'data/', 'coverage/', 'artifacts/', '**/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
