@@ -133,11 +133,13 @@ async function webhooksOf(ownproof: Ownproof, receiver: LenderReceiver, secret: 
   const deadline = Date.now() + 60_000;
   let seen = 0;
   while (types.some((type) => !found.has(type))) {
-    for (const delivery of receiver.deliveries.slice(seen)) {
+    // Deliveries arriving while these are checked are left for the next round.
+    const batch = receiver.deliveries.slice(seen);
+    seen += batch.length;
+    for (const delivery of batch) {
       const event = await ownproof.webhooks.unwrap(delivery.body, delivery.headers as Record<string, string>, secret);
       if (types.includes(event.type)) found.set(event.type, event);
     }
-    seen = receiver.deliveries.length;
     if (Date.now() > deadline) {
       const missing = types.filter((t) => !found.has(t)).join(', ');
       throw new Error(`no ${missing} webhook within a minute (received: ${[...found.keys()].join(', ') || 'none'}; see GET /v1/events and the endpoint's deliveries)`);
