@@ -96,7 +96,8 @@ describe('the packed SDK in a project of its own', () => {
     expect(bad.code).not.toBe(0);
     expect(bad.output).toMatch(/mistyped\.ts\(6,\d+\): error TS2820: Type '"balance"' is not assignable to type '"balances" \| "transactions" \| "addresses"'/);
     expect(bad.output).toMatch(/mistyped\.ts\(9,\d+\): error TS2339: Property 'accounts' does not exist/);
-  });
+    // Two runs of tsc: ~25 s on an idle 2-core machine.
+  }, 120_000);
 
   it('runs the compiled journey against ownproof serve: session, balances, grant, webhook, statement and its PDF', async () => {
     const compiled = await typeCheck(['journey.ts'], true);
