@@ -57,8 +57,8 @@ export default tseslint.config(
     languageOptions: { globals: { ...globals.browser }, sourceType: 'script' },
   },
   {
-    // The CLI, benchmarks, the cluster run and test support talk to a human on stdout.
-    files: ['src/main/cli.ts', 'bench/**', 'bin/**', 'scripts/cluster/**', 'test/**', '**/*.test.ts'],
+    // The CLI, benchmarks, the cluster run, test support and the example apps talk to a human on stdout.
+    files: ['src/main/cli.ts', 'bench/**', 'bin/**', 'scripts/cluster/**', 'test/**', '**/*.test.ts', 'packages/*/test/**', 'examples/**'],
     rules: { 'no-console': 'off' },
   },
 );
