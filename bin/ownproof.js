@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Runs the compiled JavaScript in dist/ (scripts/build.js, run by `npm install`'s prepare step).
+// Runs the compiled JavaScript in dist/ (scripts/build.ts, run by `npm install`'s prepare step).
 let cli;
 try {
   cli = await import('../dist/main/cli.js');

@@ -9,6 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { buildDist } from '../build.js';
 import { startCluster, type Cluster } from './cluster.js';
 import { checkRun, readClusterState, waitForDrain, type Check } from './checks.js';
 import { runFaults, type FaultRecord } from './faults.js';
@@ -30,6 +31,8 @@ const lanes = Number(values.lanes);
 const serves = Math.max(Number(values.serves), values['no-scaling'] ? 0 : 4);
 const log = (line: string) => console.log(`[cluster ${new Date().toISOString().slice(11, 19)}] ${line}`);
 
+// The processes run the binary, which runs dist/: built afresh from the sources first.
+await buildDist();
 log(`starting ${serves} servers, ${values.workers} workers, HAProxy, a webhook receiver and an SMTP sink on a fresh PostgreSQL database`);
 const cluster = await startCluster({ serves, workers: Number(values.workers) });
 let interrupted = false;

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { buildDist } from '../build.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/ownproof.js');
 /** tsx compiles the whole server before it listens: tens of seconds on a busy 2-core machine. */
@@ -26,6 +27,8 @@ export interface LocalOwnproof {
  * at another database.
  */
 export async function startLocalOwnproof(): Promise<LocalOwnproof> {
+  // The binary runs dist/: built afresh, so that a source changed since `npm install` is what runs.
+  await buildDist();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'ownproof-demo-'));
   // A port chosen here rather than PORT=0: the server builds hosted_url and the e-mailed links
   // from PORT, and would write them with port 0.
