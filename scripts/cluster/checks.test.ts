@@ -17,7 +17,7 @@ function cleanRun(): { state: ClusterState; load: LoadOutcome } {
       statements: [{ id: 'vst_1', status: 'completed' }],
       pdfBillings: [{ resource_id: 'vst_1', count: 1 }],
       pdfDocuments: [{ statement_id: 'vst_1', format: 'monthly', count: 1 }],
-      accessRequests: [{ id: 'var_1', email: 'Ada@example.com', notification_status: 'sent' }],
+      accessRequests: [{ id: 'var_1', email: 'Ada@example.com', notification_status: 'sent', notification_error: null }],
       statementCompletions: new Map([['vst_1', 1]]),
     },
     load: {
@@ -52,7 +52,7 @@ describe('the cluster checks', () => {
       'no job lost or dead': ['mail.send job_1 is dead'],
       'every subscribed event delivered at least once': ['statement.completed evt_2 never arrived'],
       'each downloaded statement billed exactly once, one PDF per format': ['vst_1 billed 2 times', 'vst_1 has 2 custom PDFs'],
-      'each access request e-mailed exactly once': ['var_1: notification sent, 2 messages to its holder'],
+      'each access request e-mailed exactly once, or not at all when answered before its mail went out': ['var_1: notification sent, 2 messages to its holder'],
       'no 5xx answer and no connection failure': ['1 answers were 5xx'],
     });
   });
@@ -72,6 +72,23 @@ describe('the cluster checks', () => {
         'vst_3 completed 0 times (statement.completed events)',
       ],
       'each downloaded statement billed exactly once, one PDF per format': ['vst_1 billed 0 times'],
+    });
+  });
+});
+
+describe('the mail check', () => {
+  it('takes a request answered before its mail went out, unmailed; not one mailed anyway, nor one whose mail failed', () => {
+    const { state, load } = cleanRun();
+    const answered = { id: 'var_2', email: 'bob@example.com', notification_status: 'failed', notification_error: 'not sent: the request was granted first' };
+    const lost = { id: 'var_3', email: 'eve@example.com', notification_status: 'failed', notification_error: 'SMTP 421' };
+    state.accessRequests.push(answered, { ...answered, id: 'var_4', email: 'carol@example.com' }, lost);
+    load.accessRequests.push('var_2', 'var_4', 'var_3');
+    load.mail.push(mailTo('carol@example.com'));
+    expect(failing(state, load)).toEqual({
+      'each access request e-mailed exactly once, or not at all when answered before its mail went out': [
+        'var_4: notification failed (not sent: the request was granted first), 1 messages to its holder',
+        'var_3: notification failed (SMTP 421), 0 messages to its holder',
+      ],
     });
   });
 });
