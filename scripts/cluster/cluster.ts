@@ -121,10 +121,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     const balance = async (count: number, port?: number): Promise<Balancer> => {
       const front = port ?? (await freePort());
       const haproxy = await startHaproxy(front, serves.slice(0, count).map((s) => new URL(s.url).port), dataDir);
+      // Stopped with the cluster too, should its user fail before stopping it (stopping twice is harmless).
+      stops.push(haproxy);
       return { url: `http://127.0.0.1:${front}`, stop: haproxy };
     };
-    const front = await balance(serves.length, frontPort);
-    stops.push(front.stop);
+    await balance(serves.length, frontPort);
 
     return {
       url: publicUrl,

@@ -6,17 +6,16 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type ServingProcess } from '../../../test/support/cli-process.js';
 import { freePort } from '../../../test/support/free-port.js';
+import { writeOfflineProject } from '../../../test/support/offline-project.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../../..');
 const FIXTURES = path.join(import.meta.dirname, 'outside-project');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 
-/**
- * The workspace packages an integrator installs from npm, packed as `npm publish` would pack them.
- * When @ownproof/verify lands, add it here.
- */
-const PACKAGES = ['@ownproof/sdk'];
+/** The workspace packages an integrator installs from npm (name → folder), packed as `npm publish` would pack them. */
+const PACKAGES: Record<string, string> = { '@ownproof/sdk': 'packages/sdk', '@ownproof/verify': 'packages/verify' };
+const NAMES = Object.keys(PACKAGES);
 
 /**
  * An integrator's own project, outside this repository: the packed tarballs installed with no
@@ -24,7 +23,7 @@ const PACKAGES = ['@ownproof/sdk'];
  * declarations in the tarball and compiled, then run with Node against `ownproof serve` on SQLite.
  * TypeScript and Node's type declarations are the repository's (an integrator brings their own).
  */
-describe('the packed SDK in a project of its own', () => {
+describe('the packed SDK and verifier in a project of its own', () => {
   let work: string;
   let project: string;
   let serve: ServingProcess;
@@ -58,18 +57,17 @@ describe('the packed SDK in a project of its own', () => {
 
   beforeAll(async () => {
     work = mkdtempSync(path.join(tmpdir(), 'ownproof-outside-'));
-    const tarballs = path.join(work, 'tarballs');
     project = path.join(work, 'lender');
-    mkdirSync(tarballs);
     mkdirSync(project);
     // `npm pack` runs the packages' prepack: types generated from the served document, then tsc.
     // The server starts after it: both compile the whole service, too much at once on 2 cores.
-    const packed = await run('npm', ['pack', '--json', '--pack-destination', tarballs, ...PACKAGES.flatMap((name) => ['-w', name])], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', project, ...NAMES.flatMap((name) => ['-w', name])], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
     serve = await startServe({ DATA_DIR: path.join(work, 'data'), PORT: String(await freePort()) });
-    const files = (JSON.parse(packed.stdout) as { filename: string }[]).map((p) => path.join(tarballs, p.filename));
-    expect(files).toHaveLength(PACKAGES.length);
-    writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'lender', private: true, type: 'module' }));
-    await run('npm', ['install', '--offline', '--no-audit', '--no-fund', ...files], { cwd: project });
+    const tarballs = (JSON.parse(packed.stdout) as { name: string; filename: string }[]).map((p) => ({ name: p.name, folder: PACKAGES[p.name] as string, tarball: path.join(project, p.filename) }));
+    expect(tarballs.map((t) => t.name)).toEqual(NAMES);
+    // The verifier has dependencies: the lockfile lets npm take them from its cache, offline.
+    writeOfflineProject(project, tarballs);
+    await run('npm', ['install', '--offline', '--no-audit', '--no-fund'], { cwd: project });
     for (const file of readdirSync(FIXTURES)) copyFileSync(path.join(FIXTURES, file), path.join(project, file));
   }, 240_000);
 
@@ -78,14 +76,15 @@ describe('the packed SDK in a project of its own', () => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  it('installs with nothing but its own files: no dependencies, ESM with declarations', async () => {
+  it('installs the SDK with nothing but its own files (no dependencies), and both as ESM with declarations', async () => {
     const { stdout } = await run('npm', ['ls', '--all', '--json'], { cwd: project });
     const tree = JSON.parse(stdout) as { dependencies: Record<string, { version: string; dependencies?: object }> };
-    expect(Object.keys(tree.dependencies)).toEqual(PACKAGES);
+    expect(Object.keys(tree.dependencies)).toEqual(NAMES);
     expect(tree.dependencies['@ownproof/sdk']?.dependencies).toBeUndefined();
     const installed = readdirSync(path.join(project, 'node_modules/@ownproof/sdk/dist'));
     expect(installed).toEqual(expect.arrayContaining(['index.js', 'index.d.ts']));
     expect(installed.filter((f) => f.includes('.test.'))).toEqual([]);
+    expect(readdirSync(path.join(project, 'node_modules/@ownproof/verify/dist/packages/verify/src'))).toEqual(expect.arrayContaining(['index.js', 'index.d.ts']));
   });
 
   it('type-checks a journey under tsc --strict, and reports a mistyped call as an error', async () => {
@@ -116,6 +115,7 @@ describe('the packed SDK in a project of its own', () => {
       statement: 'completed',
       pdf: '%PDF-',
       valid: true,
+      offline: { valid: true, claims: 1 },
       missing: '404 resource_missing id',
     });
     expect(result.webhookAccounts).toHaveLength(1);

@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -8,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createChainSources } from '../../../src/bitcoin/chain-for-mode.js';
 import { buildSandboxChain } from '../../../src/bitcoin/sandbox/sandbox-chain.js';
 import { engines } from '../../../test/support/database.js';
+import { writeOfflineProject } from '../../../test/support/offline-project.js';
 import { at, makeStatementWorld, octoberHistory } from '../../../test/support/statements.js';
 import { startTestApp, type TestApp } from '../../../test/support/test-app.js';
 
@@ -27,44 +27,6 @@ async function exec(file: string, args: string[], cwd: string): Promise<{ code: 
     const failed = error as { code?: number; stdout?: string; stderr?: string };
     return { code: typeof failed.code === 'number' ? failed.code : -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? String(error) };
   }
-}
-
-/**
- * An empty project that depends on `tarball` only, with the lockfile an integrator's `npm install`
- * would write: each dependency at the version this repository's own lockfile holds. npm then needs
- * no registry metadata, only the dependencies' tarballs, which `npm ci` of this repository left in
- * npm's cache: the install runs with `--offline`.
- */
-function emptyProject(dir: string, tarball: string): void {
-  const lock = JSON.parse(readFileSync(path.join(REPO, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dependencies?: Record<string, string> }> };
-  const manifest = JSON.parse(readFileSync(path.join(REPO, 'packages/verify/package.json'), 'utf8')) as Record<string, unknown> & { dependencies: Record<string, string>; version: string };
-  const entries: Record<string, unknown> = {};
-  // Where npm finds `name` from the package at `from`: its own node_modules, then each ancestor's.
-  const locate = (from: string, name: string): string => {
-    for (let base = from; ; base = base.includes('/node_modules/') ? base.slice(0, base.lastIndexOf('/node_modules/')) : '') {
-      const candidate = `${base ? `${base}/` : ''}node_modules/${name}`;
-      if (lock.packages[candidate]) return candidate;
-      if (!base) throw new Error(`${name} is not in package-lock.json`);
-    }
-  };
-  const visit = (from: string, dependencies: Record<string, string> = {}) => {
-    for (const name of Object.keys(dependencies)) {
-      const at = locate(from, name);
-      if (entries[at]) continue;
-      entries[at] = lock.packages[at];
-      visit(at, lock.packages[at]?.dependencies);
-    }
-  };
-  visit('', manifest.dependencies);
-  const spec = `file:${path.basename(tarball)}`;
-  const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
-  const root = { name: 'integrator', version: '1.0.0', private: true, type: 'module', dependencies: { '@ownproof/verify': spec } };
-  const own = { version: manifest.version, resolved: spec, integrity, license: manifest.license, dependencies: manifest.dependencies, bin: manifest.bin, engines: manifest.engines };
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify(root, null, 2));
-  writeFileSync(
-    path.join(dir, 'package-lock.json'),
-    JSON.stringify({ name: root.name, version: root.version, lockfileVersion: 3, requires: true, packages: { '': root, 'node_modules/@ownproof/verify': own, ...entries } }, null, 2),
-  );
 }
 
 /** One byte of `text` changed in the middle of its `part`-th dot-separated part (0: header, 1: payload). */
@@ -96,7 +58,7 @@ describe('the packed @ownproof/verify', () => {
     project = path.join(work, 'integrator');
     mkdirSync(project);
     writeFileSync(path.join(project, path.basename(tarball)), readFileSync(tarball));
-    emptyProject(project, path.join(project, path.basename(tarball)));
+    writeOfflineProject(project, [{ name: '@ownproof/verify', folder: 'packages/verify', tarball: path.join(project, path.basename(tarball)) }]);
     const installed = await exec('npm', ['install', '--offline', '--no-audit', '--no-fund'], project);
     expect(installed.code, installed.stderr).toBe(0);
   }, 180_000);

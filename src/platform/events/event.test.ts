@@ -65,7 +65,8 @@ describe.each(engines())('events API on %s', (engine) => {
     expect(await types('?type=session.*')).toEqual([]);
     expect(await types(`?created[gte]=${first.created_at + 50}`)).toEqual(['account_holder.updated']);
     expect(await types(`?created[lte]=${first.created_at + 50}`)).toEqual(['account_holder.created']);
-    expect(await types(`?created[gte]=${first.created_at}&created[lte]=${first.created_at + 100}`)).toHaveLength(2);
+    // The update is 100 s later by the clock, and its second may be the 101st when the clock's second turned during the requests.
+    expect(await types(`?created[gte]=${first.created_at}&created[lte]=${first.created_at + 101}`)).toHaveLength(2);
   });
 
   it('paginates newest first with cursors', async () => {

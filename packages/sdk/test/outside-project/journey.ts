@@ -1,9 +1,10 @@
-// An integrator's file in a project of their own: @ownproof/sdk installed from its tarball, type-
+// An integrator's file in a project of their own: @ownproof/sdk and @ownproof/verify installed from their tarballs, type-
 // checked with `tsc --strict`, run with Node against a running ownproof (OWNPROOF_BASE_URL,
 // OWNPROOF_API_KEY: a test key). It prints what it found as one JSON line.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Ownproof, OwnproofApiError, type OwnproofEvent } from '@ownproof/sdk';
+import { checkStatementPdf, verificationKeys } from '@ownproof/verify';
 
 const ownproof = new Ownproof({ apiKey: process.env.OWNPROOF_API_KEY ?? '', baseUrl: process.env.OWNPROOF_BASE_URL ?? '' });
 
@@ -55,6 +56,9 @@ const statement = await ownproof.verify.statements.generate({
 const done = await ownproof.verify.statements.poll(statement.id, { intervalMs: 500 });
 const pdf: Uint8Array = await ownproof.verify.statements.downloadPdf(statement.id);
 const check = await ownproof.verify.statements.check(pdf);
+// The auditor's check: offline, against the keys saved from the server's JWKS.
+const jwks = await ownproof.signingKeys.retrieve();
+const offline = await checkStatementPdf(pdf, verificationKeys(jwks));
 
 let missing: string | null = null;
 try {
@@ -73,6 +77,7 @@ console.log(
     statement: done.status,
     pdf: new TextDecoder().decode(pdf.slice(0, 5)),
     valid: check.valid,
+    offline: { valid: offline.valid, claims: offline.document?.claims.length ?? 0 },
     missing,
   }),
 );
