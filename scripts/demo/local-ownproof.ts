@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../test/support/free-port.js';
 import { buildDist } from '../build.js';
 
 const BIN = path.resolve(import.meta.dirname, '../../bin/ownproof.js');
@@ -79,16 +79,4 @@ export async function startLocalOwnproof(): Promise<LocalOwnproof> {
     await stop();
     throw error;
   }
-}
-
-/** A TCP port free on 127.0.0.1 now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
