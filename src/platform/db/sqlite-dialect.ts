@@ -29,6 +29,19 @@ class FifoSqliteDriver extends SqliteDriver {
     return super.acquireConnection();
   }
 
+  /**
+   * SQLite ends a transaction by itself on some errors (SQLITE_FULL on a full disk, SQLITE_IOERR,
+   * SQLITE_NOMEM): the ROLLBACK that follows finds none and fails, and Kysely would throw that
+   * failure in place of the cause. There is nothing left to roll back, so the cause is thrown.
+   */
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await super.rollbackTransaction(connection);
+    } catch (error) {
+      if (!(error instanceof Error && /no transaction is active/.test(error.message))) throw error;
+    }
+  }
+
   override async releaseConnection(): Promise<void> {
     await super.releaseConnection();
     this.onRelease();
