@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { isStorageFull } from '../db/errors.js';
 import { ApiError, errorBody } from './errors.js';
 import { validationError } from './validation.js';
 
@@ -22,6 +23,8 @@ function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiEr
   if (mapped === 'body_too_large') return new ApiError(mapped, { message: `The request body is larger than ${request.routeOptions.bodyLimit / MIB} MiB.` });
   if (mapped) return new ApiError(mapped);
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) return new ApiError('invalid_json');
+  // The transaction was rolled back: nothing was written, and the log keeps the database's own error.
+  if (isStorageFull(error)) return new ApiError('storage_full');
   return new ApiError('api_error');
 }
 

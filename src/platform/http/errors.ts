@@ -164,6 +164,11 @@ export const ERROR_TABLE = {
     type: 'api_error',
     message: 'Something went wrong on our side. Try again; if it persists, contact support and quote the request id.',
   },
+  storage_full: {
+    status: 503,
+    type: 'api_error',
+    message: "The server's storage is full, so nothing was saved. Try again later; its operator has to free space.",
+  },
   service_unavailable: {
     status: 503,
     type: 'api_error',
