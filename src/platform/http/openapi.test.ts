@@ -26,6 +26,8 @@ const WHERE_CODES_HAPPEN = {
   parameter_missing: 'authenticated',
   parameter_invalid: 'authenticated',
   api_error: 'authenticated',
+  // Any write, when the database's disk is full.
+  storage_full: 'authenticated',
   invalid_json: 'body',
   body_invalid: 'body',
   unsupported_media_type: 'body',

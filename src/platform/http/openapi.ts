@@ -104,7 +104,7 @@ const IDEMPOTENCY_CONFLICT =
 /**
  * Declares, on every authenticated `/v1` operation, the error statuses the platform can answer
  * before or around any handler, so no route has to remember them: 400 (parameters), 401
- * (authentication), 429 (rate limit) and 500 everywhere; 409 (idempotency conflicts) on every POST;
+ * (authentication), 429 (rate limit), 500 and 503 (a full disk) everywhere; 409 (idempotency conflicts) on every POST;
  * 413 and 415 wherever a body is read; 404 wherever the path names an object. What only a route's
  * handler can answer (403, a 409 of its own) the route declares with `errorResponses(...)`. Each
  * error response is the shared `Error` schema with a description.
@@ -114,7 +114,7 @@ function declareCommonErrors(document: OpenApiDocument): OpenApiDocument {
     if (!path.startsWith('/v1/')) continue;
     for (const [method, operation] of Object.entries(operations)) {
       if (operation.security !== undefined && operation.security.length === 0) continue;
-      const statuses = [400, 401, 429, 500];
+      const statuses = [400, 401, 429, 500, 503];
       if (method === 'post') statuses.push(409);
       if (BODY_METHODS.has(method)) statuses.push(413, 415);
       if ((operation.parameters ?? []).some((p) => p.in === 'path')) statuses.push(404);

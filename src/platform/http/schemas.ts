@@ -32,6 +32,7 @@ export const ERROR_DESCRIPTIONS: Record<number, string> = {
   415: 'Request body not sent as application/json in UTF-8.',
   429: 'Too many requests; retry after the Retry-After header.',
   500: 'Unexpected server error; details are in the server log under the request id.',
+  503: "The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later.",
 };
 
 /**

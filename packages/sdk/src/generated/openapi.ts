@@ -3255,6 +3255,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     retrieveEvent: {
@@ -3367,6 +3384,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listWebhookEndpoints: {
@@ -3462,6 +3496,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -3646,6 +3697,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     retrieveWebhookEndpoint: {
@@ -3743,6 +3811,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -3949,6 +4034,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     deleteWebhookEndpoint: {
@@ -4086,6 +4188,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -4274,6 +4393,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listWebhookDeliveryAttempts: {
@@ -4388,6 +4524,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -4576,6 +4729,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listUsage: {
@@ -4673,6 +4843,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -4871,6 +5058,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listAccountHolders: {
@@ -4966,6 +5170,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -5146,6 +5367,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     retrieveAccountHolder: {
@@ -5243,6 +5481,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -5443,6 +5698,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listSessions: {
@@ -5540,6 +5812,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -5712,6 +6001,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     retrieveSession: {
@@ -5809,6 +6115,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -5936,6 +6259,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listAccounts: {
@@ -6036,6 +6376,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -6202,6 +6559,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -6407,6 +6781,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listAccountBalances: {
@@ -6529,6 +6920,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -6688,6 +7096,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listAccountAddresses: {
@@ -6810,6 +7235,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -7045,6 +7487,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     testHelpersAbandonSession: {
@@ -7213,6 +7672,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -7411,6 +7887,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listClaims: {
@@ -7508,6 +8001,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -7635,6 +8145,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     listAccessRequests: {
@@ -7734,6 +8261,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -7910,7 +8454,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Default Response */
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
             503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
@@ -8024,6 +8568,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -8190,6 +8751,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -8418,6 +8996,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     retrieveStatement: {
@@ -8515,6 +9110,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -8629,6 +9241,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -8790,6 +9419,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
@@ -8995,6 +9641,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     testHelpersDeclineAccessRequest: {
@@ -9178,6 +9841,23 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     testHelpersRevokeClaimAccess: {
@@ -9346,6 +10026,23 @@ export interface operations {
             };
             /** @description Unexpected server error; details are in the server log under the request id. */
             500: {
+                headers: {
+                    /** @description Identifier of this request; quote it when asking for support. */
+                    "Request-Id"?: string;
+                    /** @description Requests allowed per window for this client and mode (for session polling: per session). */
+                    "RateLimit-Limit"?: number;
+                    /** @description Requests left in the current window. */
+                    "RateLimit-Remaining"?: number;
+                    /** @description Seconds until the current window ends. */
+                    "RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The server cannot take the request now: its database's disk is full (`storage_full`: nothing was saved). Retry later. */
+            503: {
                 headers: {
                     /** @description Identifier of this request; quote it when asking for support. */
                     "Request-Id"?: string;
