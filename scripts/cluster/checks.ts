@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import type { ReceivedMail } from '../../test/support/smtp-sink.js';
 import type { ReceivedWebhook } from '../../test/support/webhooks.js';
@@ -126,7 +127,7 @@ export async function waitForDrain(databaseUrl: string, timeoutMs: number): Prom
     while (Date.now() < deadline) {
       const { rows } = await client.query(`select count(*)::int as n from jobs where status = 'running' or (status = 'pending' and run_at <= $1)`, [Date.now()]);
       if ((rows[0] as { n: number }).n === 0) return true;
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await sleep(500);
     }
     return false;
   } finally {

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -147,14 +148,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
       },
       async bounceSmtp(ms) {
         await smtp.close();
-        await new Promise((resolve) => setTimeout(resolve, ms));
+        await sleep(ms);
         smtp = await startSmtpSink({ port: smtp.port });
         mail.push(smtp.received);
       },
       async bounceReceiver(ms) {
         const port = receiver.port;
         await receiver.close();
-        await new Promise((resolve) => setTimeout(resolve, ms));
+        await sleep(ms);
         receiver = await TestReceiver.start(undefined, { port });
         webhooks.push(receiver.received);
       },
@@ -234,6 +235,6 @@ async function startHaproxy(port: number, backends: string[], dir: string): Prom
       await stop();
       throw new Error(`HAProxy did not come up on port ${port}: ${stderr.slice(-2000)}`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import pg from 'pg';
@@ -9,8 +10,6 @@ export interface FaultRecord {
   fault: string;
   detail: string;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * The faults of `--faults`, spread over a load of `seconds` that started at `start` (ms since

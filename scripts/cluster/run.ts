@@ -7,6 +7,7 @@
  * PostgreSQL, which every other user of it feels too) and the same checks must hold. Prints a report and
  * exits 0 only if every check held. Everything it started is stopped, also on failure or Ctrl-C.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { buildDist } from '../build.js';
@@ -75,7 +76,7 @@ async function run(cluster: Cluster): Promise<boolean> {
   log(`load done in ${elapsed.toFixed(1)} s: ${results.reduce((n, r) => n + r.journeys, 0)} journeys; waiting for the workers to drain the queue`);
   const drained = await waitForDrain(cluster.databaseUrl, 120_000);
   // Deliveries of the last events may still be in flight after their job row is written.
-  await new Promise((resolve) => setTimeout(resolve, 1_000));
+  await sleep(1_000);
 
   const state = await readClusterState(cluster.databaseUrl, Date.now());
   const checks: Check[] = [
@@ -119,7 +120,7 @@ async function pollLimitCheck(baseUrl: string, apiKey: string): Promise<Check> {
   const holder = (await (await fetch(`${baseUrl}/v1/connect/account_holders`, { method: 'POST', headers, body: JSON.stringify({ email: 'limit@example.com' }) })).json()) as { id: string };
   const session = (await (await fetch(`${baseUrl}/v1/connect/sessions`, { method: 'POST', headers, body: JSON.stringify({ account_holder: holder.id, permissions: ['balances'] }) })).json()) as { id: string };
   for (let attempt = 0; attempt < 5; attempt++) {
-    await new Promise((resolve) => setTimeout(resolve, 1_100)); // a fresh window
+    await sleep(1_100); // a fresh window
     const started = performance.now();
     const statuses = await Promise.all(Array.from({ length: 12 }, () => fetch(`${baseUrl}/v1/connect/sessions/${session.id}`, { headers }).then((r) => r.status)));
     if (performance.now() - started > 900) continue; // the burst spread over two windows: try again

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Page } from 'playwright-core';
@@ -113,6 +114,6 @@ async function reviewLink(page: Page, baseUrl: string, email: string): Promise<s
       if (mail.kind === 'access_request' && link !== undefined) return link;
     }
     if (Date.now() > deadline) throw new Error(`no access request e-mail to ${email} in ${baseUrl}/dev/mail within 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await sleep(500);
   }
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Ownproof, OwnproofEvent } from '../../packages/sdk/src/index.js';
@@ -144,7 +145,7 @@ async function webhooksOf(ownproof: Ownproof, receiver: LenderReceiver, secret: 
       const missing = types.filter((t) => !found.has(t)).join(', ');
       throw new Error(`no ${missing} webhook within a minute (received: ${[...found.keys()].join(', ') || 'none'}; see GET /v1/events and the endpoint's deliveries)`);
     }
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
   }
   return found;
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createHash } from 'node:crypto';
 import type { Exchange } from 'ccxt';
 import type { ExchangeCallLog } from './exchange-call-log.js';
@@ -22,8 +23,10 @@ const MARGIN = 1.05;
 export function accountLimiters(exchangeId: string, limits: AccountLimits, calls: ExchangeCallLog) {
   /** Waits until the account's window for this endpoint has room for `weight`, and counts it there. */
   async function spend(key: string, weight: number, windowMs: number): Promise<void> {
-    for (let wait = await calls.reserve(key, weight, limits.perMinute, windowMs); wait > 0; wait = await calls.reserve(key, weight, limits.perMinute, windowMs)) {
-      await new Promise((resolve) => setTimeout(resolve, wait));
+    for (;;) {
+      const wait = await calls.reserve(key, weight, limits.perMinute, windowMs);
+      if (wait === 0) return;
+      await sleep(wait);
     }
   }
 
