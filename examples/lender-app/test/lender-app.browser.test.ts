@@ -94,6 +94,8 @@ describe.skipIf(!chromiumAvailable())('the example lender app', () => {
     await approveInPortal(page, ownproof.url, requestId, 'ada@example.com', shoot);
     await page.goto(applicationUrl);
     await expect.poll(async () => (await page.reload(), page.getByRole('link', { name: 'Download the statement (PDF)' }).count()), { timeout: 60_000 }).toBe(1);
+    // The page reads the statement from the API; its webhook is delivered by another job and may come a moment later.
+    await expect.poll(async () => (await page.reload(), page.getByText('statement.completed').count()), { timeout: 30_000 }).toBe(1);
     const statement = await page.textContent('main');
     expect(statement).toMatch(/Statement stmt_\w+ is ready\./);
     for (const event of ['session.completed', 'access_request.granted', 'statement.completed']) expect(statement).toContain(event);
