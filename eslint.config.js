@@ -2,6 +2,7 @@
 import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
 
 /** The domain modules (folders of src/ that the composition root lists). */
 const DOMAINS = ['clients', 'connect', 'bitcoin', 'prices', 'verify'];
@@ -61,4 +62,6 @@ export default tseslint.config(
     files: ['src/main/cli.ts', 'bench/**', 'bin/**', 'scripts/cluster/**', 'test/**', '**/*.test.ts', 'packages/*/test/**', 'examples/**'],
     rules: { 'no-console': 'off' },
   },
+  // Layout is Prettier's (npm run format); no eslint rule argues with it.
+  prettier,
 );

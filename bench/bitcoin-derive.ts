@@ -55,7 +55,13 @@ export async function runDeriveBench(opts: { ms?: number } = {}): Promise<Row[]>
   const rows: Row[] = [];
   const base = HDKey.fromExtendedKey(a).deriveChild(0);
   const raw = measure((i) => void base.deriveChild(i).publicKey, ms);
-  rows.push({ name: 'bare BIP-32 child derivation (@scure/bip32)', keys_per_address: 1, addresses: raw.count, seconds: raw.seconds, per_second: raw.count / raw.seconds });
+  rows.push({
+    name: 'bare BIP-32 child derivation (@scure/bip32)',
+    keys_per_address: 1,
+    addresses: raw.count,
+    seconds: raw.seconds,
+    per_second: raw.count / raw.seconds,
+  });
   for (const c of cases) {
     const wallet = walletOf(c.descriptor);
     const run = measure((i) => void deriveWalletAddress(wallet, 'receive', i).address, ms);
@@ -68,7 +74,9 @@ export async function runDeriveBench(opts: { ms?: number } = {}): Promise<Row[]>
 export function formatDeriveRows(rows: Row[]): string {
   const lines = ['| script type | keys/address | addresses | seconds | addresses/s |', '|---|---:|---:|---:|---:|'];
   for (const r of rows) {
-    lines.push(`| ${r.name} | ${r.keys_per_address} | ${r.addresses} | ${r.seconds.toFixed(2)} | ${Math.round(r.per_second).toLocaleString('en-US')} |`);
+    lines.push(
+      `| ${r.name} | ${r.keys_per_address} | ${r.addresses} | ${r.seconds.toFixed(2)} | ${Math.round(r.per_second).toLocaleString('en-US')} |`,
+    );
   }
   return lines.join('\n');
 }

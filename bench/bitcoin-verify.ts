@@ -73,7 +73,15 @@ function rate(fn: (i: number) => void, ms: number): number {
   return (calls / elapsed) * 1000;
 }
 
-function bip322Case(name: string, type: WalletType, variant: 'simple' | 'full', checks: number, basis: Row['raw_basis'], count: number, peer: boolean): Case {
+function bip322Case(
+  name: string,
+  type: WalletType,
+  variant: 'simple' | 'full',
+  checks: number,
+  basis: Row['raw_basis'],
+  count: number,
+  peer: boolean,
+): Case {
   const inputs = Array.from({ length: count }, (_, i) => {
     const wallet = makeWallet(type);
     const message = `bench ${name} #${i}`;

@@ -99,7 +99,10 @@ async function rate(fn: (i: number) => unknown, ms: number): Promise<number> {
 function runCli(receipts: string[], jwksFile: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
-    const child = spawn(process.execPath, [BIN, 'verify-claim', '--batch', '--jwks', jwksFile], { stdio: ['pipe', 'pipe', 'inherit'], env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' } });
+    const child = spawn(process.execPath, [BIN, 'verify-claim', '--batch', '--jwks', jwksFile], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn' },
+    });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.on('error', reject);

@@ -43,15 +43,28 @@ async function fakeOnly(kraken: FakeKraken, key: string, secret: string, pages: 
     const body = `nonce=${++nonce}&ofs=${page * LEDGER_PAGE}`;
     const path = '/0/private/Ledgers';
     await new Promise<void>((resolve, reject) => {
-      const req = request({ hostname, port, path, method: 'POST', headers: { 'API-Key': key, 'API-Sign': krakenSignature(secret, path, String(nonce), body), 'content-type': 'application/x-www-form-urlencoded' } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { error: string[] };
-          if (answer.error.length > 0) reject(new Error(answer.error.join(', ')));
-          else resolve();
-        });
-      });
+      const req = request(
+        {
+          hostname,
+          port,
+          path,
+          method: 'POST',
+          headers: {
+            'API-Key': key,
+            'API-Sign': krakenSignature(secret, path, String(nonce), body),
+            'content-type': 'application/x-www-form-urlencoded',
+          },
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { error: string[] };
+            if (answer.error.length > 0) reject(new Error(answer.error.join(', ')));
+            else resolve();
+          });
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -87,8 +100,19 @@ export async function runExchangeRefreshBench(options: { entries?: number; round
   const kraken = await startFakeKraken();
   // ccxt's own pacing off: with it, Kraken's Ledgers call costs 6 × 1 s, and the bench would
   // measure the pacing (docs/exchanges.md, "Pacing"), not the pipeline.
-  const t = await startTestApp('sqlite', { seams: { exchangeOverrides: { kraken: { ...pointExchangeAt('kraken', kraken.url), enableRateLimit: false } } } });
-  const result: ExchangeRefreshBench = { entries, pages, refreshMs: [], fakeOnlyMs: [], peakRssMiB: [], retainedHeapGrowthMiB: undefined, wholeHistoryHeapMiB: 0, stored: 0 };
+  const t = await startTestApp('sqlite', {
+    seams: { exchangeOverrides: { kraken: { ...pointExchangeAt('kraken', kraken.url), enableRateLimit: false } } },
+  });
+  const result: ExchangeRefreshBench = {
+    entries,
+    pages,
+    refreshMs: [],
+    fakeOnlyMs: [],
+    peakRssMiB: [],
+    retainedHeapGrowthMiB: undefined,
+    wholeHistoryHeapMiB: 0,
+    stored: 0,
+  };
   try {
     const client = await t.newClient();
     const ledger = krakenLedger(entries);
@@ -97,7 +121,11 @@ export async function runExchangeRefreshBench(options: { entries?: number; round
       const account = kraken.addAccount({ ledger });
       const { session } = await createSessionFor(t, client.liveKey, { permissions: ['transactions'] });
       const [id] = await completeWith(t.ctx, session.client_secret, 'kraken', { apiKey: account.key, secret: account.secret });
-      const res = await t.call(client.liveKey, { method: 'POST', url: `/v1/connect/accounts/${id}/refresh`, json: { features: ['transactions'] } });
+      const res = await t.call(client.liveKey, {
+        method: 'POST',
+        url: `/v1/connect/accounts/${id}/refresh`,
+        json: { features: ['transactions'] },
+      });
       if (res.statusCode !== 200) throw new Error(`refresh: ${res.statusCode} ${res.body}`);
       return id as string;
     };
@@ -118,7 +146,11 @@ export async function runExchangeRefreshBench(options: { entries?: number; round
 
       const state = (await t.call(client.liveKey, { method: 'GET', url: `/v1/connect/accounts/${id}` })).json().transaction_refresh;
       if (state?.status !== 'succeeded') throw new Error(`refresh did not succeed: ${JSON.stringify(state)}`);
-      const count = await t.ctx.db.selectFrom('connect_account_transactions').select((eb) => eb.fn.countAll<number>().as('n')).where('account_id', '=', id).executeTakeFirstOrThrow();
+      const count = await t.ctx.db
+        .selectFrom('connect_account_transactions')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('account_id', '=', id)
+        .executeTakeFirstOrThrow();
       result.stored = Number(count.n);
     }
     const gc = globalThis.gc;
@@ -133,7 +165,18 @@ export async function runExchangeRefreshBench(options: { entries?: number; round
     // What holding the whole history would take: the same entries as our transactions, all at once.
     gc?.();
     const heapBefore = process.memoryUsage().heapUsed;
-    const held = ledger.map((e) => ({ ref: `ledger:${e.id}`, type: 'trade', asset: e.asset, amount: e.amount, fee: e.fee, feeAsset: e.asset, occurredAt: Math.floor(e.time), status: 'completed', txHash: null, description: `Kraken ledger: ${e.type} (${e.refid})` }));
+    const held = ledger.map((e) => ({
+      ref: `ledger:${e.id}`,
+      type: 'trade',
+      asset: e.asset,
+      amount: e.amount,
+      fee: e.fee,
+      feeAsset: e.asset,
+      occurredAt: Math.floor(e.time),
+      status: 'completed',
+      txHash: null,
+      description: `Kraken ledger: ${e.type} (${e.refid})`,
+    }));
     result.wholeHistoryHeapMiB = (process.memoryUsage().heapUsed - heapBefore) / MiB;
     if (held.length !== entries) throw new Error('unreachable');
   } finally {

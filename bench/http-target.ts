@@ -32,7 +32,11 @@ if (kind === 'bare') {
   const server = await startServer(config, { write: () => true } as unknown as NodeJS.WritableStream);
   const client = await createClient(server.runtime.ctx, { name: 'Bench' });
   const scope = { clientId: client.clientId, mode: 'test' as const };
-  const holder = await createAccountHolder(server.runtime.ctx, scope, { email: 'bench@example.com', name: 'Bench', metadata: { tier: 'gold' } });
+  const holder = await createAccountHolder(server.runtime.ctx, scope, {
+    email: 'bench@example.com',
+    name: 'Bench',
+    metadata: { tier: 'gold' },
+  });
   const headers = { authorization: `Bearer ${client.testKey}` };
   const target = { url: `${server.url}/v1/connect/account_holders/${holder.id}`, headers };
   if (kind === 'statement-pdf') {

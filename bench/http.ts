@@ -22,8 +22,14 @@ export interface Target {
 
 const TARGET_SCRIPT = path.join(import.meta.dirname, 'http-target.ts');
 
-export async function startTarget<T extends Target = Target>(kind: 'bare' | 'ownproof' | 'statement-pdf', env: Record<string, string>): Promise<{ child: ChildProcess; target: T }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', TARGET_SCRIPT, kind], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+export async function startTarget<T extends Target = Target>(
+  kind: 'bare' | 'ownproof' | 'statement-pdf',
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; target: T }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', TARGET_SCRIPT, kind], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const lines = createInterface({ input: child.stdout! });
   const announced = await new Promise<string>((resolve, reject) => {
     lines.on('line', (line) => {
@@ -107,7 +113,9 @@ export function formatHttpBench({ rows, ratios, ratio }: HttpBench, connections 
     `HTTP (${connections} connections, autocannon, loopback; each round loads a pair of processes in turn)`,
     `| target | req/s (median) | rounds | p50 ms | p99 ms (worst round) | non-2xx |`,
     `|---|---|---|---|---|---|`,
-    ...rows.map((r) => `| ${r.target} | ${Math.round(r.requestsPerSecond)} | ${r.rounds.join(', ')} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} |`),
+    ...rows.map(
+      (r) => `| ${r.target} | ${Math.round(r.requestsPerSecond)} | ${r.rounds.join(', ')} | ${r.p50Ms} | ${r.p99Ms} | ${r.non2xx} |`,
+    ),
   ];
   if (ours) {
     lines.push(

@@ -70,7 +70,10 @@ function timeToExit(args: string[], extraEnv: Record<string, string> = {}): Prom
 async function timeToHealthy(dataDir: string): Promise<number> {
   const port = await freePort();
   const started = performance.now();
-  const child = spawn(process.execPath, [BIN, 'serve'], { env: env({ DATA_DIR: dataDir, PORT: String(port) }), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve'], {
+    env: env({ DATA_DIR: dataDir, PORT: String(port) }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk) => (stderr += chunk));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -125,7 +128,12 @@ export async function runStartupBench(options: { rounds?: number; otherBin?: str
     const baseline = times[0]!;
     const rows = subjects.map((subject, index): StartupRow => {
       const ratios = times[index]!.map((ms, round) => ms / baseline[round]!);
-      return { name: subject.name, medianMs: median(times[index]!), ratio: median(ratios), spread: [Math.min(...ratios), Math.max(...ratios)] };
+      return {
+        name: subject.name,
+        medianMs: median(times[index]!),
+        ratio: median(ratios),
+        spread: [Math.min(...ratios), Math.max(...ratios)],
+      };
     });
     return { rounds, node: process.version, rows };
   } finally {
@@ -137,7 +145,10 @@ export function formatStartupBench(result: StartupBench): string {
   const fixed = (n: number) => n.toFixed(1);
   return [
     `start-up on Node ${result.node}, ${result.rounds} interleaved rounds: median wall time, and median (lowest–highest) of each round's ratio to node -e 0`,
-    ...result.rows.map((row) => `  ${row.name.padEnd(40)} ${String(Math.round(row.medianMs)).padStart(5)} ms   ${fixed(row.ratio).padStart(5)}×  (${fixed(row.spread[0])}–${fixed(row.spread[1])})`),
+    ...result.rows.map(
+      (row) =>
+        `  ${row.name.padEnd(40)} ${String(Math.round(row.medianMs)).padStart(5)} ms   ${fixed(row.ratio).padStart(5)}×  (${fixed(row.spread[0])}–${fixed(row.spread[1])})`,
+    ),
   ].join('\n');
 }
 
@@ -145,5 +156,9 @@ if (process.argv[1] !== undefined && fileURLToPath(import.meta.url) === process.
   const option = (name: string) => process.argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
   const rounds = option('rounds');
   const otherBin = option('other-bin');
-  console.log(formatStartupBench(await runStartupBench({ ...(rounds ? { rounds: Number(rounds) } : {}), ...(otherBin ? { otherBin: path.resolve(otherBin) } : {}) })));
+  console.log(
+    formatStartupBench(
+      await runStartupBench({ ...(rounds ? { rounds: Number(rounds) } : {}), ...(otherBin ? { otherBin: path.resolve(otherBin) } : {}) }),
+    ),
+  );
 }

@@ -17,7 +17,11 @@ const at = (iso: string) => Date.parse(iso) / 1000;
 /** Stores a completed statement of `transactions` receipts to a new address claim of the holder; returns its id. */
 export async function benchStatement(ctx: AppContext, scope: Scope, holderId: string, transactions = 100): Promise<string> {
   const wallet = makeWallet('p2wpkh', 'testnet');
-  const claim = await proveWith(ctx, scope, holderId, wallet, { kind: 'connect_session', session_id: 'sess_bench', permissions: ['transactions'] });
+  const claim = await proveWith(ctx, scope, holderId, wallet, {
+    kind: 'connect_session',
+    session_id: 'sess_bench',
+    permissions: ['transactions'],
+  });
   const sim = new SimulatedChain({ seed: 'bench-statement-pdf', network: 'testnet', startTime: at('2025-01-01T00:00:00Z') });
   sim.fundMany(wallet.address, transactions, 25_000n, { time: at('2025-03-01T00:00:00Z'), perBlock: 5 });
   sim.mine({ count: 6 });
@@ -27,7 +31,9 @@ export async function benchStatement(ctx: AppContext, scope: Scope, holderId: st
   const data = computeStatement({
     period,
     timezone: 'UTC',
-    claims: [{ claim_id: claim.id, subject: { type: 'address', address: wallet.address }, network: 'testnet', addresses: [wallet.address] }],
+    claims: [
+      { claim_id: claim.id, subject: { type: 'address', address: wallet.address }, network: 'testnet', addresses: [wallet.address] },
+    ],
     transactions: (await sim.getAddressHistory([wallet.address], { includeMempool: false })).get(wallet.address) ?? [],
     chain: { tipHeight: tip.height, tipHash: tip.hash, minConfirmations: 6, heightBefore: (instant) => heights.get(instant) as number },
   });

@@ -26,7 +26,8 @@ export interface StatementBenchResult {
 
 /** JSON with bigints: `{"$n": "123"}`. */
 export const bigintReplacer = (_key: string, value: unknown) => (typeof value === 'bigint' ? { $n: value.toString() } : value);
-export const bigintReviver = (_key: string, value: unknown) => (value !== null && typeof value === 'object' && '$n' in value ? BigInt((value as { $n: string }).$n) : value);
+export const bigintReviver = (_key: string, value: unknown) =>
+  value !== null && typeof value === 'object' && '$n' in value ? BigInt((value as { $n: string }).$n) : value;
 
 /** The bench statement of an input, as the statement job computes it. */
 export function computeBenchStatement(input: StatementBenchInput) {
@@ -34,8 +35,15 @@ export function computeBenchStatement(input: StatementBenchInput) {
   return computeStatement({
     period: input.period,
     timezone: input.timezone,
-    claims: [{ claim_id: 'clm_bench', subject: { type: 'address', address: input.address }, network: 'testnet', addresses: [input.address] }],
+    claims: [
+      { claim_id: 'clm_bench', subject: { type: 'address', address: input.address }, network: 'testnet', addresses: [input.address] },
+    ],
     transactions: input.transactions,
-    chain: { tipHeight: input.tip.height, tipHash: input.tip.hash, minConfirmations: 6, heightBefore: (instant) => heights.get(instant) as number },
+    chain: {
+      tipHeight: input.tip.height,
+      tipHash: input.tip.hash,
+      minConfirmations: 6,
+      heightBefore: (instant) => heights.get(instant) as number,
+    },
   });
 }

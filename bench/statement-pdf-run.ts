@@ -39,7 +39,11 @@ type PriceLookUp = (moments: readonly number[]) => Promise<{ source: PriceSource
 
 function cachedPrices(file: string): PriceLookUp {
   const handle = openDatabase({ engine: 'sqlite', file });
-  const deps = { db: handle.db, clock: systemClock, prices: createPriceSources({ configured: undefined, load: loadCcxt, throttles: exchangeThrottles() }) };
+  const deps = {
+    db: handle.db,
+    clock: systemClock,
+    prices: createPriceSources({ configured: undefined, load: loadCcxt, throttles: exchangeThrottles() }),
+  };
   return async (moments) => {
     const lookup = await lookUpPrices(deps, { mode: 'test', currency: 'EUR', instants: moments });
     if (!lookup.ok) throw new Error(`no prices: ${lookup.reason}`);
@@ -47,7 +51,10 @@ function cachedPrices(file: string): PriceLookUp {
   };
 }
 
-async function ours(input: StatementBenchInput, prices?: PriceLookUp): Promise<{ bytes: number; pages: number; computeMs: number; pricesMs?: number }> {
+async function ours(
+  input: StatementBenchInput,
+  prices?: PriceLookUp,
+): Promise<{ bytes: number; pages: number; computeMs: number; pricesMs?: number }> {
   const started = performance.now();
   let data = computeBenchStatement(input);
   const computeMs = performance.now() - started;
@@ -141,7 +148,10 @@ async function bare(rows: BareRow[], variant: 'aligned' | 'plain'): Promise<{ by
     }
     line(row.cells, 'regular');
     doc.font('regular').fontSize(7.5).text(row.time, 42, y, { lineBreak: false });
-    doc.font('mono').fontSize(6.5).text(row.detail, 103, y + 0.5, { lineBreak: false });
+    doc
+      .font('mono')
+      .fontSize(6.5)
+      .text(row.detail, 103, y + 0.5, { lineBreak: false });
     y += 13.5;
   }
   doc.end();
@@ -162,7 +172,15 @@ if (mode === 'bare' || mode === 'bare-plain') {
       const { date, time } = rowTime(tx.block_time_local, false);
       const counterparties = tx.counterparties?.length ? ` ${tx.kind === 'received' ? 'from' : 'to'} ${tx.counterparties.join(', ')}` : '';
       return {
-        cells: [date, tx.kind ? MOVEMENT_WORDS[tx.kind] : '', String(tx.block_height), btcOrBlank(tx.amount_in), btcOrBlank(tx.amount_out), btcOrBlank(tx.fee), btc(tx.balance)],
+        cells: [
+          date,
+          tx.kind ? MOVEMENT_WORDS[tx.kind] : '',
+          String(tx.block_height),
+          btcOrBlank(tx.amount_in),
+          btcOrBlank(tx.amount_out),
+          btcOrBlank(tx.fee),
+          btc(tx.balance),
+        ],
         time,
         detail: `${tx.txid}${counterparties}`,
       };
@@ -171,7 +189,8 @@ if (mode === 'bare' || mode === 'bare-plain') {
 }
 const startMiB = process.memoryUsage().rss / 2 ** 20;
 const started = performance.now();
-const made = mode === 'ours' || mode === 'ours-valued' ? await ours(input, prices) : await bare(rows, mode === 'bare-plain' ? 'plain' : 'aligned');
+const made =
+  mode === 'ours' || mode === 'ours-valued' ? await ours(input, prices) : await bare(rows, mode === 'bare-plain' ? 'plain' : 'aligned');
 const ms = performance.now() - started;
 const result: StatementBenchResult = { ms, peakMiB: process.resourceUsage().maxRSS / 1024, startMiB, ...made };
 process.stdout.write(`BENCH_RESULT ${JSON.stringify(result)}\n`);

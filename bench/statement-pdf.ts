@@ -41,7 +41,10 @@ async function makeInput(transactions: number): Promise<StatementBenchInput> {
   const address = sim.newAddress('p2wpkh');
   const perMonth = Math.ceil(transactions / 10);
   for (let month = 0, left = transactions; left > 0; month++, left -= perMonth) {
-    sim.fundMany(address, Math.min(perMonth, left), 1_000n + BigInt(month), { time: at(`2025-${String(month + 2).padStart(2, '0')}-03T00:00:00Z`), perBlock: 50 });
+    sim.fundMany(address, Math.min(perMonth, left), 1_000n + BigInt(month), {
+      time: at(`2025-${String(month + 2).padStart(2, '0')}-03T00:00:00Z`),
+      perBlock: 50,
+    });
   }
   sim.mine({ count: 6 });
   const period = { open: at('2025-01-15T00:00:00Z'), close: at('2025-12-01T00:00:00Z') };
@@ -93,7 +96,10 @@ async function fillPriceCache(input: StatementBenchInput, file: string): Promise
     await migrateToLatest(handle);
     const data = computeBenchStatement(input);
     const prices = createPriceSources({ configured: undefined, load: loadCcxt, throttles: exchangeThrottles() });
-    const lookup = await lookUpPrices({ db: handle.db, clock: systemClock, prices }, { mode: 'test', currency: 'EUR', instants: valuationMoments(data) });
+    const lookup = await lookUpPrices(
+      { db: handle.db, clock: systemClock, prices },
+      { mode: 'test', currency: 'EUR', instants: valuationMoments(data) },
+    );
     if (!lookup.ok) throw new Error(`no prices for the bench: ${lookup.reason}`);
   } finally {
     await handle.destroy();
@@ -121,7 +127,9 @@ export interface StatementPdfBench {
   downloads: { pdfBytes: number; pdfPerSecond: number[]; getPerSecond: number[]; ratios: number[] } | undefined;
 }
 
-export async function runStatementPdfBench(options: { transactions?: number; rounds?: number; loadRounds?: number; seconds?: number; connections?: number } = {}): Promise<StatementPdfBench> {
+export async function runStatementPdfBench(
+  options: { transactions?: number; rounds?: number; loadRounds?: number; seconds?: number; connections?: number } = {},
+): Promise<StatementPdfBench> {
   const transactions = options.transactions ?? 10_000;
   const rounds = options.rounds ?? 3;
   const dir = mkdtempSync(path.join(tmpdir(), 'ownproof-bench-statement-'));
@@ -145,7 +153,12 @@ export async function runStatementPdfBench(options: { transactions?: number; rou
   }
   const ratio = (of: Variant) => runs.ours.map((run, i) => run.ms / (runs[of][i] as StatementBenchResult).ms);
   const valued = runs['ours-valued'].map((run, i) => run.ms / (runs.ours[i] as StatementBenchResult).ms);
-  return { transactions, runs, ratios: { aligned: ratio('bare'), plain: ratio('bare-plain'), valued }, downloads: await runDownloadBench(options) };
+  return {
+    transactions,
+    runs,
+    ratios: { aligned: ratio('bare'), plain: ratio('bare-plain'), valued },
+    downloads: await runDownloadBench(options),
+  };
 }
 
 /**
@@ -197,7 +210,12 @@ async function runDownloadBench(options: { loadRounds?: number; seconds?: number
       for (const i of order) rates[i]?.push(await loadWithNode(i === 0 ? target : pdf, connections, seconds));
     }
     const [getPerSecond, pdfPerSecond] = rates;
-    return { pdfBytes: target.pdfBytes, pdfPerSecond, getPerSecond, ratios: pdfPerSecond.map((rate, i) => rate / (getPerSecond[i] as number)) };
+    return {
+      pdfBytes: target.pdfBytes,
+      pdfPerSecond,
+      getPerSecond,
+      ratios: pdfPerSecond.map((rate, i) => rate / (getPerSecond[i] as number)),
+    };
   } finally {
     child.kill('SIGTERM');
   }
@@ -227,7 +245,10 @@ export function formatStatementPdfBench(bench: StatementPdfBench): string {
     '',
     `ours ÷ bare aligned per round: ${fmt(ratios.aligned, 2)} (median ${median(ratios.aligned).toFixed(2)}); ours ÷ bare plain: ${fmt(ratios.plain, 2)} (median ${median(ratios.plain).toFixed(2)})`,
     `of which computing the statement: ${fmt(ours.map((r) => r.computeMs ?? 0))} ms per round; the rest is the document, its JWS and the PDF`,
-    `valued ÷ ours per round: ${fmt(ratios.valued, 2)} (median ${median(ratios.valued).toFixed(2)}); of the valued runs, looking the prices up from the cache: ${fmt(valuedRuns.map((r) => r.pricesMs ?? 0))} ms (${fmt(valuedRuns.map((r) => (100 * (r.pricesMs ?? 0)) / r.ms), 1)} % of the run)`,
+    `valued ÷ ours per round: ${fmt(ratios.valued, 2)} (median ${median(ratios.valued).toFixed(2)}); of the valued runs, looking the prices up from the cache: ${fmt(valuedRuns.map((r) => r.pricesMs ?? 0))} ms (${fmt(
+      valuedRuns.map((r) => (100 * (r.pricesMs ?? 0)) / r.ms),
+      1,
+    )} % of the run)`,
     `targets: ≤ 3 s with valuation (${valuedMs <= 3000 ? 'met' : 'NOT met'}: median ${Math.round(valuedMs)} ms; without ${Math.round(ms)} ms), ≤ 300 MiB peak (${peak <= 300 ? 'met' : 'NOT met'}: worst ${Math.round(peak)} MiB)`,
   ];
   if (downloads) {

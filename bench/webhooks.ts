@@ -107,7 +107,10 @@ async function openScratch(engine: 'sqlite' | 'postgres'): Promise<Scratch> {
 }
 
 /** Where the scratch database lives, and how to drop it when deleting the data directory is not enough. */
-async function scratchDatabase(engine: 'sqlite' | 'postgres', dataDir: string): Promise<{ config: DatabaseConfig; drop?: () => Promise<void> }> {
+async function scratchDatabase(
+  engine: 'sqlite' | 'postgres',
+  dataDir: string,
+): Promise<{ config: DatabaseConfig; drop?: () => Promise<void> }> {
   if (engine === 'sqlite') return { config: { engine: 'sqlite', file: path.join(dataDir, 'bench.sqlite') } };
   const serverUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
   const name = `ownproof_bench_${randomBase62(8).toLowerCase()}`;

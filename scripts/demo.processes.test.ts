@@ -45,7 +45,9 @@ async function expectCheckedStatement(run: DemoRun, outDir: string): Promise<str
   expect(text).toContain('Bitcoin statement');
   expect(text).toContain('Ada Lovelace');
   expect(text).toContain(path.basename(pdfPath, '.pdf'));
-  const check = await runOwnproofHere(['verify-statement', pdfPath, '--jwks', path.join(outDir, 'jwks.json')], { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' });
+  const check = await runOwnproofHere(['verify-statement', pdfPath, '--jwks', path.join(outDir, 'jwks.json')], {
+    DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none',
+  });
   expect(check.code, check.stderr).toBe(0);
   expect(check.stdout).toContain('VALID: an unaltered statement');
   return pdfPath;
@@ -82,7 +84,9 @@ describe('npm run demo', () => {
   it('starts ownproof on a temporary SQLite directory, runs the journey through the SDK with test helpers, ends with the PDF path and stops the server', async () => {
     const run = await runDemo(['--out', outDir]);
     const pdfPath = await expectCheckedStatement(run, outDir);
-    const started = /^\s*1\.\s.*Started ownproof at (http:\/\/127\.0\.0\.1:\d+) \(SQLite in (\S+), test key sk_test_/.exec(run.lines[0] as string);
+    const started = /^\s*1\.\s.*Started ownproof at (http:\/\/127\.0\.0\.1:\d+) \(SQLite in (\S+), test key sk_test_/.exec(
+      run.lines[0] as string,
+    );
     expect(started, run.lines[0]).not.toBeNull();
     const [, url, dataDir] = started as RegExpExecArray;
     expectJourneySteps(run.lines, /by the test helper/);
@@ -130,12 +134,24 @@ describe.each(engines())('npm run demo against a running ownproof (DEMO_BASE_URL
     expect((await fetch(`${serve.url}/healthz`)).status).toBe(200);
   }, 180_000);
 
-  it.runIf(chromiumAvailable())('--browser: a person’s part done in Chromium on the hosted pages and the portal, each page saved as a screenshot', async () => {
-    const run = await runDemo(['--browser', '--headless', '--out', outDir], { DEMO_BASE_URL: serve.url, DEMO_API_KEY: apiKey });
-    await expectCheckedStatement(run, outDir);
-    expectJourneySteps(run.lines, /in headless Chromium/);
-    const shots = run.lines.filter((l) => l.trim().startsWith('page: ')).map((l) => path.basename(l.trim().slice('page: '.length)));
-    expect(shots).toEqual(['01-consent.png', '02-wallet-form.png', '03-ownership-challenge.png', '04-accounts.png', '05-back-at-the-lender.png', '06-portal-request.png', '07-portal-approved.png']);
-    expect(readdirSync(path.join(outDir, 'screenshots')).sort()).toEqual(shots);
-  }, 180_000);
+  it.runIf(chromiumAvailable())(
+    '--browser: a person’s part done in Chromium on the hosted pages and the portal, each page saved as a screenshot',
+    async () => {
+      const run = await runDemo(['--browser', '--headless', '--out', outDir], { DEMO_BASE_URL: serve.url, DEMO_API_KEY: apiKey });
+      await expectCheckedStatement(run, outDir);
+      expectJourneySteps(run.lines, /in headless Chromium/);
+      const shots = run.lines.filter((l) => l.trim().startsWith('page: ')).map((l) => path.basename(l.trim().slice('page: '.length)));
+      expect(shots).toEqual([
+        '01-consent.png',
+        '02-wallet-form.png',
+        '03-ownership-challenge.png',
+        '04-accounts.png',
+        '05-back-at-the-lender.png',
+        '06-portal-request.png',
+        '07-portal-approved.png',
+      ]);
+      expect(readdirSync(path.join(outDir, 'screenshots')).sort()).toEqual(shots);
+    },
+    180_000,
+  );
 });

@@ -75,7 +75,14 @@ async function main(): Promise<number> {
     started.receiver = await startLenderReceiver();
     const screenshotDir = path.join(outDir, 'screenshots');
     started.holder = values.browser
-      ? await (await import('./demo/browser-holder.js')).browserHolder({ baseUrl: server.url, headed: !values.headless && hasDisplay(), screenshotDir, onScreenshot: (f) => log.line(`      page: ${f}`) })
+      ? await (
+          await import('./demo/browser-holder.js')
+        ).browserHolder({
+          baseUrl: server.url,
+          headed: !values.headless && hasDisplay(),
+          screenshotDir,
+          onScreenshot: (f) => log.line(`      page: ${f}`),
+        })
       : testHelperHolder(ownproof);
 
     const result = await runJourney(ownproof, started.holder, started.receiver, outDir, log);

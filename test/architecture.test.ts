@@ -14,22 +14,50 @@ describe('module boundaries checked by npm run lint', () => {
   }
 
   it('refuses a platform file that imports a domain module or the composition root', async () => {
-    for (const target of ['../../connect/session.service.js', '../clients/client.service.js', '../../bitcoin/chain/index.js', '../../verify/claim.service.js', '../../main/modules.js']) {
+    for (const target of [
+      '../../connect/session.service.js',
+      '../clients/client.service.js',
+      '../../bitcoin/chain/index.js',
+      '../../verify/claim.service.js',
+      '../../main/modules.js',
+    ]) {
       const messages = await restricted('src/platform/http/example.ts', `import { x } from '${target}';\nexport const y = x;\n`);
       expect(messages, target).toEqual([expect.stringContaining('platform/ must not import a domain module')]);
     }
   });
 
   it('lets platform files import platform and libraries, and lets platform tests run the whole service', async () => {
-    expect(await restricted('src/platform/http/example.ts', `import { x } from '../db/database.js';\nimport y from 'fastify';\nexport const z = [x, y];\n`)).toEqual([]);
-    expect(await restricted('src/platform/http/example.test.ts', `import { service } from '../../main/modules.js';\nexport const s = service;\n`)).toEqual([]);
+    expect(
+      await restricted(
+        'src/platform/http/example.ts',
+        `import { x } from '../db/database.js';\nimport y from 'fastify';\nexport const z = [x, y];\n`,
+      ),
+    ).toEqual([]);
+    expect(
+      await restricted(
+        'src/platform/http/example.test.ts',
+        `import { service } from '../../main/modules.js';\nexport const s = service;\n`,
+      ),
+    ).toEqual([]);
   });
 
   it("refuses a domain file that reads another domain's repository or tables, not its services", async () => {
-    const messages = await restricted('src/connect/example.ts', `import { findClient } from '../clients/client.repository.js';\nexport const f = findClient;\n`);
+    const messages = await restricted(
+      'src/connect/example.ts',
+      `import { findClient } from '../clients/client.repository.js';\nexport const f = findClient;\n`,
+    );
     expect(messages).toEqual([expect.stringContaining("Call the clients module's services")]);
-    expect(await restricted('src/connect/pages/example.ts', `import type { T } from '../../clients/client.table.js';\nexport type U = T;\n`)).toHaveLength(1);
-    expect(await restricted('src/connect/example.ts', `import { clientDisplayName } from '../clients/client.service.js';\nexport const f = clientDisplayName;\n`)).toEqual([]);
-    expect(await restricted('src/connect/example.ts', `import { findSession } from './session.repository.js';\nexport const f = findSession;\n`)).toEqual([]);
+    expect(
+      await restricted('src/connect/pages/example.ts', `import type { T } from '../../clients/client.table.js';\nexport type U = T;\n`),
+    ).toHaveLength(1);
+    expect(
+      await restricted(
+        'src/connect/example.ts',
+        `import { clientDisplayName } from '../clients/client.service.js';\nexport const f = clientDisplayName;\n`,
+      ),
+    ).toEqual([]);
+    expect(
+      await restricted('src/connect/example.ts', `import { findSession } from './session.repository.js';\nexport const f = findSession;\n`),
+    ).toEqual([]);
   });
 });

@@ -32,7 +32,12 @@ function cleanRun(): { state: ClusterState; load: LoadOutcome } {
   };
 }
 
-const failing = (state: ClusterState, load: LoadOutcome) => Object.fromEntries(checkRun(state, load).filter((c) => c.failures.length > 0).map((c) => [c.name, c.failures]));
+const failing = (state: ClusterState, load: LoadOutcome) =>
+  Object.fromEntries(
+    checkRun(state, load)
+      .filter((c) => c.failures.length > 0)
+      .map((c) => [c.name, c.failures]),
+  );
 
 describe('the cluster checks', () => {
   it('pass a run in which everything held (an event delivered twice is at least once)', () => {
@@ -52,7 +57,9 @@ describe('the cluster checks', () => {
       'no job lost or dead': ['mail.send job_1 is dead'],
       'every subscribed event delivered at least once': ['statement.completed evt_2 never arrived'],
       'each downloaded statement billed exactly once, one PDF per format': ['vst_1 billed 2 times', 'vst_1 has 2 custom PDFs'],
-      'each access request e-mailed exactly once, or not at all when answered before its mail went out': ['var_1: notification sent, 2 messages to its holder'],
+      'each access request e-mailed exactly once, or not at all when answered before its mail went out': [
+        'var_1: notification sent, 2 messages to its holder',
+      ],
       'no 5xx answer and no connection failure': ['1 answers were 5xx'],
     });
   });
@@ -79,7 +86,12 @@ describe('the cluster checks', () => {
 describe('the mail check', () => {
   it('takes a request answered before its mail went out, unmailed; not one mailed anyway, nor one whose mail failed', () => {
     const { state, load } = cleanRun();
-    const answered = { id: 'var_2', email: 'bob@example.com', notification_status: 'failed', notification_error: 'not sent: the request was granted first' };
+    const answered = {
+      id: 'var_2',
+      email: 'bob@example.com',
+      notification_status: 'failed',
+      notification_error: 'not sent: the request was granted first',
+    };
     const lost = { id: 'var_3', email: 'eve@example.com', notification_status: 'failed', notification_error: 'SMTP 421' };
     state.accessRequests.push(answered, { ...answered, id: 'var_4', email: 'carol@example.com' }, lost);
     load.accessRequests.push('var_2', 'var_4', 'var_3');
@@ -96,6 +108,8 @@ describe('the mail check', () => {
 describe('the route template of a request', () => {
   it('replaces ids, not the words of a path', () => {
     expect(template('/v1/connect/account_holders/ah_0123456789abcdefABCDEF')).toBe('/v1/connect/account_holders/{id}');
-    expect(template('/v1/test_helpers/verify/access_requests/var_0123456789abcdefABCDEF/approve')).toBe('/v1/test_helpers/verify/access_requests/{id}/approve');
+    expect(template('/v1/test_helpers/verify/access_requests/var_0123456789abcdefABCDEF/approve')).toBe(
+      '/v1/test_helpers/verify/access_requests/{id}/approve',
+    );
   });
 });

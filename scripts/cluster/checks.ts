@@ -51,19 +51,26 @@ export function checkRun(state: ClusterState, load: LoadOutcome): Check[] {
   const requested = new Set(load.accessRequests);
   return [
     { name: 'no job lost or dead', failures: state.unfinishedJobs.map((j) => `${j.type} ${j.id} is ${j.status}`) },
-    { name: 'every subscribed event delivered at least once', failures: state.subscribedEvents.filter((e) => !delivered.has(e.id)).map((e) => `${e.type} ${e.id} never arrived`) },
+    {
+      name: 'every subscribed event delivered at least once',
+      failures: state.subscribedEvents.filter((e) => !delivered.has(e.id)).map((e) => `${e.type} ${e.id} never arrived`),
+    },
     {
       name: 'every statement the load asked for completed',
       failures: [
         ...load.statements.filter((id) => !state.statements.some((s) => s.id === id)).map((id) => `${id} is missing`),
         ...state.statements.filter((s) => made.has(s.id) && s.status !== 'completed').map((s) => `${s.id} is ${s.status}`),
-        ...load.statements.filter((id) => (state.statementCompletions.get(id) ?? 0) !== 1).map((id) => `${id} completed ${state.statementCompletions.get(id) ?? 0} times (statement.completed events)`),
+        ...load.statements
+          .filter((id) => (state.statementCompletions.get(id) ?? 0) !== 1)
+          .map((id) => `${id} completed ${state.statementCompletions.get(id) ?? 0} times (statement.completed events)`),
       ],
     },
     {
       name: 'each downloaded statement billed exactly once, one PDF per format',
       failures: [
-        ...state.statements.filter((s) => made.has(s.id) && s.status === 'completed' && billed.get(s.id) !== 1).map((s) => `${s.id} billed ${billed.get(s.id) ?? 0} times`),
+        ...state.statements
+          .filter((s) => made.has(s.id) && s.status === 'completed' && billed.get(s.id) !== 1)
+          .map((s) => `${s.id} billed ${billed.get(s.id) ?? 0} times`),
         ...state.pdfDocuments.filter((d) => Number(d.count) !== 1).map((d) => `${d.statement_id} has ${d.count} ${d.format} PDFs`),
       ],
     },
@@ -74,12 +81,21 @@ export function checkRun(state: ClusterState, load: LoadOutcome): Check[] {
         .filter((r) => requested.has(r.id))
         .flatMap((r) => {
           const count = mailTo.get(r.email.toLowerCase()) ?? 0;
-          const answeredFirst = r.notification_status === 'failed' && r.notification_error?.startsWith('not sent: the request was ') === true;
+          const answeredFirst =
+            r.notification_status === 'failed' && r.notification_error?.startsWith('not sent: the request was ') === true;
           if ((r.notification_status === 'sent' && count === 1) || (answeredFirst && count === 0)) return [];
-          return [`${r.id}: notification ${r.notification_status}${r.notification_error ? ` (${r.notification_error})` : ''}, ${count} messages to its holder`];
+          return [
+            `${r.id}: notification ${r.notification_status}${r.notification_error ? ` (${r.notification_error})` : ''}, ${count} messages to its holder`,
+          ];
         }),
     },
-    { name: 'no 5xx answer and no connection failure', failures: [...(load.serverErrors > 0 ? [`${load.serverErrors} answers were 5xx`] : []), ...(load.networkErrors > 0 ? [`${load.networkErrors} requests failed to connect`] : [])] },
+    {
+      name: 'no 5xx answer and no connection failure',
+      failures: [
+        ...(load.serverErrors > 0 ? [`${load.serverErrors} answers were 5xx`] : []),
+        ...(load.networkErrors > 0 ? [`${load.networkErrors} requests failed to connect`] : []),
+      ],
+    },
     { name: 'every journey completed', failures: load.laneErrors },
   ];
 }
@@ -90,21 +106,35 @@ export async function readClusterState(databaseUrl: string, now: number): Promis
   await client.connect();
   try {
     const rows = async <T>(text: string, values: unknown[] = []) => (await client.query(text, values)).rows as T[];
-    const endpoints = await rows<{ client_id: string; mode: string; enabled_events: string }>(`select client_id, mode, enabled_events from webhook_endpoints where status = 'enabled'`);
-    const events = await rows<{ id: string; type: string; client_id: string; mode: string; data: string }>('select id, type, client_id, mode, data from events');
+    const endpoints = await rows<{ client_id: string; mode: string; enabled_events: string }>(
+      `select client_id, mode, enabled_events from webhook_endpoints where status = 'enabled'`,
+    );
+    const events = await rows<{ id: string; type: string; client_id: string; mode: string; data: string }>(
+      'select id, type, client_id, mode, data from events',
+    );
     const statementCompletions = new Map<string, number>();
     for (const e of events.filter((e) => e.type === 'statement.completed')) {
       const id = (JSON.parse(e.data) as { id: string }).id;
       statementCompletions.set(id, (statementCompletions.get(id) ?? 0) + 1);
     }
     const subscribes = (e: (typeof events)[number]) =>
-      endpoints.some((ep) => ep.client_id === e.client_id && ep.mode === e.mode && (JSON.parse(ep.enabled_events) as string[]).some((t) => t === '*' || t === e.type));
+      endpoints.some(
+        (ep) =>
+          ep.client_id === e.client_id &&
+          ep.mode === e.mode &&
+          (JSON.parse(ep.enabled_events) as string[]).some((t) => t === '*' || t === e.type),
+      );
     return {
-      unfinishedJobs: await rows(`select id, type, status from jobs where status = 'dead' or (status in ('pending', 'running') and run_at <= $1)`, [now]),
+      unfinishedJobs: await rows(
+        `select id, type, status from jobs where status = 'dead' or (status in ('pending', 'running') and run_at <= $1)`,
+        [now],
+      ),
       subscribedEvents: events.filter(subscribes).map(({ id, type }) => ({ id, type })),
       statements: await rows('select id, status from verify_statements'),
       pdfBillings: await rows(`select resource_id, count(*) as count from usage_records where type = 'statement_pdf' group by resource_id`),
-      pdfDocuments: await rows('select statement_id, format, count(*) as count from verify_statement_documents group by statement_id, format'),
+      pdfDocuments: await rows(
+        'select statement_id, format, count(*) as count from verify_statement_documents group by statement_id, format',
+      ),
       accessRequests: await rows(
         'select r.id, h.email, r.notification_status, r.notification_error from verify_access_requests r join account_holders h on h.id = r.account_holder_id',
       ),
@@ -125,7 +155,10 @@ export async function waitForDrain(databaseUrl: string, timeoutMs: number): Prom
   try {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      const { rows } = await client.query(`select count(*)::int as n from jobs where status = 'running' or (status = 'pending' and run_at <= $1)`, [Date.now()]);
+      const { rows } = await client.query(
+        `select count(*)::int as n from jobs where status = 'running' or (status = 'pending' and run_at <= $1)`,
+        [Date.now()],
+      );
       if ((rows[0] as { n: number }).n === 0) return true;
       await sleep(500);
     }

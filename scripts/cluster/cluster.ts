@@ -4,7 +4,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { BIN, runOwnproof, startNodeProcess, startServe, type LongRunningProcess, type ServingProcess } from '../../test/support/cli-process.js';
+import {
+  BIN,
+  runOwnproof,
+  startNodeProcess,
+  startServe,
+  type LongRunningProcess,
+  type ServingProcess,
+} from '../../test/support/cli-process.js';
 import { freePort } from '../../test/support/free-port.js';
 import { TEST_MASTER_KEY } from '../../test/support/master-key.js';
 import { startSmtpSink, type ReceivedMail } from '../../test/support/smtp-sink.js';
@@ -60,7 +67,8 @@ export interface Cluster {
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
   const stops: (() => Promise<unknown>)[] = [];
   const stopAll = async () => {
-    for (const stop of stops.splice(0).reverse()) await stop().catch((error: unknown) => console.error(`[cluster] stopping: ${String(error)}`));
+    for (const stop of stops.splice(0).reverse())
+      await stop().catch((error: unknown) => console.error(`[cluster] stopping: ${String(error)}`));
   };
   try {
     const database = `ownproof_cluster_${process.pid}_${Date.now()}`;
@@ -121,7 +129,11 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
 
     const balance = async (count: number, port?: number): Promise<Balancer> => {
       const front = port ?? (await freePort());
-      const haproxy = await startHaproxy(front, serves.slice(0, count).map((s) => new URL(s.url).port), dataDir);
+      const haproxy = await startHaproxy(
+        front,
+        serves.slice(0, count).map((s) => new URL(s.url).port),
+        dataDir,
+      );
       // Stopped with the cluster too, should its user fail before stopping it (stopping twice is harmless).
       stops.push(haproxy);
       return { url: `http://127.0.0.1:${front}`, stop: haproxy };
@@ -229,7 +241,10 @@ async function startHaproxy(port: number, backends: string[], dir: string): Prom
   };
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then((r) => r.ok, () => false);
+    const ready = await fetch(`http://127.0.0.1:${port}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ready) return stop;
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();

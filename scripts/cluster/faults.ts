@@ -33,7 +33,10 @@ export async function runFaults(cluster: Cluster, start: number, seconds: number
   const victim = await workerRunning(cluster.databaseUrl, 'verify.generate_statement', start + 0.5 * seconds * 1000);
   const id = victim && cluster.workers.has(victim) ? victim : [...cluster.workers.keys()][0]!;
   const replacement = await cluster.replaceWorker(id);
-  note('worker killed', `SIGKILL to worker ${id}${victim === id ? ' while it ran a statement' : ' (no statement was running)'}, replaced by ${replacement}`);
+  note(
+    'worker killed',
+    `SIGKILL to worker ${id}${victim === id ? ' while it ran a statement' : ' (no statement was running)'}, replaced by ${replacement}`,
+  );
 
   await at(0.45);
   await cluster.bounceSmtp(5_000);

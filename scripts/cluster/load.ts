@@ -16,7 +16,8 @@ export class Recorder {
       this.record(route, response.status, performance.now() - started);
       return response;
     } catch (error) {
-      const message = error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}` : String(error);
+      const message =
+        error instanceof Error ? `${error.message}${error.cause instanceof Error ? `: ${error.cause.message}` : ''}` : String(error);
       this.networkErrors.set(message, (this.networkErrors.get(message) ?? 0) + 1);
       throw error;
     }
@@ -35,7 +36,14 @@ export class Recorder {
       .map(([route, { latencies, statuses }]) => {
         const sorted = [...latencies].sort((a, b) => a - b);
         const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
-        return { route, requests: sorted.length, perSecond: sorted.length / seconds, p50Ms: at(0.5), p99Ms: at(0.99), statuses: Object.fromEntries(statuses) };
+        return {
+          route,
+          requests: sorted.length,
+          perSecond: sorted.length / seconds,
+          p50Ms: at(0.5),
+          p99Ms: at(0.99),
+          statuses: Object.fromEntries(statuses),
+        };
       })
       .sort((a, b) => b.requests - a.requests);
   }
@@ -78,24 +86,42 @@ export interface LaneResult {
  * accounts refreshed and read, an access request approved by the test helper, a statement generated
  * and its PDF downloaded. A failed step is recorded and the lane goes on with a new journey.
  */
-export async function runLane(options: { baseUrl: string; apiKey: string; clientId: string; until: number; recorder: Recorder; lane: number }): Promise<LaneResult> {
+export async function runLane(options: {
+  baseUrl: string;
+  apiKey: string;
+  clientId: string;
+  until: number;
+  recorder: Recorder;
+  lane: number;
+}): Promise<LaneResult> {
   const ownproof = new Ownproof({ apiKey: options.apiKey, baseUrl: options.baseUrl, fetch: options.recorder.fetch, timeoutMs: 60_000 });
   const result: LaneResult = { clientId: options.clientId, journeys: 0, statements: [], accessRequests: [], errors: [] };
   for (let n = 0; Date.now() < options.until; n++) {
     try {
-      const holder = await ownproof.connect.accountHolders.create({ email: `holder-${options.lane}-${n}@example.com`, name: `Holder ${options.lane}.${n}` });
+      const holder = await ownproof.connect.accountHolders.create({
+        email: `holder-${options.lane}-${n}@example.com`,
+        name: `Holder ${options.lane}.${n}`,
+      });
       const session = await ownproof.connect.sessions.create({ account_holder: holder.id, permissions: ['balances', 'transactions'] });
-      await ownproof.testHelpers.connect.sessions.complete(session.id, { exchange_logins: [{ username: 'user_good' }], wallets: [{ prove_ownership: true }] });
+      await ownproof.testHelpers.connect.sessions.complete(session.id, {
+        exchange_logins: [{ username: 'user_good' }],
+        wallets: [{ prove_ownership: true }],
+      });
       const completed = await ownproof.connect.sessions.poll(session.id, { intervalMs: 500 });
       if (completed.status !== 'completed') throw new Error(`session ${session.id} ended ${completed.status}`);
       for (const accountId of completed.accounts) {
         await ownproof.connect.accounts.refresh(accountId, { features: ['balances', 'transactions'] });
         const refreshed = await ownproof.connect.accounts.pollRefresh(accountId, { intervalMs: 500 });
-        if (refreshed.balance_refresh?.status !== 'succeeded') throw new Error(`refresh of ${accountId} ended ${refreshed.balance_refresh?.status}`);
+        if (refreshed.balance_refresh?.status !== 'succeeded')
+          throw new Error(`refresh of ${accountId} ended ${refreshed.balance_refresh?.status}`);
         await ownproof.connect.accounts.balances(accountId).toArray();
         await ownproof.connect.accounts.transactions(accountId).toArray();
       }
-      const request = await ownproof.verify.accessRequests.create({ type: 'sharing', account_holder_id: holder.id, permissions: ['balances', 'statements'] });
+      const request = await ownproof.verify.accessRequests.create({
+        type: 'sharing',
+        account_holder_id: holder.id,
+        permissions: ['balances', 'statements'],
+      });
       result.accessRequests.push(request.id);
       const granted = await ownproof.testHelpers.verify.accessRequests.approve(request.id);
       const now = Math.floor(Date.now() / 1000);
@@ -110,7 +136,8 @@ export async function runLane(options: { baseUrl: string; apiKey: string; client
       if (done.status !== 'completed') throw new Error(`statement ${statement.id} ended ${done.status}`);
       // Three first downloads at once, each through the balancer to another server: one PDF made, one billed.
       const pdfs = await Promise.all([1, 2, 3].map(() => ownproof.verify.statements.downloadPdf(statement.id)));
-      for (const pdf of pdfs) if (new TextDecoder().decode(pdf.slice(0, 5)) !== '%PDF-') throw new Error(`statement ${statement.id}: the download is not a PDF`);
+      for (const pdf of pdfs)
+        if (new TextDecoder().decode(pdf.slice(0, 5)) !== '%PDF-') throw new Error(`statement ${statement.id}: the download is not a PDF`);
       result.journeys++;
     } catch (error) {
       result.errors.push(error instanceof Error ? error.message : String(error));

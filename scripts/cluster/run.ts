@@ -69,11 +69,19 @@ async function run(cluster: Cluster): Promise<boolean> {
   log(`mixed load: ${lanes} lender journeys at once for ${seconds} s through HAProxy → ${values.serves} servers`);
   const started = performance.now();
   const until = Date.now() + seconds * 1000;
-  const lanesDone = Promise.all(clients.map((client, lane) => runLane({ baseUrl: front.url, apiKey: client.testKey, clientId: client.clientId, until, recorder, lane })));
-  const faults: FaultRecord[] = values.faults ? await runFaults(cluster, Date.now(), seconds, { postgres: values['restart-postgres'] }) : [];
+  const lanesDone = Promise.all(
+    clients.map((client, lane) =>
+      runLane({ baseUrl: front.url, apiKey: client.testKey, clientId: client.clientId, until, recorder, lane }),
+    ),
+  );
+  const faults: FaultRecord[] = values.faults
+    ? await runFaults(cluster, Date.now(), seconds, { postgres: values['restart-postgres'] })
+    : [];
   const results = await lanesDone;
   const elapsed = (performance.now() - started) / 1000;
-  log(`load done in ${elapsed.toFixed(1)} s: ${results.reduce((n, r) => n + r.journeys, 0)} journeys; waiting for the workers to drain the queue`);
+  log(
+    `load done in ${elapsed.toFixed(1)} s: ${results.reduce((n, r) => n + r.journeys, 0)} journeys; waiting for the workers to drain the queue`,
+  );
   const drained = await waitForDrain(cluster.databaseUrl, 120_000);
   // Deliveries of the last events may still be in flight after their job row is written.
   await sleep(1_000);
@@ -117,12 +125,22 @@ async function run(cluster: Cluster): Promise<boolean> {
  */
 async function pollLimitCheck(baseUrl: string, apiKey: string): Promise<Check> {
   const headers = { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' };
-  const holder = (await (await fetch(`${baseUrl}/v1/connect/account_holders`, { method: 'POST', headers, body: JSON.stringify({ email: 'limit@example.com' }) })).json()) as { id: string };
-  const session = (await (await fetch(`${baseUrl}/v1/connect/sessions`, { method: 'POST', headers, body: JSON.stringify({ account_holder: holder.id, permissions: ['balances'] }) })).json()) as { id: string };
+  const holder = (await (
+    await fetch(`${baseUrl}/v1/connect/account_holders`, { method: 'POST', headers, body: JSON.stringify({ email: 'limit@example.com' }) })
+  ).json()) as { id: string };
+  const session = (await (
+    await fetch(`${baseUrl}/v1/connect/sessions`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ account_holder: holder.id, permissions: ['balances'] }),
+    })
+  ).json()) as { id: string };
   for (let attempt = 0; attempt < 5; attempt++) {
     await sleep(1_100); // a fresh window
     const started = performance.now();
-    const statuses = await Promise.all(Array.from({ length: 12 }, () => fetch(`${baseUrl}/v1/connect/sessions/${session.id}`, { headers }).then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 12 }, () => fetch(`${baseUrl}/v1/connect/sessions/${session.id}`, { headers }).then((r) => r.status)),
+    );
     if (performance.now() - started > 900) continue; // the burst spread over two windows: try again
     const allowed = statuses.filter((s) => s === 200).length;
     const others = statuses.filter((s) => s !== 200 && s !== 429);
@@ -139,8 +157,12 @@ function printRoutes(routes: RouteSummary[], elapsed: number): void {
   console.log('  | endpoint | requests | req/s | p50 ms | p99 ms | statuses |');
   console.log('  |---|---:|---:|---:|---:|---|');
   for (const r of routes) {
-    const statuses = Object.entries(r.statuses).map(([s, n]) => `${s}×${n}`).join(' ');
-    console.log(`  | ${r.route} | ${r.requests} | ${r.perSecond.toFixed(1)} | ${r.p50Ms.toFixed(0)} | ${r.p99Ms.toFixed(0)} | ${statuses} |`);
+    const statuses = Object.entries(r.statuses)
+      .map(([s, n]) => `${s}×${n}`)
+      .join(' ');
+    console.log(
+      `  | ${r.route} | ${r.requests} | ${r.perSecond.toFixed(1)} | ${r.p50Ms.toFixed(0)} | ${r.p99Ms.toFixed(0)} | ${statuses} |`,
+    );
   }
 }
 
@@ -154,8 +176,14 @@ async function printScaling(cluster: Cluster, apiKey: string): Promise<void> {
   for (const count of [1, 2, 4, 4, 2, 1]) {
     const balancer = await cluster.balance(count);
     try {
-      const result = await autocannon({ url: `${balancer.url}/v1/connect/account_holders?limit=10`, headers: { authorization: `Bearer ${apiKey}` }, connections: 32, duration: 10 });
-      if (result.non2xx > 0 || result.errors > 0) log(`scaling run with ${count} servers: ${result.non2xx} non-2xx, ${result.errors} errors`);
+      const result = await autocannon({
+        url: `${balancer.url}/v1/connect/account_holders?limit=10`,
+        headers: { authorization: `Bearer ${apiKey}` },
+        connections: 32,
+        duration: 10,
+      });
+      if (result.non2xx > 0 || result.errors > 0)
+        log(`scaling run with ${count} servers: ${result.non2xx} non-2xx, ${result.errors} errors`);
       rates.set(count, [...(rates.get(count) ?? []), result.requests.average]);
     } finally {
       await balancer.stop();
@@ -166,6 +194,8 @@ async function printScaling(cluster: Cluster, apiKey: string): Promise<void> {
   console.log('  | servers | req/s pass 1 | req/s pass 2 | × one server (per pass) |');
   console.log('  |---:|---:|---:|---|');
   for (const [count, [first, second]] of rates) {
-    console.log(`  | ${count} | ${first!.toFixed(0)} | ${second!.toFixed(0)} | ${(first! / base[0]!).toFixed(2)}, ${(second! / base[1]!).toFixed(2)} |`);
+    console.log(
+      `  | ${count} | ${first!.toFixed(0)} | ${second!.toFixed(0)} | ${(first! / base[0]!).toFixed(2)}, ${(second! / base[1]!).toFixed(2)} |`,
+    );
   }
 }

@@ -26,7 +26,14 @@ export async function browserHolder(options: BrowserHolderOptions): Promise<Acco
     executablePath: CHROMIUM_PATH,
     headless: !options.headed,
     slowMo: options.headed ? 400 : 0,
-    args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   const context = await browser.newContext({ viewport: { width: 1100, height: 800 }, locale: 'en-GB' });
   const page = await context.newPage();

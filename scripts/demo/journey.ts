@@ -37,7 +37,13 @@ export interface JourneyResult {
  * the holder completes, accounts refreshed and read, an access request the holder approves, the
  * webhooks of both checked with the endpoint's secret, a statement, its PDF checked and saved.
  */
-export async function runJourney(ownproof: Ownproof, holder: AccountHolder, receiver: LenderReceiver, outDir: string, log: StepLog): Promise<JourneyResult> {
+export async function runJourney(
+  ownproof: Ownproof,
+  holder: AccountHolder,
+  receiver: LenderReceiver,
+  outDir: string,
+  log: StepLog,
+): Promise<JourneyResult> {
   const endpoint = await log.step(
     () => ownproof.webhookEndpoints.create({ url: receiver.webhookUrl, enabled_events: ['*'], description: 'npm run demo' }),
     (e) => `Webhook endpoint ${e.id} created for ${e.url}`,
@@ -48,7 +54,12 @@ export async function runJourney(ownproof: Ownproof, holder: AccountHolder, rece
     (h) => `Account holder ${h.id} created (${email})`,
   );
   const session = await log.step(
-    () => ownproof.connect.sessions.create({ account_holder: accountHolder.id, permissions: ['balances', 'transactions'], return_url: receiver.returnUrl }),
+    () =>
+      ownproof.connect.sessions.create({
+        account_holder: accountHolder.id,
+        permissions: ['balances', 'transactions'],
+        return_url: receiver.returnUrl,
+      }),
     (s) => `Session ${s.id} created: ${s.hosted_url}`,
   );
   const completed = await log.step(
@@ -56,7 +67,8 @@ export async function runJourney(ownproof: Ownproof, holder: AccountHolder, rece
       await holder.completeSession(session);
       return ownproof.connect.sessions.poll(session.id, { intervalMs: 500 });
     },
-    (s) => `Session ${s.status} ${holder.how}: the Sandbox Exchange (user_good) and the sandbox wallet, proven; ${s.accounts.length} accounts`,
+    (s) =>
+      `Session ${s.status} ${holder.how}: the Sandbox Exchange (user_good) and the sandbox wallet, proven; ${s.accounts.length} accounts`,
   );
 
   for (const id of completed.accounts) {
@@ -95,7 +107,8 @@ export async function runJourney(ownproof: Ownproof, holder: AccountHolder, rece
     (received) => `Webhooks received and verified: ${[...received.keys()].join(', ')}`,
   );
   const sessionEvent = events.get('session.completed');
-  if (sessionEvent?.type !== 'session.completed' || sessionEvent.data.object.id !== session.id) throw new Error('session.completed is not about this session');
+  if (sessionEvent?.type !== 'session.completed' || sessionEvent.data.object.id !== session.id)
+    throw new Error('session.completed is not about this session');
 
   const now = Math.floor(Date.now() / 1000);
   const statement = await log.step(
@@ -129,7 +142,12 @@ export async function runJourney(ownproof: Ownproof, holder: AccountHolder, rece
 }
 
 /** Waits up to a minute for a delivery of each event type, each checked and typed by `webhooks.unwrap`. */
-async function webhooksOf(ownproof: Ownproof, receiver: LenderReceiver, secret: string, types: string[]): Promise<Map<string, OwnproofEvent>> {
+async function webhooksOf(
+  ownproof: Ownproof,
+  receiver: LenderReceiver,
+  secret: string,
+  types: string[],
+): Promise<Map<string, OwnproofEvent>> {
   const found = new Map<string, OwnproofEvent>();
   const deadline = Date.now() + 60_000;
   let seen = 0;
@@ -143,7 +161,9 @@ async function webhooksOf(ownproof: Ownproof, receiver: LenderReceiver, secret: 
     }
     if (Date.now() > deadline) {
       const missing = types.filter((t) => !found.has(t)).join(', ');
-      throw new Error(`no ${missing} webhook within a minute (received: ${[...found.keys()].join(', ') || 'none'}; see GET /v1/events and the endpoint's deliveries)`);
+      throw new Error(
+        `no ${missing} webhook within a minute (received: ${[...found.keys()].join(', ') || 'none'}; see GET /v1/events and the endpoint's deliveries)`,
+      );
     }
     await sleep(200);
   }

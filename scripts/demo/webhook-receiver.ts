@@ -30,7 +30,9 @@ export async function startLenderReceiver(): Promise<LenderReceiver> {
         res.writeHead(200).end();
       } else if (req.method === 'GET' && req.url?.startsWith('/connected')) {
         res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
-        res.end('<!doctype html><html lang="en"><title>Back at the lender</title><main><h1>Back at the lender</h1><p>The demo carries on in the terminal.</p></main></html>');
+        res.end(
+          '<!doctype html><html lang="en"><title>Back at the lender</title><main><h1>Back at the lender</h1><p>The demo carries on in the terminal.</p></main></html>',
+        );
       } else {
         res.writeHead(404).end();
       }

@@ -10,10 +10,26 @@ import { NETWORK_NAMES, NETWORK_PARAMS } from './network.js';
 // BIP-350 "valid segwit addresses" (bitcoin/bips bip-0350.mediawiki), with the type we assign.
 const BIP350_VALID: [string, string, string | null][] = [
   ['BC1QW508D6QEJXTDG4Y5R3ZARVARY0C5XW7KV8F3T4', '0014751e76e8199196d454941c45d1b3a323f1433bd6', 'p2wpkh'],
-  ['tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7', '00201863143c14c5166804bd19203356da136c985678cd4d27a1b8c6329604903262', 'p2wsh'],
-  ['tb1qqqqqp399et2xygdj5xreqhjjvcmzhxw4aywxecjdzew6hylgvsesrxh6hy', '0020000000c4a5cad46221b2a187905e5266362b99d5e91c6ce24d165dab93e86433', 'p2wsh'],
-  ['tb1pqqqqp399et2xygdj5xreqhjjvcmzhxw4aywxecjdzew6hylgvsesf3hn0c', '5120000000c4a5cad46221b2a187905e5266362b99d5e91c6ce24d165dab93e86433', 'p2tr'],
-  ['bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0', '512079be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798', 'p2tr'],
+  [
+    'tb1qrp33g0q5c5txsp9arysrx4k6zdkfs4nce4xj0gdcccefvpysxf3q0sl5k7',
+    '00201863143c14c5166804bd19203356da136c985678cd4d27a1b8c6329604903262',
+    'p2wsh',
+  ],
+  [
+    'tb1qqqqqp399et2xygdj5xreqhjjvcmzhxw4aywxecjdzew6hylgvsesrxh6hy',
+    '0020000000c4a5cad46221b2a187905e5266362b99d5e91c6ce24d165dab93e86433',
+    'p2wsh',
+  ],
+  [
+    'tb1pqqqqp399et2xygdj5xreqhjjvcmzhxw4aywxecjdzew6hylgvsesf3hn0c',
+    '5120000000c4a5cad46221b2a187905e5266362b99d5e91c6ce24d165dab93e86433',
+    'p2tr',
+  ],
+  [
+    'bc1p0xlxvlhemja6c4dqv22uapctqupfhlxm9h8z3k2e72q4k9hcz7vqzk5jj0',
+    '512079be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798',
+    'p2tr',
+  ],
   // Valid encodings of witness versions/lengths that no supported type uses.
   ['bc1pw508d6qejxtdg4y5r3zarvary0c5xw7kw508d6qejxtdg4y5r3zarvary0c5xw7kt5nd6y', '', null],
   ['BC1SW50QGDZ25J', '', null],
@@ -68,8 +84,14 @@ describe('parseAddress', () => {
   });
 
   it('parses base58 P2PKH and P2SH addresses on mainnet and the test networks', () => {
-    expect(parseAddress('1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2')).toMatchObject({ ok: true, address: { type: 'p2pkh', networks: ['mainnet'] } });
-    expect(parseAddress('3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy')).toMatchObject({ ok: true, address: { type: 'p2sh', networks: ['mainnet'] } });
+    expect(parseAddress('1BvBMSEYstWetqTFn5Au4m4GFg7xJaNVN2')).toMatchObject({
+      ok: true,
+      address: { type: 'p2pkh', networks: ['mainnet'] },
+    });
+    expect(parseAddress('3J98t1WpEZ73CNmQviecrnyiWrnqRhWNLy')).toMatchObject({
+      ok: true,
+      address: { type: 'p2sh', networks: ['mainnet'] },
+    });
     expect(parseAddress('mipcBbFg9gMiCh81Kj8tqqdgoZub1ZJRfn')).toMatchObject({
       ok: true,
       address: { type: 'p2pkh', networks: ['testnet', 'signet', 'regtest'] },
@@ -81,7 +103,10 @@ describe('parseAddress', () => {
   });
 
   it('maps tb1 to testnet and signet, and bcrt1 to regtest only', () => {
-    expect(parseAddress('tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx')).toMatchObject({ ok: true, address: { networks: ['testnet', 'signet'] } });
+    expect(parseAddress('tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx')).toMatchObject({
+      ok: true,
+      address: { networks: ['testnet', 'signet'] },
+    });
     expect(parseAddress('bcrt1q6rz28mcfaxtmd6v789l9rrlrusdprr9pz3cppk')).toMatchObject({ ok: true, address: { networks: ['regtest'] } });
   });
 
@@ -129,8 +154,14 @@ describe('parseAddress', () => {
   });
 
   it('never throws on strings shaped like addresses', () => {
-    const bech = fc.tuple(fc.constantFrom('bc1', 'tb1', 'bcrt1', 'BC1'), fc.string({ unit: fc.constantFrom(...'qpzry9x8gf2tvdw0s3jn54khce6mua7lQPZ1bio'), maxLength: 80 }));
-    fc.assert(fc.property(bech, ([p, s]) => typeof parseAddress(p + s).ok === 'boolean'), { numRuns: 2000 });
+    const bech = fc.tuple(
+      fc.constantFrom('bc1', 'tb1', 'bcrt1', 'BC1'),
+      fc.string({ unit: fc.constantFrom(...'qpzry9x8gf2tvdw0s3jn54khce6mua7lQPZ1bio'), maxLength: 80 }),
+    );
+    fc.assert(
+      fc.property(bech, ([p, s]) => typeof parseAddress(p + s).ok === 'boolean'),
+      { numRuns: 2000 },
+    );
   });
 });
 

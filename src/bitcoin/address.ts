@@ -25,13 +25,7 @@ export interface ParsedAddress {
 /** Why an address was refused. `reason` is a sentence fit to show to a person. */
 export interface AddressError {
   code:
-    | 'invalid_encoding'
-    | 'bad_checksum'
-    | 'unknown_prefix'
-    | 'invalid_length'
-    | 'invalid_program'
-    | 'wrong_network'
-    | 'unsupported_type';
+    'invalid_encoding' | 'bad_checksum' | 'unknown_prefix' | 'invalid_length' | 'invalid_program' | 'wrong_network' | 'unsupported_type';
   reason: string;
 }
 
@@ -142,10 +136,7 @@ function parseSegwit(input: string): ParseAddressResult {
   if (version > 16) return fail('invalid_encoding', `The witness version ${version} does not exist (0 to 16 only).`);
   const expected = version === 0 ? 'bech32' : 'bech32m';
   if (variant !== expected) {
-    return fail(
-      'bad_checksum',
-      `The address uses a ${variant} checksum, but witness version ${version} addresses must use ${expected}.`,
-    );
+    return fail('bad_checksum', `The address uses a ${variant} checksum, but witness version ${version} addresses must use ${expected}.`);
   }
   const program = wordsToBytes(words.subarray(1, words.length - 6));
   if (program === undefined) return fail('invalid_encoding', 'The address has invalid padding bits in its witness program.');

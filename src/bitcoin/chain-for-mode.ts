@@ -14,7 +14,8 @@ export interface ChainSources {
  */
 export function createChainSources(options: { esploraUrl: string | undefined; test?: ChainSource; live?: ChainSource }): ChainSources {
   let test = options.test;
-  const live = options.live ?? (options.esploraUrl ? new EsploraChainSource({ baseUrl: options.esploraUrl, network: 'mainnet' }) : undefined);
+  const live =
+    options.live ?? (options.esploraUrl ? new EsploraChainSource({ baseUrl: options.esploraUrl, network: 'mainnet' }) : undefined);
   return {
     forMode(mode) {
       if (mode === 'live') return live;

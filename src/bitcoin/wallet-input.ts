@@ -11,11 +11,17 @@ export function modeNetworks(mode: 'test' | 'live'): readonly NetworkName[] {
  * descriptor — for a mode, and says in plain words what is wrong with it otherwise (including a
  * pasted private key or seed phrase, which is never echoed back). Never throws on input.
  */
-export function readWalletInput(input: string, mode: 'test' | 'live'): { ok: true; wallet: WalletDescriptor } | { ok: false; message: string } {
+export function readWalletInput(
+  input: string,
+  mode: 'test' | 'live',
+): { ok: true; wallet: WalletDescriptor } | { ok: false; message: string } {
   const text = input.trim();
   if (text === '') return { ok: false, message: 'Enter an address, an extended public key or a descriptor.' };
   if (looksLikeSecret(text)) {
-    return { ok: false, message: 'This looks like a private key or seed phrase. Never share those: enter an address or an extended public key instead.' };
+    return {
+      ok: false,
+      message: 'This looks like a private key or seed phrase. Never share those: enter an address or an extended public key instead.',
+    };
   }
   const parsed = parseWalletDescriptor(text, { mode });
   if (parsed.ok) return { ok: true, wallet: parsed.value };
@@ -24,12 +30,22 @@ export function readWalletInput(input: string, mode: 'test' | 'live'): { ok: tru
     // Read again without the mode (it parses, its network being the wrong one) to learn what that was.
     const typed = parseWalletDescriptor(text);
     const what = typed.ok ? WHAT_WAS_TYPED[typed.value.source] : 'wallet';
-    return { ok: false, message: mode === 'live' ? `This is a test-network ${what}; live mode needs a mainnet one.` : `This is a mainnet ${what}; test mode needs a test-network one.` };
+    return {
+      ok: false,
+      message:
+        mode === 'live'
+          ? `This is a test-network ${what}; live mode needs a mainnet one.`
+          : `This is a mainnet ${what}; test mode needs a test-network one.`,
+    };
   }
   return { ok: false, message: `That is not a wallet we can watch: ${parsed.error.reason}.` };
 }
 
-const WHAT_WAS_TYPED: Record<WalletDescriptor['source'], string> = { address: 'address', 'extended-key': 'extended public key', descriptor: 'descriptor' };
+const WHAT_WAS_TYPED: Record<WalletDescriptor['source'], string> = {
+  address: 'address',
+  'extended-key': 'extended public key',
+  descriptor: 'descriptor',
+};
 
 /** WIF keys, xprv-style keys, hex private keys or 12/24-word phrases: things nobody should paste. */
 function looksLikeSecret(text: string): boolean {

@@ -12,7 +12,10 @@ export async function findClient(db: Db, id: string): Promise<ClientRow | undefi
 }
 
 export async function countClients(db: Db): Promise<number> {
-  const row = await db.selectFrom('clients').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('clients')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

@@ -27,10 +27,7 @@ export interface CreatedClient {
 export const API_KEY_PATTERN = /^sk_(test|live)_[0-9A-Za-z]{32}$/;
 
 /** Creates a client with a fresh test key and, unless `withLiveKey` is false, a live key. */
-export async function createClient(
-  deps: ClientDeps,
-  input: { name: string; withLiveKey?: boolean },
-): Promise<CreatedClient> {
+export async function createClient(deps: ClientDeps, input: { name: string; withLiveKey?: boolean }): Promise<CreatedClient> {
   const name = input.name.trim();
   if (name === '' || name.length > 200) throw new RangeError('client name must be 1 to 200 characters');
   const now = unixSeconds(deps.clock);
@@ -62,7 +59,12 @@ export async function rollApiKey(
   const expiring = await deps.db.transaction().execute(async (trx) => {
     if (!(await findClient(trx, input.clientId))) throw new ClientNotFoundError(input.clientId);
     const old = await findUsableApiKeys(trx, input.clientId, input.mode, now);
-    await expireApiKeys(trx, old.map((k) => k.id), expiresAt, input.graceSeconds === 0 ? now : null);
+    await expireApiKeys(
+      trx,
+      old.map((k) => k.id),
+      expiresAt,
+      input.graceSeconds === 0 ? now : null,
+    );
     await insertApiKey(trx, keyRow(input.clientId, input.mode, key, now));
     return old;
   });

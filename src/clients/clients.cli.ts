@@ -39,7 +39,14 @@ export function registerClientCommands(program: Command, cli: CliDeps): void {
         .withRuntime(async (runtime) => {
           const rolled = await rollApiKey(runtime.ctx, { clientId: options.client, mode: options.mode, graceSeconds: options.grace });
           if (options.json) {
-            cli.print(JSON.stringify({ client_id: options.client, mode: options.mode, key: rolled.key, old_keys_expire_at: rolled.oldKeysExpireAt }));
+            cli.print(
+              JSON.stringify({
+                client_id: options.client,
+                mode: options.mode,
+                key: rolled.key,
+                old_keys_expire_at: rolled.oldKeysExpireAt,
+              }),
+            );
           } else {
             cli.print(`New ${options.mode} key for ${options.client}: ${rolled.key}`);
             const when = options.grace === 0 ? 'now' : `at ${new Date(rolled.oldKeysExpireAt * 1000).toISOString()}`;

@@ -6,11 +6,7 @@ import type { Scope } from '../platform/scope.js';
 import type { AccountHolderRow, AccountHolderUpdate, NewAccountHolderRow } from './account-holder.table.js';
 
 function scoped(db: Db, scope: Scope) {
-  return db
-    .selectFrom('account_holders')
-    .selectAll()
-    .where('client_id', '=', scope.clientId)
-    .where('mode', '=', scope.mode);
+  return db.selectFrom('account_holders').selectAll().where('client_id', '=', scope.clientId).where('mode', '=', scope.mode);
 }
 
 export async function insertAccountHolder(db: Db, row: NewAccountHolderRow): Promise<void> {

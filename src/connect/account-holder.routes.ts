@@ -2,17 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { ListOf, listResponse, PageQuery } from '../platform/http/pagination.js';
 import { errorResponses, IdParams } from '../platform/http/schemas.js';
-import {
-  AccountHolder,
-  CreateAccountHolderBody,
-  UpdateAccountHolderBody,
-} from './account-holder.schemas.js';
-import {
-  createAccountHolder,
-  listAccountHolders,
-  retrieveAccountHolder,
-  updateAccountHolder,
-} from './account-holder.service.js';
+import { AccountHolder, CreateAccountHolderBody, UpdateAccountHolderBody } from './account-holder.schemas.js';
+import { createAccountHolder, listAccountHolders, retrieveAccountHolder, updateAccountHolder } from './account-holder.service.js';
 
 const TAGS = ['Account holders'];
 const AccountHolderRef = Type.Ref(AccountHolder);
@@ -28,7 +19,8 @@ export const accountHolderRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         operationId: 'createAccountHolder',
         summary: 'Create an account holder',
-        description: 'Creates the person a session or access request is for. `external_ref` must be unique per client and mode (409 `external_ref_taken`).',
+        description:
+          'Creates the person a session or access request is for. `external_ref` must be unique per client and mode (409 `external_ref_taken`).',
         body: CreateAccountHolderBody,
         response: { 200: AccountHolderRef, ...errorResponses(409) },
       },

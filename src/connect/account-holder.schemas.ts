@@ -20,7 +20,7 @@ const Name = Type.String({ minLength: 1, maxLength: 200, description: 'Full name
 const ExternalRef = Type.String({
   minLength: 1,
   maxLength: 255,
-  description: "Your own identifier for this person; unique per client and mode.",
+  description: 'Your own identifier for this person; unique per client and mode.',
 });
 
 export const AccountHolder = Type.Object(

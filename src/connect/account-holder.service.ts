@@ -14,11 +14,7 @@ import {
   listAccountHolderRows,
   updateAccountHolderRow,
 } from './account-holder.repository.js';
-import type {
-  AccountHolder,
-  CreateAccountHolderInput,
-  UpdateAccountHolderInput,
-} from './account-holder.schemas.js';
+import type { AccountHolder, CreateAccountHolderInput, UpdateAccountHolderInput } from './account-holder.schemas.js';
 import type { AccountHolderRow } from './account-holder.table.js';
 
 export type AccountHolderDeps = Pick<AppContext, 'db' | 'clock' | 'capabilities'>;
@@ -39,11 +35,7 @@ export function toAccountHolder(row: AccountHolderRow): AccountHolder {
   };
 }
 
-export async function createAccountHolder(
-  deps: AccountHolderDeps,
-  scope: Scope,
-  input: CreateAccountHolderInput,
-): Promise<AccountHolder> {
+export async function createAccountHolder(deps: AccountHolderDeps, scope: Scope, input: CreateAccountHolderInput): Promise<AccountHolder> {
   const now = unixSeconds(deps.clock);
   const row: AccountHolderRow = {
     seq: 0,
@@ -82,7 +74,12 @@ export async function retrieveAccountHolder(deps: Pick<AccountHolderDeps, 'db'>,
  * Refuses an account holder id sent in the body or query string (`param`) that names none of this
  * client and mode: 400 `parameter_invalid` (docs/errors.md, "Ids that name nothing").
  */
-export async function requireAccountHolderParam(deps: Pick<AccountHolderDeps, 'db'>, scope: Scope, id: string, param: string): Promise<void> {
+export async function requireAccountHolderParam(
+  deps: Pick<AccountHolderDeps, 'db'>,
+  scope: Scope,
+  id: string,
+  param: string,
+): Promise<void> {
   if (!(await findAccountHolder(deps.db, scope, id))) throw unknownId(param, 'account_holder', id);
 }
 
@@ -90,7 +87,11 @@ export async function requireAccountHolderParam(deps: Pick<AccountHolderDeps, 'd
  * Every account holder with this e-mail address, across clients, in the given modes: the people
  * a portal sign-in to that address stands for (docs/verify.md, "Who the portal shows").
  */
-export async function accountHoldersByEmail(deps: Pick<AccountHolderDeps, 'db'>, email: string, modes: readonly Scope['mode'][]): Promise<AccountHolderRow[]> {
+export async function accountHoldersByEmail(
+  deps: Pick<AccountHolderDeps, 'db'>,
+  email: string,
+  modes: readonly Scope['mode'][],
+): Promise<AccountHolderRow[]> {
   return findAccountHoldersByEmail(deps.db, email, modes);
 }
 

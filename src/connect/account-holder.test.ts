@@ -5,8 +5,7 @@ import { startTestApp, type TestApp, type TestClient } from '../../test/support/
 describe.each(engines())('account holders API on %s', (engine) => {
   let t: TestApp;
   let client: TestClient;
-  const create = (json: unknown, key = client.testKey) =>
-    t.call(key, { method: 'POST', url: '/v1/connect/account_holders', json });
+  const create = (json: unknown, key = client.testKey) => t.call(key, { method: 'POST', url: '/v1/connect/account_holders', json });
 
   beforeAll(async () => {
     t = await startTestApp(engine);
@@ -39,7 +38,11 @@ describe.each(engines())('account holders API on %s', (engine) => {
 
   it('retrieves an account holder by id, with or without a trailing slash and under /api', async () => {
     const created = (await create({ email: 'get@example.com' })).json();
-    for (const url of [`/v1/connect/account_holders/${created.id}`, `/v1/connect/account_holders/${created.id}/`, `/api/v1/connect/account_holders/${created.id}`]) {
+    for (const url of [
+      `/v1/connect/account_holders/${created.id}`,
+      `/v1/connect/account_holders/${created.id}/`,
+      `/api/v1/connect/account_holders/${created.id}`,
+    ]) {
       const res = await t.call(client.testKey, { method: 'GET', url });
       expect(res.statusCode, url).toBe(200);
       expect(res.json()).toEqual(created);
@@ -81,7 +84,12 @@ describe.each(engines())('account holders API on %s', (engine) => {
     [{ email: 'a@example.com', metadata: { k: 1 } }, 400, 'parameter_invalid', 'metadata[k]'],
     [{ email: 'a@example.com', metadata: { k: 'v'.repeat(501) } }, 400, 'parameter_invalid', 'metadata[k]'],
     [{ email: 'a@example.com', metadata: { ['k'.repeat(41)]: 'v' } }, 400, 'parameter_invalid', 'metadata'],
-    [{ email: 'a@example.com', metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) }, 400, 'parameter_invalid', 'metadata'],
+    [
+      { email: 'a@example.com', metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) },
+      400,
+      'parameter_invalid',
+      'metadata',
+    ],
     [{ email: 'a@example.com', metadata: 'text' }, 400, 'parameter_invalid', 'metadata'],
   ])('rejects %j with %i %s naming %s, and creates nothing', async (json, status, code, param) => {
     const before = await countHolders();
@@ -184,7 +192,11 @@ describe.each(engines())('account holders API on %s', (engine) => {
     it('rejects unknown fields, including ones that exist but cannot be changed', async () => {
       const created = (await create({ email: 'u@example.com' })).json();
       for (const field of ['livemode', 'id', 'created_at']) {
-        const res = await t.call(client.testKey, { method: 'POST', url: `/v1/connect/account_holders/${created.id}`, json: { [field]: 1 } });
+        const res = await t.call(client.testKey, {
+          method: 'POST',
+          url: `/v1/connect/account_holders/${created.id}`,
+          json: { [field]: 1 },
+        });
         expect(res.statusCode).toBe(400);
         expect(res.json().error).toMatchObject({ code: 'parameter_unknown', param: field });
       }
@@ -240,7 +252,8 @@ describe.each(engines())('account holders API on %s', (engine) => {
       const ids: string[] = [];
       for (let i = 0; i < 25; i++) ids.push((await create({ email: `p${i}@example.com` }, tenant.testKey)).json().id);
       const newestFirst = [...ids].reverse();
-      const list = (query: string) => t.call(tenant.testKey, { method: 'GET', url: `/v1/connect/account_holders?${query}` }).then((r) => r.json());
+      const list = (query: string) =>
+        t.call(tenant.testKey, { method: 'GET', url: `/v1/connect/account_holders?${query}` }).then((r) => r.json());
 
       const seen: string[] = [];
       let page = await list('limit=10');
@@ -285,7 +298,10 @@ describe.each(engines())('account holders API on %s', (engine) => {
   });
 
   async function countHolders(): Promise<number> {
-    const row = await t.ctx.db.selectFrom('account_holders').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await t.ctx.db
+      .selectFrom('account_holders')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 });
@@ -295,10 +311,16 @@ describe.each(engines())('account holder updates racing on %s', (engine) => {
     const t = await startTestApp(engine);
     try {
       const { testKey } = await t.newClient();
-      const holder = (await t.call(testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'race@example.com' } })).json();
+      const holder = (
+        await t.call(testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'race@example.com' } })
+      ).json();
       await Promise.all(
         Array.from({ length: 10 }, (_, i) =>
-          t.call(testKey, { method: 'POST', url: `/v1/connect/account_holders/${holder.id}`, json: { metadata: { [`k${i}`]: String(i) } } }),
+          t.call(testKey, {
+            method: 'POST',
+            url: `/v1/connect/account_holders/${holder.id}`,
+            json: { metadata: { [`k${i}`]: String(i) } },
+          }),
         ),
       );
       const final = (await t.call(testKey, { method: 'GET', url: `/v1/connect/account_holders/${holder.id}` })).json();

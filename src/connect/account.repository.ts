@@ -35,7 +35,12 @@ export async function findAccount(db: Db, scope: Scope, id: string): Promise<Acc
 }
 
 /** The account, locked until the transaction ends where the engine has row locks. */
-export async function findAccountForUpdate(trx: Db, capabilities: DbCapabilities, scope: Scope, id: string): Promise<AccountRow | undefined> {
+export async function findAccountForUpdate(
+  trx: Db,
+  capabilities: DbCapabilities,
+  scope: Scope,
+  id: string,
+): Promise<AccountRow | undefined> {
   const query = delivered(trx, scope).where('connect_accounts.id', '=', id);
   return (capabilities.supportsRowLocks ? query.forUpdate('connect_accounts') : query).executeTakeFirst();
 }
@@ -61,7 +66,12 @@ export async function listAccountRows(
 export async function accountIdsBySession(db: Db, sessionIds: string[]): Promise<Map<string, string[]>> {
   const ids = new Map<string, string[]>(sessionIds.map((id) => [id, []]));
   if (sessionIds.length === 0) return ids;
-  const rows = await db.selectFrom('connect_accounts').select(['id', 'session_id']).where('session_id', 'in', sessionIds).orderBy('seq').execute();
+  const rows = await db
+    .selectFrom('connect_accounts')
+    .select(['id', 'session_id'])
+    .where('session_id', 'in', sessionIds)
+    .orderBy('seq')
+    .execute();
   for (const row of rows) ids.get(row.session_id)?.push(row.id);
   return ids;
 }
@@ -113,7 +123,12 @@ export async function upsertTransactions(db: Db, rows: NewAccountTransactionRow[
 }
 
 export async function findTransaction(db: Db, accountId: string, id: string): Promise<AccountTransactionRow | undefined> {
-  return db.selectFrom('connect_account_transactions').selectAll().where('account_id', '=', accountId).where('id', '=', id).executeTakeFirst();
+  return db
+    .selectFrom('connect_account_transactions')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('id', '=', id)
+    .executeTakeFirst();
 }
 
 /**
@@ -137,7 +152,11 @@ export async function transactionPage(
     return { rows: rows.slice(0, page.limit).reverse(), hasMore: rows.length > page.limit };
   }
   const query = page.after ? base.where(sql<boolean>`(occurred_at, seq) < (${page.after.occurred_at}, ${page.after.seq})`) : base;
-  const rows = await query.orderBy('occurred_at', 'desc').orderBy('seq', 'desc').limit(page.limit + 1).execute();
+  const rows = await query
+    .orderBy('occurred_at', 'desc')
+    .orderBy('seq', 'desc')
+    .limit(page.limit + 1)
+    .execute();
   return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
 }
 

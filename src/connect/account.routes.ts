@@ -122,7 +122,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         operationId: 'listAccountAddresses',
         summary: 'List addresses',
-        description: "The account's cryptocurrency addresses (exchange deposit addresses, wallet receive/change addresses). Needs the `addresses` permission.",
+        description:
+          "The account's cryptocurrency addresses (exchange deposit addresses, wallet receive/change addresses). Needs the `addresses` permission.",
         params: Params,
         response: { 200: ListOf(Type.Ref(AccountAddress), '/v1/connect/accounts/{id}/addresses'), ...errorResponses(403, 404) },
       },

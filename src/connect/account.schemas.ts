@@ -8,10 +8,15 @@ export const RefreshState = Type.Union(
     Type.Object({
       status: Type.Union([Type.Literal('pending'), Type.Literal('succeeded'), Type.Literal('failed')]),
       last_attempted_at: Type.Union([Timestamp('When the last refresh was requested (Unix seconds).'), Type.Null()]),
-      next_refresh_available_at: Type.Union([Timestamp('Earliest time the provider lets us refresh again (Unix seconds); null when there is no limit.'), Type.Null()]),
+      next_refresh_available_at: Type.Union([
+        Timestamp('Earliest time the provider lets us refresh again (Unix seconds); null when there is no limit.'),
+        Type.Null(),
+      ]),
       error: Type.Union([
         Type.Object({
-          code: Type.String({ description: '`provider_rate_limited`, `provider_unavailable`, `reauthentication_required` or `provider_error`.' }),
+          code: Type.String({
+            description: '`provider_rate_limited`, `provider_unavailable`, `reauthentication_required` or `provider_error`.',
+          }),
           message: Type.String(),
         }),
         Type.Null(),

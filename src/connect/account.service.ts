@@ -69,7 +69,11 @@ export function toAccount(row: AccountRow, claims: ReadonlySet<string> | 'record
 
 /** Accounts as their client sees them, asking the verify module once which of their claims it can read. */
 export async function clientAccounts(deps: Pick<AccountDeps, 'db'>, scope: Scope, rows: readonly AccountRow[]): Promise<Account[]> {
-  const readable = await readableClaimIds(deps, scope, rows.flatMap((row) => (row.claim_id === null ? [] : [row.claim_id])));
+  const readable = await readableClaimIds(
+    deps,
+    scope,
+    rows.flatMap((row) => (row.claim_id === null ? [] : [row.claim_id])),
+  );
   return rows.map((row) => toAccount(row, readable));
 }
 
@@ -128,7 +132,8 @@ export async function retrieveAccount(deps: AccountDeps, scope: Scope, id: strin
 
 export async function listAccounts(deps: AccountDeps, scope: Scope, query: AccountListQuery) {
   if (query.account_holder !== undefined) await requireAccountHolderParam(deps, scope, query.account_holder, 'account_holder');
-  if (query.session !== undefined && !(await findSession(deps.db, scope, query.session))) throw unknownId('session', 'session', query.session);
+  if (query.session !== undefined && !(await findSession(deps.db, scope, query.session)))
+    throw unknownId('session', 'session', query.session);
   const page = await resolvePage(query, async (cursor) => (await findAccount(deps.db, scope, cursor))?.seq);
   const { rows, hasMore } = await listAccountRows(
     deps.db,
@@ -177,13 +182,26 @@ function requirePermission(row: AccountRow, permission: SessionPermission): void
 export async function listBalances(deps: AccountDeps, scope: Scope, id: string): Promise<Balance[]> {
   const row = await scopedAccount(deps, scope, id);
   requirePermission(row, 'balances');
-  return (await balanceRows(deps.db, row.id)).map((b) => ({ object: 'balance', asset: b.asset, available: b.available, total: b.total, as_of: b.as_of }));
+  return (await balanceRows(deps.db, row.id)).map((b) => ({
+    object: 'balance',
+    asset: b.asset,
+    available: b.available,
+    total: b.total,
+    as_of: b.as_of,
+  }));
 }
 
 export async function listAddresses(deps: AccountDeps, scope: Scope, id: string): Promise<AccountAddress[]> {
   const row = await scopedAccount(deps, scope, id);
   requirePermission(row, 'addresses');
-  return (await addressRows(deps.db, row.id)).map((a) => ({ object: 'address', address: a.address, asset: a.asset, network: a.network, kind: a.kind, label: a.label }));
+  return (await addressRows(deps.db, row.id)).map((a) => ({
+    object: 'address',
+    address: a.address,
+    asset: a.asset,
+    network: a.network,
+    kind: a.kind,
+    label: a.label,
+  }));
 }
 
 function toTransaction(row: AccountTransactionRow): Transaction {
@@ -241,7 +259,12 @@ export async function requestRefresh(deps: AccountDeps, scope: Scope, id: string
     const changes: Partial<AccountRow> = { updated_at: now };
     for (const feature of starting) {
       const previous = parseState(row[REFRESH_COLUMN[feature]]);
-      const pending: RefreshState = { status: 'pending', last_attempted_at: now, next_refresh_available_at: previous?.next_refresh_available_at ?? null, error: null };
+      const pending: RefreshState = {
+        status: 'pending',
+        last_attempted_at: now,
+        next_refresh_available_at: previous?.next_refresh_available_at ?? null,
+        error: null,
+      };
       changes[REFRESH_COLUMN[feature]] = JSON.stringify(pending);
     }
     await updateAccount(trx, id, changes);

@@ -8,7 +8,8 @@ import { SANDBOX_THROTTLE_SECONDS } from './providers/sandbox-exchange.js';
 describe.each(engines())('accounts API on %s', (engine) => {
   let t: TestApp;
   let client: TestClient;
-  const call = (method: 'GET' | 'POST', url: string, json?: unknown, key = client.testKey) => t.call(key, { method, url, ...(json === undefined ? {} : { json }) });
+  const call = (method: 'GET' | 'POST', url: string, json?: unknown, key = client.testKey) =>
+    t.call(key, { method, url, ...(json === undefined ? {} : { json }) });
   const connect = async (username: string, permissions = ['balances', 'transactions', 'addresses']) => {
     const { session } = await createSessionFor(t, client.testKey, { permissions });
     const [id] = await completeWith(t.ctx, session.client_secret, 'sandbox', { username, password: 'pass_good' });
@@ -57,7 +58,11 @@ describe.each(engines())('accounts API on %s', (engine) => {
     const balances = (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data;
     expect(balances.map((b: { asset: string }) => b.asset)).toEqual(['BTC', 'ETH', 'EUR', 'USDC']);
     for (const balance of balances) {
-      expect(balance).toMatchObject({ object: 'balance', available: expect.stringMatching(/^\d+(\.\d+)?$/), total: expect.stringMatching(/^\d+(\.\d+)?$/) });
+      expect(balance).toMatchObject({
+        object: 'balance',
+        available: expect.stringMatching(/^\d+(\.\d+)?$/),
+        total: expect.stringMatching(/^\d+(\.\d+)?$/),
+      });
     }
     const eur = balances.find((b: { asset: string }) => b.asset === 'EUR');
     expect(Number(eur.available)).toBeLessThan(Number(eur.total));
@@ -98,16 +103,28 @@ describe.each(engines())('accounts API on %s', (engine) => {
     await call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['balances'] });
     const second = await call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['balances'] });
     expect(second.json().balance_refresh.status).toBe('pending');
-    const jobs = await t.ctx.db.selectFrom('jobs').selectAll().where('type', '=', 'connect.refresh_account').where('payload', 'like', `%${id}%`).execute();
+    const jobs = await t.ctx.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('type', '=', 'connect.refresh_account')
+      .where('payload', 'like', `%${id}%`)
+      .execute();
     expect(jobs).toHaveLength(1);
     await runDueJobs(t.ctx);
   });
 
   it('starts one refresh when several requests for it arrive at once', async () => {
     const { id } = await connect('user_good');
-    const responses = await Promise.all(Array.from({ length: 8 }, () => call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['balances'] })));
+    const responses = await Promise.all(
+      Array.from({ length: 8 }, () => call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['balances'] })),
+    );
     expect(responses.map((r) => r.statusCode)).toEqual(Array(8).fill(200));
-    const jobs = await t.ctx.db.selectFrom('jobs').selectAll().where('type', '=', 'connect.refresh_account').where('payload', 'like', `%${id}%`).execute();
+    const jobs = await t.ctx.db
+      .selectFrom('jobs')
+      .selectAll()
+      .where('type', '=', 'connect.refresh_account')
+      .where('payload', 'like', `%${id}%`)
+      .execute();
     expect(jobs).toHaveLength(1);
     await runDueJobs(t.ctx);
   });
@@ -117,7 +134,10 @@ describe.each(engines())('accounts API on %s', (engine) => {
     await call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['balances'] });
     await runDueJobs(t.ctx);
     const account = (await call('GET', `/v1/connect/accounts/${id}`)).json();
-    expect(account.balance_refresh).toMatchObject({ status: 'failed', error: { code: 'provider_rate_limited', message: expect.any(String) } });
+    expect(account.balance_refresh).toMatchObject({
+      status: 'failed',
+      error: { code: 'provider_rate_limited', message: expect.any(String) },
+    });
     // The provider's wait counts from when the job asked it, a moment (a second tick, under load)
     // after the refresh was requested (last_attempted_at).
     const waitFrom = account.balance_refresh.next_refresh_available_at - SANDBOX_THROTTLE_SECONDS;
@@ -137,7 +157,10 @@ describe.each(engines())('accounts API on %s', (engine) => {
     await call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['transactions'] });
     await runDueJobs(t.ctx);
     const account = (await call('GET', `/v1/connect/accounts/${id}`)).json();
-    expect(account).toMatchObject({ status: 'requires_reauth', transaction_refresh: { status: 'failed', error: { code: 'reauthentication_required' } } });
+    expect(account).toMatchObject({
+      status: 'requires_reauth',
+      transaction_refresh: { status: 'failed', error: { code: 'reauthentication_required' } },
+    });
     const refused = await call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['balances'] });
     expect(refused.statusCode).toBe(409);
     expect(refused.json().error.code).toBe('account_requires_reauth');
@@ -200,18 +223,21 @@ describe.each(engines())('accounts API on %s', (engine) => {
     expect(events.filter((e: { data: { object: { id: string } } }) => e.data.object.id === id)).toHaveLength(1);
   });
 
-  it.each(['[]', '"x"', 'null', '{"zzz_unknown":1}'])('refuses to disconnect with the body %s and leaves the account connected', async (payload) => {
-    const { id } = await connect('user_good');
-    const res = await t.app.inject({
-      method: 'POST',
-      url: `/v1/connect/accounts/${id}/disconnect`,
-      headers: { authorization: `Bearer ${client.testKey}`, 'content-type': 'application/json' },
-      payload,
-    });
-    expect(res.statusCode).toBe(400);
-    expect(res.json().error.code).toBe(payload.startsWith('{') ? 'parameter_unknown' : 'body_invalid');
-    expect((await call('GET', `/v1/connect/accounts/${id}`)).json().status).toBe('active');
-  });
+  it.each(['[]', '"x"', 'null', '{"zzz_unknown":1}'])(
+    'refuses to disconnect with the body %s and leaves the account connected',
+    async (payload) => {
+      const { id } = await connect('user_good');
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/v1/connect/accounts/${id}/disconnect`,
+        headers: { authorization: `Bearer ${client.testKey}`, 'content-type': 'application/json' },
+        payload,
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.code).toBe(payload.startsWith('{') ? 'parameter_unknown' : 'body_invalid');
+      expect((await call('GET', `/v1/connect/accounts/${id}`)).json().status).toBe('active');
+    },
+  );
 
   it('disconnects with an empty object as body, as with none', async () => {
     const { id } = await connect('user_good');
@@ -251,17 +277,34 @@ describe.each(engines())('accounts API on %s', (engine) => {
     expect(Number(balances[0].total) - Number(balances[0].available)).toBeCloseTo(0.01, 8);
     const txs = (await call('GET', `/v1/connect/accounts/${id}/transactions?limit=100`)).json().data;
     expect(txs.map((tx: { type: string }) => tx.type).sort()).toEqual(
-      ['deposit', 'deposit', 'deposit', 'deposit', 'deposit', 'deposit', 'deposit', 'transfer', 'withdrawal', 'withdrawal', 'withdrawal'].sort(),
+      [
+        'deposit',
+        'deposit',
+        'deposit',
+        'deposit',
+        'deposit',
+        'deposit',
+        'deposit',
+        'transfer',
+        'withdrawal',
+        'withdrawal',
+        'withdrawal',
+      ].sort(),
     );
     expect(txs[0]).toMatchObject({ status: 'pending', amount: '0.01', tx_hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     const addresses = (await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data;
-    expect(addresses.some((a: { address: string; kind: string }) => a.address === sandboxWallet().address('receive', 0) && a.kind === 'receive')).toBe(true);
+    expect(
+      addresses.some((a: { address: string; kind: string }) => a.address === sandboxWallet().address('receive', 0) && a.kind === 'receive'),
+    ).toBe(true);
     expect(addresses.some((a: { kind: string }) => a.kind === 'change')).toBe(true);
   });
 
   it('hides accounts of sessions that are still open, and other tenants accounts', async () => {
     const { session } = await createSessionFor(t, client.testKey);
-    const attempt = await loginWith(t.ctx, await hostedSession(t.ctx, session.client_secret), 'sandbox', { username: 'user_good', password: 'pass_good' });
+    const attempt = await loginWith(t.ctx, await hostedSession(t.ctx, session.client_secret), 'sandbox', {
+      username: 'user_good',
+      password: 'pass_good',
+    });
     const pendingId = attempt.ok ? attempt.accounts[0]?.id : '';
     expect((await call('GET', `/v1/connect/accounts/${pendingId}`)).statusCode).toBe(404);
     const { id } = await connect('user_good');
@@ -275,7 +318,8 @@ describe.each(engines())('accounts API on %s', (engine) => {
     const tenant = await t.newClient('Filters');
     const { session, holderId } = await createSessionFor(t, tenant.testKey);
     const ids = await completeWith(t.ctx, session.client_secret, 'sandbox', { username: 'user_multi', password: 'pass_good' });
-    const list = async (q: string) => (await call('GET', `/v1/connect/accounts${q}`, undefined, tenant.testKey)).json().data.map((a: { id: string }) => a.id);
+    const list = async (q: string) =>
+      (await call('GET', `/v1/connect/accounts${q}`, undefined, tenant.testKey)).json().data.map((a: { id: string }) => a.id);
     expect(await list('')).toEqual([...ids].reverse());
     expect(await list(`?session=${session.id}`)).toEqual([...ids].reverse());
     expect(await list(`?account_holder=${holderId}&status=disconnected`)).toEqual([]);
@@ -292,7 +336,11 @@ describe.each(engines())('accounts API on %s', (engine) => {
     ] as const) {
       const res = await call('GET', `/v1/connect/accounts?${param}=${id}`, undefined, other.testKey);
       expect(res.statusCode, `${param}=${id}`).toBe(400);
-      expect(res.json().error).toMatchObject({ code: 'parameter_invalid', param, message: `Invalid value for ${param}: no such ${param} '${id}'.` });
+      expect(res.json().error).toMatchObject({
+        code: 'parameter_invalid',
+        param,
+        message: `Invalid value for ${param}: no such ${param} '${id}'.`,
+      });
     }
   });
 });

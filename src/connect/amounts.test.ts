@@ -15,7 +15,13 @@ describe('decimal amounts', () => {
   });
 
   it('round-trips every integer exactly', () => {
-    fc.assert(fc.property(fc.bigInt(), fc.integer({ min: 0, max: 18 }), (value, decimals) => parseUnits(formatUnits(value, decimals), decimals) === value));
+    fc.assert(
+      fc.property(
+        fc.bigInt(),
+        fc.integer({ min: 0, max: 18 }),
+        (value, decimals) => parseUnits(formatUnits(value, decimals), decimals) === value,
+      ),
+    );
   });
 
   it.each(['1e5', '0.1.2', '', '1.123456789', ' 1'])('refuses %j', (text) => {

@@ -35,7 +35,8 @@ export function canonicalDecimal(text: string): string {
   // Move the point: digits with `fraction.length - shift` of them after the point.
   const digits = `${whole}${fraction}`;
   const decimals = fraction.length - shift;
-  const value = decimals >= 0 ? formatUnits(BigInt(digits || '0'), decimals) : (BigInt(digits || '0') * 10n ** BigInt(-decimals)).toString();
+  const value =
+    decimals >= 0 ? formatUnits(BigInt(digits || '0'), decimals) : (BigInt(digits || '0') * 10n ** BigInt(-decimals)).toString();
   return sign === '-' && value !== '0' ? `-${value}` : value;
 }
 

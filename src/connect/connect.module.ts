@@ -77,7 +77,8 @@ export const connectModule = defineModule({
       'account.refreshed':
         'A refresh ended, or failed and was scheduled again: each feature of `refresh` shows `succeeded` or `failed` (with its `error` and, when ' +
         'it retries by itself, `next_refresh_available_at`).',
-      'account.disconnected': 'The account was disconnected (`POST /v1/connect/accounts/{id}/disconnect`): its credentials are erased, its stored data stays readable.',
+      'account.disconnected':
+        'The account was disconnected (`POST /v1/connect/accounts/{id}/disconnect`): its credentials are erased, its stored data stays readable.',
     }),
   ],
   metrics: [accountRefreshes],

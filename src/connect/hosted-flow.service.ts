@@ -116,7 +116,12 @@ export async function connectWithProvider(
  * Connects the accounts an OAuth sign-in opened (the return leg of "Sign in with …"). No failed
  * login is counted: the person signed in at the provider, not on our page.
  */
-export async function connectSignedIn(deps: HostedFlowDeps, hosted: HostedSession, provider: Provider, tokens: OAuthTokens): Promise<ConnectAttempt> {
+export async function connectSignedIn(
+  deps: HostedFlowDeps,
+  hosted: HostedSession,
+  provider: Provider,
+  tokens: OAuthTokens,
+): Promise<ConnectAttempt> {
   const oauth = provider.oauth;
   if (!oauth) throw new Error(`${provider.id} has no OAuth sign-in`);
   const outcome = await reach(provider, (signal) => oauth.connectWithTokens(tokens, { signal }));
@@ -150,7 +155,10 @@ function tooManyAttempts(): ConnectAttempt {
  * Step 4, Done: completes the session. Returns where to send the browser (null: show "you can close
  * this tab"), or `{ ok: false }` when nothing was connected yet.
  */
-export async function finishSession(deps: HostedFlowDeps, hosted: HostedSession): Promise<{ ok: true; redirectUrl: string | null } | { ok: false }> {
+export async function finishSession(
+  deps: HostedFlowDeps,
+  hosted: HostedSession,
+): Promise<{ ok: true; redirectUrl: string | null } | { ok: false }> {
   if (!(await completeSession(deps, hosted.session))) return { ok: false };
   return { ok: true, redirectUrl: exitUrl(hosted.session, 'completed') };
 }
@@ -188,7 +196,11 @@ export async function walletToProve(deps: HostedFlowDeps, hosted: HostedSession,
   if (!row || row.session_id !== hosted.session.id) return undefined;
   const { descriptor } = JSON.parse(deps.secretBox.open(row.connection_sealed, connectionPurpose(row.id))) as { descriptor?: string };
   if (!descriptor) return undefined;
-  const holder = await retrieveAccountHolder(deps, { clientId: hosted.session.client_id, mode: hosted.mode }, hosted.session.account_holder_id);
+  const holder = await retrieveAccountHolder(
+    deps,
+    { clientId: hosted.session.client_id, mode: hosted.mode },
+    hosted.session.account_holder_id,
+  );
   return { account, subject: descriptor, controller: emailIdentity(holder.email) };
 }
 

@@ -73,14 +73,20 @@ export async function refreshAccount(
           `The account is ${account.status === 'requires_reauth' ? 'waiting for the account holder to log in again' : 'disconnected'}.`,
         );
       }
-      if (!provider) throw new ProviderError('provider_unavailable', `Provider ${account.provider_id} is not available in ${account.mode} mode.`);
+      if (!provider)
+        throw new ProviderError('provider_unavailable', `Provider ${account.provider_id} is not available in ${account.mode} mode.`);
       const usable = await (connection ??= usableConnection(ctx, account, provider, stored));
       if (feature === 'balances') {
         fetched.balances = await provider.fetchBalances(usable, signal);
         // Addresses come along with balances when the account holder granted them.
-        if (granted.includes('addresses')) fetched.addresses = await provider.fetchAddresses(usable, { ...signal, balances: fetched.balances });
+        if (granted.includes('addresses'))
+          fetched.addresses = await provider.fetchAddresses(usable, { ...signal, balances: fetched.balances });
       } else {
-        const pages = provider.fetchTransactions(usable, { ...signal, cursor: account.transaction_cursor, ...(fetched.balances ? { balances: fetched.balances } : {}) });
+        const pages = provider.fetchTransactions(usable, {
+          ...signal,
+          cursor: account.transaction_cursor,
+          ...(fetched.balances ? { balances: fetched.balances } : {}),
+        });
         const deadline = options.historyBudgetMs === undefined ? Infinity : performance.now() + options.historyBudgetMs;
         const walked = await storeHistory(ctx.db, account.id, pages, { deadline, from: account.transaction_cursor });
         // Out of time with a checkpoint stored: the walk goes on in a new job, the refresh stays pending.
@@ -90,11 +96,17 @@ export async function refreshAccount(
         }
         fetched.history = { cursor: walked.cursor };
       }
-      states[feature] = { status: 'succeeded', last_attempted_at: lastAttempted(account, feature, now), next_refresh_available_at: null, error: null };
+      states[feature] = {
+        status: 'succeeded',
+        last_attempted_at: lastAttempted(account, feature, now),
+        next_refresh_available_at: null,
+        error: null,
+      };
       finished.inc({ ...labels, feature, outcome: 'succeeded' });
     } catch (error) {
       if (!(error instanceof ProviderError) && !options.lastAttempt) throw error; // the job retries
-      const failure = error instanceof ProviderError ? error : new ProviderError('provider_error', 'The provider returned an unexpected answer.');
+      const failure =
+        error instanceof ProviderError ? error : new ProviderError('provider_error', 'The provider returned an unexpected answer.');
       // Transient: tried again by itself, the provider's wait doubled at each retry. Once the
       // retries are spent the client may ask after the provider's own wait.
       const base = failure.retryAfterSeconds;
@@ -118,20 +130,52 @@ export async function refreshAccount(
   const scope: Scope = { clientId: account.client_id, mode: account.mode };
   await ctx.db.transaction().execute(async (trx) => {
     if (fetched.balances) {
-      await replaceBalances(trx, account.id, fetched.balances.map((b) => ({ account_id: account.id, asset: b.asset, available: b.available, total: b.total, as_of: now })));
+      await replaceBalances(
+        trx,
+        account.id,
+        fetched.balances.map((b) => ({ account_id: account.id, asset: b.asset, available: b.available, total: b.total, as_of: now })),
+      );
     }
     if (fetched.addresses) {
       const unique = new Map(fetched.addresses.map((a) => [`${a.asset}:${a.address}`, a]));
-      await replaceAddresses(trx, account.id, [...unique.values()].map((a) => ({ account_id: account.id, address: a.address, asset: a.asset, network: a.network, kind: a.kind, label: a.label })));
+      await replaceAddresses(
+        trx,
+        account.id,
+        [...unique.values()].map((a) => ({
+          account_id: account.id,
+          address: a.address,
+          asset: a.asset,
+          network: a.network,
+          kind: a.kind,
+          label: a.label,
+        })),
+      );
     }
     if (continueHistory) await enqueueJob(trx, ctx.clock, refreshAccountJob, { account_id: account.id, features: ['transactions'] });
-    if (retryAt !== undefined) await enqueueJob(trx, ctx.clock, refreshAccountJob, { account_id: account.id, features: retrying, retry: retry + 1 }, { runAt: retryAt * 1000 });
+    if (retryAt !== undefined)
+      await enqueueJob(
+        trx,
+        ctx.clock,
+        refreshAccountJob,
+        { account_id: account.id, features: retrying, retry: retry + 1 },
+        { runAt: retryAt * 1000 },
+      );
     // Nothing finished in this run (only a history walk that goes on): no state to record yet.
     if (Object.keys(states).length === 0) return;
-    const changes: Partial<AccountRow> = { status, updated_at: now, ...(fetched.history ? { transaction_cursor: fetched.history.cursor } : {}) };
-    for (const [feature, state] of Object.entries(states) as [RefreshFeature, RefreshState][]) changes[REFRESH_COLUMN[feature]] = JSON.stringify(state);
+    const changes: Partial<AccountRow> = {
+      status,
+      updated_at: now,
+      ...(fetched.history ? { transaction_cursor: fetched.history.cursor } : {}),
+    };
+    for (const [feature, state] of Object.entries(states) as [RefreshFeature, RefreshState][])
+      changes[REFRESH_COLUMN[feature]] = JSON.stringify(state);
     await updateAccount(trx, account.id, changes);
-    await recordEvent({ db: trx, clock: ctx.clock }, scope, 'account.refreshed', await clientAccount({ db: trx }, scope, { ...account, ...changes }));
+    await recordEvent(
+      { db: trx, clock: ctx.clock },
+      scope,
+      'account.refreshed',
+      await clientAccount({ db: trx }, scope, { ...account, ...changes }),
+    );
   });
 }
 

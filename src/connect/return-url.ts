@@ -15,7 +15,8 @@ export function returnUrlProblem(value: string, mode: Mode): string | undefined 
   if (value.length > MAX_RETURN_URL_LENGTH) return `must be at most ${MAX_RETURN_URL_LENGTH} characters long`;
   const textProblem = urlTextProblem(value);
   if (textProblem !== undefined) return textProblem;
-  if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(value)) return 'must be an absolute URL with a scheme, such as https://example.com/done or myapp://done';
+  if (!/^[a-zA-Z][a-zA-Z0-9+.-]*:/.test(value))
+    return 'must be an absolute URL with a scheme, such as https://example.com/done or myapp://done';
   let url: URL;
   try {
     url = new URL(value);

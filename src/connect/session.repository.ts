@@ -12,7 +12,9 @@ export async function insertSession(db: Db, row: NewSessionRow): Promise<void> {
   await db.insertInto('connect_sessions').values(row).execute();
 }
 
-const sessionById = preparedRead((db: Db, clientId: string, mode: Scope['mode'], id: string) => scoped(db, { clientId, mode }).where('id', '=', id));
+const sessionById = preparedRead((db: Db, clientId: string, mode: Scope['mode'], id: string) =>
+  scoped(db, { clientId, mode }).where('id', '=', id),
+);
 const sessionBySecretHash = preparedRead((db: Db, hash: string) =>
   db.selectFrom('connect_sessions').selectAll().where('client_secret_hash', '=', hash),
 );
@@ -42,14 +44,24 @@ export async function listSessionRows(db: Db, scope: Scope, filter: { accountHol
  * request closed it first). The status condition makes every transition happen at most once.
  */
 export async function updateOpenSession(db: Db, id: string, changes: SessionUpdate): Promise<SessionRow | undefined> {
-  return db.updateTable('connect_sessions').set(changes).where('id', '=', id).where('status', '=', 'open').returningAll().executeTakeFirst();
+  return db
+    .updateTable('connect_sessions')
+    .set(changes)
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /**
  * Records the disclaimer's acceptance and the browser it happened in, once: undefined when the
  * session was accepted already (or is no longer open), so of two browsers at once one wins.
  */
-export async function consentOpenSession(db: Db, id: string, changes: Pick<SessionUpdate, 'consented_at' | 'browser_hash' | 'updated_at'>): Promise<SessionRow | undefined> {
+export async function consentOpenSession(
+  db: Db,
+  id: string,
+  changes: Pick<SessionUpdate, 'consented_at' | 'browser_hash' | 'updated_at'>,
+): Promise<SessionRow | undefined> {
   return db
     .updateTable('connect_sessions')
     .set(changes)

@@ -40,7 +40,8 @@ export const sessionRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         operationId: 'retrieveSession',
         summary: 'Retrieve a session',
-        description: 'Poll at most twice a second per session (429 `rate_limit_exceeded` above that). When `completed`, `accounts` and `account_ids` hold the connected accounts.',
+        description:
+          'Poll at most twice a second per session (429 `rate_limit_exceeded` above that). When `completed`, `accounts` and `account_ids` hold the connected accounts.',
         params: IdParams('sess_', 'session'),
         response: { 200: SessionRef, ...errorResponses(404, 429) },
       },

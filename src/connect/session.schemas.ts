@@ -23,7 +23,8 @@ export const Session = Type.Object(
         'once, as a Plaid link token or a Stripe client secret. Do not log it.',
     }),
     hosted_url: Type.Union([Type.String(), Type.Null()], {
-      description: 'Where to send the account holder, in the system browser. It contains `client_secret`, so it is shown only when `client_secret` is.',
+      description:
+        'Where to send the account holder, in the system browser. It contains `client_secret`, so it is shown only when `client_secret` is.',
     }),
     status: Type.Union([Type.Literal('open'), Type.Literal('completed'), Type.Literal('abandoned')]),
     permissions: Type.Array(Permission),

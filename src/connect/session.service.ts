@@ -11,7 +11,15 @@ import { accountIdsBySession, sessionAccountRows, updateAccount } from './accoun
 import { erasedConnection } from './account.service.js';
 import type { SessionRow } from './connect.table.js';
 import { returnUrlProblem, returnUrlWith } from './return-url.js';
-import { consentOpenSession, findSession, findSessionById, insertSession, listSessionRows, lockOpenSession, updateOpenSession } from './session.repository.js';
+import {
+  consentOpenSession,
+  findSession,
+  findSessionById,
+  insertSession,
+  listSessionRows,
+  lockOpenSession,
+  updateOpenSession,
+} from './session.repository.js';
 import type { CreateSessionInput, Session, SessionListQuery, SessionPermission } from './session.schemas.js';
 import { expireSessionJob } from './expire-session.job.js';
 import { shareSessionClaims } from '../verify/sharing.service.js';
@@ -37,8 +45,7 @@ function hostedUrl(deps: Pick<ConnectDeps, 'config'>, secret: string): string {
  * session is completed; pass them when already known (lists fetch them for a whole page at once).
  */
 export async function toSession(deps: ConnectDeps, row: SessionRow, accountIds?: string[]): Promise<Session> {
-  const accounts =
-    row.status !== 'completed' ? [] : (accountIds ?? (await accountIdsBySession(deps.db, [row.id])).get(row.id) ?? []);
+  const accounts = row.status !== 'completed' ? [] : (accountIds ?? (await accountIdsBySession(deps.db, [row.id])).get(row.id) ?? []);
   return {
     id: row.id,
     object: 'session',
@@ -89,7 +96,13 @@ export async function createSession(deps: ConnectDeps, scope: Scope, input: Crea
   await deps.db.transaction().execute(async (trx) => {
     await insertSession(trx, values);
     // Expiry is a job at the deadline, so the abandoned event fires even if nobody looks again.
-    await enqueueJob(trx, deps.clock, expireSessionJob, { session_id: id }, { runAt: row.expires_at * 1000, dedupeKey: `connect.expire_session:${id}` });
+    await enqueueJob(
+      trx,
+      deps.clock,
+      expireSessionJob,
+      { session_id: id },
+      { runAt: row.expires_at * 1000, dedupeKey: `connect.expire_session:${id}` },
+    );
   });
   // Shown this once, as a Stripe client secret or a Plaid link token is: whoever reads sessions
   // later (a log of API responses, a webhook consumer) cannot open the hosted pages.
@@ -110,7 +123,10 @@ export async function listSessions(deps: ConnectDeps, scope: Scope, query: Sessi
   const { rows, hasMore } = await listSessionRows(deps.db, scope, filter, page);
   const current = [];
   for (const row of rows) current.push(await expireIfDue(deps, row));
-  const accountIds = await accountIdsBySession(deps.db, current.filter((row) => row.status === 'completed').map((row) => row.id));
+  const accountIds = await accountIdsBySession(
+    deps.db,
+    current.filter((row) => row.status === 'completed').map((row) => row.id),
+  );
   const data = [];
   for (const row of current) data.push(await toSession(deps, row, accountIds.get(row.id)));
   return { data, has_more: hasMore };
@@ -170,7 +186,16 @@ export async function completeSession(deps: ConnectDeps, row: SessionRow): Promi
     if (!completed) return false;
     const claimIds = accounts.flatMap((a) => (a.claim_id === null ? [] : [a.claim_id]));
     await shareSessionClaims(trx, deps, { id: row.id, scope, permissions: JSON.parse(row.permissions) as SessionPermission[] }, claimIds);
-    await recordEvent({ db: trx, clock: deps.clock }, scope, 'session.completed', await toSession({ ...deps, db: trx }, completed, accounts.map((a) => a.id)));
+    await recordEvent(
+      { db: trx, clock: deps.clock },
+      scope,
+      'session.completed',
+      await toSession(
+        { ...deps, db: trx },
+        completed,
+        accounts.map((a) => a.id),
+      ),
+    );
     return true;
   });
 }
@@ -193,7 +218,11 @@ export async function abandonSession(
     const abandoned = await updateOpenSession(trx, row.id, { status: 'abandoned', abandon_reason: reason, updated_at: now });
     if (!abandoned) return undefined;
     for (const account of await sessionAccountRows(trx, row.id)) {
-      await updateAccount(trx, account.id, { status: 'disconnected', connection_sealed: erasedConnection(deps.secretBox, account.id), updated_at: now });
+      await updateAccount(trx, account.id, {
+        status: 'disconnected',
+        connection_sealed: erasedConnection(deps.secretBox, account.id),
+        updated_at: now,
+      });
     }
     await recordEvent({ db: trx, clock: deps.clock }, scope, 'session.abandoned', await toSession({ ...deps, db: trx }, abandoned));
     return abandoned;

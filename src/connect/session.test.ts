@@ -16,7 +16,9 @@ describe.each(engines())('sessions API on %s', (engine) => {
   beforeAll(async () => {
     t = await startTestApp(engine, { config: { CONNECT_BASE_URL: 'https://connect.example.com/c' } });
     client = await t.newClient();
-    holderId = (await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'h@example.com' } })).json().id;
+    holderId = (
+      await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'h@example.com' } })
+    ).json().id;
   });
   afterAll(() => t.close());
 
@@ -75,8 +77,12 @@ describe.each(engines())('sessions API on %s', (engine) => {
 
   it("refuses another client's or the other mode's account holder exactly like a missing one", async () => {
     const other = await t.newClient('Other');
-    const foreign = (await t.call(other.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'o@example.com' } })).json().id;
-    const live = (await t.call(client.liveKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'l@example.com' } })).json().id;
+    const foreign = (
+      await t.call(other.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'o@example.com' } })
+    ).json().id;
+    const live = (
+      await t.call(client.liveKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'l@example.com' } })
+    ).json().id;
     for (const id of [foreign, live]) {
       const res = await create({ permissions: ['balances'], account_holder: id });
       expect(res.statusCode).toBe(400);
@@ -119,11 +125,17 @@ describe.each(engines())('sessions API on %s', (engine) => {
   ])('refuses a return_url with %s instead of rewriting it, naming the character', async (named, returnUrl) => {
     const res = await create({ permissions: ['balances'], account_holder: holderId, return_url: returnUrl });
     expect(res.statusCode).toBe(400);
-    expect(res.json().error).toMatchObject({ code: 'parameter_invalid', param: 'return_url', message: `Invalid value for return_url: must not contain ${named}.` });
+    expect(res.json().error).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'return_url',
+      message: `Invalid value for return_url: must not contain ${named}.`,
+    });
   });
 
   it('refuses an http return_url in live mode', async () => {
-    const live = (await t.call(client.liveKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'l2@example.com' } })).json().id;
+    const live = (
+      await t.call(client.liveKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'l2@example.com' } })
+    ).json().id;
     const res = await create({ permissions: ['balances'], account_holder: live, return_url: 'http://example.com/done' }, client.liveKey);
     expect(res.statusCode).toBe(400);
     expect(res.json().error.message).toMatch(/https in live mode/);
@@ -151,7 +163,11 @@ describe.each(engines())('sessions API on %s', (engine) => {
     expect(abandoned).toMatchObject({ status: 'abandoned', accounts: [], account_ids: [] });
     const accountId = attempt.ok ? attempt.accounts[0]?.id : undefined;
     expect((await t.call(client.testKey, { method: 'GET', url: `/v1/connect/accounts/${accountId}` })).statusCode).toBe(404);
-    const row = await t.ctx.db.selectFrom('connect_accounts').selectAll().where('id', '=', accountId as string).executeTakeFirstOrThrow();
+    const row = await t.ctx.db
+      .selectFrom('connect_accounts')
+      .selectAll()
+      .where('id', '=', accountId as string)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe('disconnected');
   });
 
@@ -185,7 +201,9 @@ describe.each(engines())('sessions API on %s', (engine) => {
   });
 
   it('refuses an account_holder filter that names no account holder of this client and mode, rather than listing nothing', async () => {
-    const foreign = (await t.call(client.liveKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'f@example.com' } })).json().id;
+    const foreign = (
+      await t.call(client.liveKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'f@example.com' } })
+    ).json().id;
     for (const id of ['ah_unknown', foreign]) {
       const res = await t.call(client.testKey, { method: 'GET', url: `/v1/connect/sessions?account_holder=${id}` });
       expect(res.statusCode, id).toBe(400);
@@ -196,7 +214,10 @@ describe.each(engines())('sessions API on %s', (engine) => {
   it('refuses further provider logins after 10 failed ones in a session', async () => {
     const session = (await create({ permissions: ['balances'], account_holder: holderId })).json();
     for (let i = 0; i < MAX_FAILED_LOGINS; i++) {
-      const attempt = await loginWith(t.ctx, await hostedSession(t.ctx, session.client_secret), 'sandbox', { username: 'user_good', password: `guess-${i}` });
+      const attempt = await loginWith(t.ctx, await hostedSession(t.ctx, session.client_secret), 'sandbox', {
+        username: 'user_good',
+        password: `guess-${i}`,
+      });
       expect(attempt).toMatchObject({ ok: false, reason: 'invalid_credentials' });
     }
     const refused = await loginWith(t.ctx, await hostedSession(t.ctx, session.client_secret), 'sandbox', GOOD);

@@ -44,10 +44,18 @@ const WalletConnection = Type.Object(
 export const CompleteSessionBody = Type.Object(
   {
     exchange_logins: Type.Optional(
-      Type.Array(ExchangeLogin, { minItems: 1, maxItems: MAX_CONNECTIONS, description: 'Sandbox Exchange logins, connected in this order.' }),
+      Type.Array(ExchangeLogin, {
+        minItems: 1,
+        maxItems: MAX_CONNECTIONS,
+        description: 'Sandbox Exchange logins, connected in this order.',
+      }),
     ),
     wallets: Type.Optional(
-      Type.Array(WalletConnection, { minItems: 1, maxItems: MAX_CONNECTIONS, description: 'Bitcoin wallets connected watch-only, after the logins.' }),
+      Type.Array(WalletConnection, {
+        minItems: 1,
+        maxItems: MAX_CONNECTIONS,
+        description: 'Bitcoin wallets connected watch-only, after the logins.',
+      }),
     ),
   },
   {

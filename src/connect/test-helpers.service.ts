@@ -35,7 +35,10 @@ import type { CompleteSessionInput } from './test-helpers.schemas.js';
  * same Done, the same events and webhooks, and the same refusals.
  */
 
-export type ConnectTestHelperDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'capabilities' | 'providers' | 'chains' | 'depositWallets' | 'metrics'>;
+export type ConnectTestHelperDeps = Pick<
+  AppContext,
+  'db' | 'clock' | 'config' | 'secretBox' | 'capabilities' | 'providers' | 'chains' | 'depositWallets' | 'metrics'
+>;
 
 /**
  * The client's session named in the path (404), in test mode (403), open (409), and not taken by
@@ -53,7 +56,10 @@ async function sessionToActIn(deps: ConnectTestHelperDeps, scope: Scope, id: str
 }
 
 function notOpen(status: SessionRow['status']): ApiError {
-  return new ApiError('session_not_open', { param: 'id', message: `The session is ${status}; only an open session can be completed or abandoned.` });
+  return new ApiError('session_not_open', {
+    param: 'id',
+    message: `The session is ${status}; only an open session can be completed or abandoned.`,
+  });
 }
 
 /** One login as the person types it on a provider's form, and where the request named it. */
@@ -71,7 +77,12 @@ interface Login {
  * Every login is tried, and every proof checked possible, before anything is written, so a
  * refused request leaves the session as it was.
  */
-export async function completeSessionAsHolder(deps: ConnectTestHelperDeps, scope: Scope, id: string, input: CompleteSessionInput): Promise<Session> {
+export async function completeSessionAsHolder(
+  deps: ConnectTestHelperDeps,
+  scope: Scope,
+  id: string,
+  input: CompleteSessionInput,
+): Promise<Session> {
   const hosted = await sessionToActIn(deps, scope, id);
   const logins: Login[] = [
     ...(input.exchange_logins ?? []).map((login, i) => ({
@@ -88,7 +99,10 @@ export async function completeSessionAsHolder(deps: ConnectTestHelperDeps, scope
     })),
   ];
   if (logins.length === 0) {
-    throw new ApiError('parameter_missing', { param: 'exchange_logins', message: 'Missing required parameter: exchange_logins or wallets (the person connects at least one account before Done).' });
+    throw new ApiError('parameter_missing', {
+      param: 'exchange_logins',
+      message: 'Missing required parameter: exchange_logins or wallets (the person connects at least one account before Done).',
+    });
   }
   const connections: { provider: Provider; accounts: ConnectedAccount[]; prove: boolean }[] = [];
   for (const login of logins) connections.push(await tryLogin(hosted, login));
@@ -108,7 +122,10 @@ export async function completeSessionAsHolder(deps: ConnectTestHelperDeps, scope
 }
 
 /** The provider's answer to a login, and whether the sandbox wallet can prove what it connects; refused as a parameter. */
-async function tryLogin(hosted: HostedSession, login: Login): Promise<{ provider: Provider; accounts: ConnectedAccount[]; prove: boolean }> {
+async function tryLogin(
+  hosted: HostedSession,
+  login: Login,
+): Promise<{ provider: Provider; accounts: ConnectedAccount[]; prove: boolean }> {
   const provider = hosted.providers.find((p) => p.id === login.providerId);
   if (!provider) throw new Error(`test mode offers no ${login.providerId} provider`);
   const outcome = await logIn(provider, login.values);
@@ -158,7 +175,9 @@ export async function expireProviderLogin(deps: ConnectTestHelperDeps, scope: Sc
     const granted = JSON.parse(row.permissions) as SessionPermission[];
     const features = REFRESH_FEATURES.filter((feature) => granted.includes(feature));
     // An account with neither permission is never refreshed; its balances refresh records the expiry.
-    await refreshAccount({ ...deps, providers: withExpiredLogin(deps.providers) }, row.id, features.length > 0 ? features : ['balances'], { lastAttempt: true });
+    await refreshAccount({ ...deps, providers: withExpiredLogin(deps.providers) }, row.id, features.length > 0 ? features : ['balances'], {
+      lastAttempt: true,
+    });
   }
   return retrieveAccount(deps, scope, id);
 }
@@ -171,7 +190,10 @@ function withExpiredLogin(providers: ProviderRegistry): ProviderRegistry {
       const provider = providers.find(mode, id);
       if (!provider) return undefined;
       const expired = (): never => {
-        throw new ProviderError('reauthentication_required', `The ${provider.name} login has expired; the account holder must connect again.`);
+        throw new ProviderError(
+          'reauthentication_required',
+          `The ${provider.name} login has expired; the account holder must connect again.`,
+        );
       };
       // Without its OAuth sign-in: a token renewal would call the provider.
       const { oauth: _oauth, ...offline } = provider;

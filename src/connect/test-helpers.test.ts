@@ -24,10 +24,14 @@ describe.each(engines())('connect test helpers on %s', (engine) => {
   let acme: TestClient;
   let receiver: TestReceiver;
   let hookSecret: string;
-  const api = (method: 'GET' | 'POST', url: string, json?: unknown, key = acme.testKey) => t.call(key, { method, url, ...(json === undefined ? {} : { json }) });
-  const expectRefused = (send: SendRequest, status: number, code: string, param?: string) => expectRefusedUnchanged(t, send, status, code, param);
-  const events = async () => ((await api('GET', '/v1/events?limit=100')).json().data as { id: string; type: string; data: { object: Record<string, unknown> } }[]).reverse();
-
+  const api = (method: 'GET' | 'POST', url: string, json?: unknown, key = acme.testKey) =>
+    t.call(key, { method, url, ...(json === undefined ? {} : { json }) });
+  const expectRefused = (send: SendRequest, status: number, code: string, param?: string) =>
+    expectRefusedUnchanged(t, send, status, code, param);
+  const events = async () =>
+    (
+      (await api('GET', '/v1/events?limit=100')).json().data as { id: string; type: string; data: { object: Record<string, unknown> } }[]
+    ).reverse();
 
   beforeAll(async () => {
     t = await startTestApp(engine);
@@ -49,23 +53,42 @@ describe.each(engines())('connect test helpers on %s', (engine) => {
   describe('complete', () => {
     it('completes an open session as the person would: consent, a sandbox login, the sandbox wallet proven, Done — with the accounts, claim, events and webhooks of the pages', async () => {
       const { session, path } = await createSessionFor(t, acme.testKey, { permissions: ['balances', 'transactions'] });
-      const res = await api('POST', COMPLETE(session.id), { exchange_logins: [{ username: 'user_multi', password: 'pass_good' }], wallets: [{ prove_ownership: true }] });
+      const res = await api('POST', COMPLETE(session.id), {
+        exchange_logins: [{ username: 'user_multi', password: 'pass_good' }],
+        wallets: [{ prove_ownership: true }],
+      });
       expect(res.statusCode, res.body).toBe(200);
       const completed = res.json();
       expect(completed).toMatchObject({ id: session.id, object: 'session', status: 'completed', client_secret: null, hosted_url: null });
       expect(completed.accounts).toHaveLength(3);
       expect(completed.account_ids).toEqual(completed.accounts);
 
-      const accounts = (await api('GET', `/v1/connect/accounts?session=${session.id}`)).json().data as { id: string; display_name: string; provider: { id: string }; ownership: { status: string; claim: string | null } }[];
-      expect(accounts.map((a) => a.display_name).sort()).toEqual(['Bitcoin wallet (native segwit)', 'Sandbox Exchange — Savings', 'Sandbox Exchange — Spot']);
+      const accounts = (await api('GET', `/v1/connect/accounts?session=${session.id}`)).json().data as {
+        id: string;
+        display_name: string;
+        provider: { id: string };
+        ownership: { status: string; claim: string | null };
+      }[];
+      expect(accounts.map((a) => a.display_name).sort()).toEqual([
+        'Bitcoin wallet (native segwit)',
+        'Sandbox Exchange — Savings',
+        'Sandbox Exchange — Spot',
+      ]);
       const wallet = accounts.find((a) => a.provider.id === 'bitcoin');
       expect(wallet?.ownership.status).toBe('verified');
       const claimId = wallet?.ownership.claim as string;
       const claim = (await api('GET', `/v1/verify/claims/${claimId}`)).json();
-      expect(claim).toMatchObject({ subject: { type: 'wallet', descriptor: sandboxWallet().descriptor }, access: { permissions: ['balances', 'statements'] } });
+      expect(claim).toMatchObject({
+        subject: { type: 'wallet', descriptor: sandboxWallet().descriptor },
+        access: { permissions: ['balances', 'statements'] },
+      });
 
       // Consent is recorded as the disclaimer page records it: the session belongs to no other browser now.
-      const row = await t.ctx.db.selectFrom('connect_sessions').select(['consented_at', 'browser_hash']).where('id', '=', session.id).executeTakeFirstOrThrow();
+      const row = await t.ctx.db
+        .selectFrom('connect_sessions')
+        .select(['consented_at', 'browser_hash'])
+        .where('id', '=', session.id)
+        .executeTakeFirstOrThrow();
       expect(row.consented_at).not.toBeNull();
       expect(row.browser_hash).not.toBeNull();
       // The hosted link says what it says after Done on the page.
@@ -76,8 +99,15 @@ describe.each(engines())('connect test helpers on %s', (engine) => {
       expect(recorded[1]?.data.object).toMatchObject({ id: session.id, status: 'completed', client_secret: null });
 
       await runDueJobs(t.ctx);
-      const delivered = receiver.received.map((r) => new Webhook(hookSecret).verify(r.body, r.headers as Record<string, string>) as { type: string; id: string });
-      expect(delivered.map((e) => e.type).filter((type) => type !== 'account_holder.created').sort()).toEqual(['claim.created', 'session.completed']);
+      const delivered = receiver.received.map(
+        (r) => new Webhook(hookSecret).verify(r.body, r.headers as Record<string, string>) as { type: string; id: string },
+      );
+      expect(
+        delivered
+          .map((e) => e.type)
+          .filter((type) => type !== 'account_holder.created')
+          .sort(),
+      ).toEqual(['claim.created', 'session.completed']);
     });
 
     it('connects a test-network address without a proof: the account is listed, unverified, and no claim is made', async () => {
@@ -85,8 +115,14 @@ describe.each(engines())('connect test helpers on %s', (engine) => {
       const address = testnetWallet('p2wpkh').address;
       const res = await api('POST', COMPLETE(session.id), { wallets: [{ wallet: address }] });
       expect(res.statusCode, res.body).toBe(200);
-      const [account] = (await api('GET', `/v1/connect/accounts?session=${session.id}`)).json().data as { display_name: string; ownership: unknown }[];
-      expect(account).toMatchObject({ display_name: `Bitcoin address ${address.slice(0, 8)}…${address.slice(-6)}`, ownership: { status: 'unverified', claim: null } });
+      const [account] = (await api('GET', `/v1/connect/accounts?session=${session.id}`)).json().data as {
+        display_name: string;
+        ownership: unknown;
+      }[];
+      expect(account).toMatchObject({
+        display_name: `Bitcoin address ${address.slice(0, 8)}…${address.slice(-6)}`,
+        ownership: { status: 'unverified', claim: null },
+      });
       expect(await t.ctx.db.selectFrom('verify_claims').select('id').where('client_id', '=', acme.clientId).execute()).toEqual([]);
     });
 
@@ -95,19 +131,33 @@ describe.each(engines())('connect test helpers on %s', (engine) => {
       const body = { exchange_logins: [{ username: 'user_good' }, { username: 'user_bad' }], wallets: [{}] };
       const refused = await expectRefused(() => api('POST', COMPLETE(session.id), body), 400, 'parameter_invalid', 'exchange_logins[1]');
       expect(refused.message).toBe('Invalid value for exchange_logins[1]: The username or password is incorrect.');
-      const outage = await expectRefused(() => api('POST', COMPLETE(session.id), { exchange_logins: [{ username: 'user_outage' }] }), 400, 'parameter_invalid', 'exchange_logins[0]');
+      const outage = await expectRefused(
+        () => api('POST', COMPLETE(session.id), { exchange_logins: [{ username: 'user_outage' }] }),
+        400,
+        'parameter_invalid',
+        'exchange_logins[0]',
+      );
       expect(outage.message).toContain('simulated outage');
       expect((await api('GET', `/v1/connect/sessions/${session.id}`)).json().status).toBe('open');
     });
 
     it('refuses a wallet the form refuses, and a proof the sandbox wallet cannot make, naming the field; nothing changes', async () => {
       const { session } = await createSessionFor(t, acme.testKey);
-      const mainnet = await expectRefused(() => api('POST', COMPLETE(session.id), { wallets: [{ wallet: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' }] }), 400, 'parameter_invalid', 'wallets[0][wallet]');
+      const mainnet = await expectRefused(
+        () => api('POST', COMPLETE(session.id), { wallets: [{ wallet: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' }] }),
+        400,
+        'parameter_invalid',
+        'wallets[0][wallet]',
+      );
       expect(mainnet.message).toBe('Invalid value for wallets[0][wallet]: This is a mainnet address; test mode needs a test-network one.');
       // Someone else's wallet: connecting it watch-only is fine, proving it is not.
       const foreign = testnetWallet('p2wpkh').address;
       const proof = await expectRefused(
-        () => api('POST', COMPLETE(session.id), { exchange_logins: [{ username: 'user_good' }], wallets: [{ wallet: foreign, prove_ownership: true }] }),
+        () =>
+          api('POST', COMPLETE(session.id), {
+            exchange_logins: [{ username: 'user_good' }],
+            wallets: [{ wallet: foreign, prove_ownership: true }],
+          }),
         400,
         'parameter_invalid',
         'wallets[0][prove_ownership]',
@@ -124,7 +174,11 @@ describe.each(engines())('connect test helpers on %s', (engine) => {
       const res = await api('POST', ABANDON(session.id));
       expect(res.statusCode, res.body).toBe(200);
       expect(res.json()).toMatchObject({ id: session.id, status: 'abandoned', accounts: [] });
-      const row = await t.ctx.db.selectFrom('connect_sessions').select('abandon_reason').where('id', '=', session.id).executeTakeFirstOrThrow();
+      const row = await t.ctx.db
+        .selectFrom('connect_sessions')
+        .select('abandon_reason')
+        .where('id', '=', session.id)
+        .executeTakeFirstOrThrow();
       expect(row.abandon_reason).toBe('cancelled');
       expect((await events()).filter((e) => e.type.startsWith('session.')).map((e) => e.type)).toEqual(['session.abandoned']);
       expect((await new FormAgent(t.app, 'connect').get(path)).body).toContain('This link has expired');
@@ -203,18 +257,34 @@ describe.each(engines())('connect test helpers on %s', (engine) => {
       const accountId = await connectedAccount();
       const res = await api('POST', REQUIRE_REAUTH(accountId));
       expect(res.statusCode, res.body).toBe(200);
-      const failed = { status: 'failed', error: { code: 'reauthentication_required', message: 'The Sandbox Exchange login has expired; the account holder must connect again.' } };
+      const failed = {
+        status: 'failed',
+        error: {
+          code: 'reauthentication_required',
+          message: 'The Sandbox Exchange login has expired; the account holder must connect again.',
+        },
+      };
       expect(res.json()).toMatchObject({ id: accountId, status: 'requires_reauth', balance_refresh: failed, transaction_refresh: failed });
       const refreshed = (await events()).filter((e) => e.type === 'account.refreshed');
       expect(refreshed.map((e) => e.data.object)).toEqual([res.json()]);
 
-      const refresh = await expectRefused(() => api('POST', `/v1/connect/accounts/${accountId}/refresh`, { features: ['balances'] }), 409, 'account_requires_reauth');
+      const refresh = await expectRefused(
+        () => api('POST', `/v1/connect/accounts/${accountId}/refresh`, { features: ['balances'] }),
+        409,
+        'account_requires_reauth',
+      );
       expect(refresh.message).toContain('connect the account again in a new session');
       // Asked again, it stays as it is.
       expect((await api('POST', REQUIRE_REAUTH(accountId))).json().status).toBe('requires_reauth');
 
       await runDueJobs(t.ctx);
-      const delivered = receiver.received.map((r) => new Webhook(hookSecret).verify(r.body, r.headers as Record<string, string>) as { type: string; data: { object: { status: string } } });
+      const delivered = receiver.received.map(
+        (r) =>
+          new Webhook(hookSecret).verify(r.body, r.headers as Record<string, string>) as {
+            type: string;
+            data: { object: { status: string } };
+          },
+      );
       expect(delivered.filter((e) => e.type === 'account.refreshed').map((e) => e.data.object.status)).toContain('requires_reauth');
     });
 
@@ -224,7 +294,9 @@ describe.each(engines())('connect test helpers on %s', (engine) => {
       await expectRefused(() => api('POST', REQUIRE_REAUTH(accountId)), 409, 'account_disconnected');
       // A live account, connected through the service the pages call (the helpers serve test keys only).
       const { session } = await createSessionFor(t, acme.liveKey);
-      const [liveAccount] = await completeWith(t.ctx, session.client_secret, 'bitcoin', { wallet: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq' });
+      const [liveAccount] = await completeWith(t.ctx, session.client_secret, 'bitcoin', {
+        wallet: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+      });
       await expectRefused(() => api('POST', REQUIRE_REAUTH(liveAccount as string), undefined, acme.liveKey), 403, 'test_mode_only');
       expect((await api('GET', `/v1/connect/accounts/${liveAccount}`, undefined, acme.liveKey)).json().status).toBe('active');
       // The other mode's id is no account of this key's.

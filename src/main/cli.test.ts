@@ -3,7 +3,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, databaseEnv, packagesAmong, runOwnproof, runOwnproofHere, runOwnproofTracingModules, startNodeProcess, startServe } from '../../test/support/cli-process.js';
+import {
+  BIN,
+  databaseEnv,
+  packagesAmong,
+  runOwnproof,
+  runOwnproofHere,
+  runOwnproofTracingModules,
+  startNodeProcess,
+  startServe,
+} from '../../test/support/cli-process.js';
 import { createTestDatabase, engines, type TestDatabase } from '../../test/support/database.js';
 
 describe.each(engines())('ownproof CLI on %s', (engine) => {
@@ -56,7 +65,13 @@ describe.each(engines())('ownproof CLI on %s', (engine) => {
     expect(run.code, run.stderr).toBe(0);
     const rolled = JSON.parse(run.stdout);
     expect(rolled.key).toMatch(/^sk_live_/);
-    const keys = await database.handle.db.selectFrom('api_keys').selectAll().where('client_id', '=', created.client_id).where('mode', '=', 'live').orderBy('seq').execute();
+    const keys = await database.handle.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('client_id', '=', created.client_id)
+      .where('mode', '=', 'live')
+      .orderBy('seq')
+      .execute();
     expect(keys).toHaveLength(2);
     expect(keys[0]?.expires_at).toBe(rolled.old_keys_expire_at);
     expect(keys[0]?.revoked_at).toBeNull();
@@ -78,8 +93,14 @@ describe.each(engines())('ownproof CLI on %s', (engine) => {
 describe('ownproof CLI configuration', () => {
   it.each([
     [{ PORT: 'abc' }, 'ownproof: Invalid configuration: PORT must be a whole number from 0 to 65535 (got "abc")'],
-    [{ DATABASE_URL: 'mysql://x' }, 'ownproof: Invalid configuration: DATABASE_URL must start with postgres://, postgresql:// or sqlite: (the value is not shown because it may hold a password)'],
-    [{ NODE_ENV: 'production' }, 'ownproof: Invalid configuration: MASTER_KEY is required when NODE_ENV=production (32 bytes as 64 hex characters or base64)'],
+    [
+      { DATABASE_URL: 'mysql://x' },
+      'ownproof: Invalid configuration: DATABASE_URL must start with postgres://, postgresql:// or sqlite: (the value is not shown because it may hold a password)',
+    ],
+    [
+      { NODE_ENV: 'production' },
+      'ownproof: Invalid configuration: MASTER_KEY is required when NODE_ENV=production (32 bytes as 64 hex characters or base64)',
+    ],
   ])('stops on %j with exactly one line naming the variable', async (env, line) => {
     const run = await runOwnproof(['migrate'], env);
     expect(run.code).toBe(1);
@@ -100,7 +121,20 @@ describe('ownproof start-up', () => {
     const run = await runOwnproofTracingModules(['--help']);
     expect(run.code).toBe(0);
     const listed = [...run.stdout.matchAll(/^ {2}([a-z-]+) /gm)].map((m) => m[1]);
-    expect(listed).toEqual(['serve', 'worker', 'migrate', 'jobs', 'keys', 'client', 'key', 'verify-message', 'sandbox', 'verify-claim', 'verify-statement', 'help']);
+    expect(listed).toEqual([
+      'serve',
+      'worker',
+      'migrate',
+      'jobs',
+      'keys',
+      'client',
+      'key',
+      'verify-message',
+      'sandbox',
+      'verify-claim',
+      'verify-statement',
+      'help',
+    ]);
     expect(run.modules).toContain(pathToFileURL(path.resolve(BIN, '../../dist/main/cli.js')).href);
     expect(run.modules.filter((url) => url.startsWith(pathToFileURL(path.resolve(BIN, '../../src')).href))).toEqual([]);
     expect(packagesAmong(run.modules)).toEqual(['commander', 'dotenv']);

@@ -76,10 +76,24 @@ function describeFailure(error: unknown): string {
 }
 
 /** Socket errors and PostgreSQL's "wrong password" / "no such database" / "too many clients". */
-const DATABASE_UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'EHOSTUNREACH', 'ECONNRESET', '28P01', '28000', '3D000', '53300']);
+const DATABASE_UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ECONNRESET',
+  '28P01',
+  '28000',
+  '3D000',
+  '53300',
+]);
 
 /** The `ownproof` binary (bin/ownproof.js): the process's arguments, environment (and `.env`) and streams. */
 export async function main(): Promise<void> {
-  const code = await runCli(process.argv.slice(2), { env: { ...readDotenv(), ...process.env }, stdout: process.stdout, stderr: process.stderr });
+  const code = await runCli(process.argv.slice(2), {
+    env: { ...readDotenv(), ...process.env },
+    stdout: process.stdout,
+    stderr: process.stderr,
+  });
   if (code !== 0) process.exit(code);
 }

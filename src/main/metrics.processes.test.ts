@@ -2,7 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, databaseEnv, startNodeProcess, startServe, type LongRunningProcess, type ServingProcess } from '../../test/support/cli-process.js';
+import {
+  BIN,
+  databaseEnv,
+  startNodeProcess,
+  startServe,
+  type LongRunningProcess,
+  type ServingProcess,
+} from '../../test/support/cli-process.js';
 import { createTestDatabase, engines, type TestDatabase } from '../../test/support/database.js';
 import { eventually } from '../../test/support/eventually.js';
 import { parsePrometheus, sampleValue } from '../../test/support/prometheus.js';
@@ -66,12 +73,33 @@ describe.each(engines())('metrics of a serve process and a worker process on %s'
     await post('/v1/connect/sessions', { account_holder: holder.id, permissions: ['balances'] });
     // The worker process delivers the event the server recorded.
     await eventually(async () => receiver.received.length === 1, 20_000);
-    await eventually(async () => sampleValue(await scrape(workerMetrics), 'ownproof_webhook_attempt_duration_seconds_count', { mode: 'test', outcome: 'succeeded', response: '2xx' }) === 1, 10_000);
+    await eventually(
+      async () =>
+        sampleValue(await scrape(workerMetrics), 'ownproof_webhook_attempt_duration_seconds_count', {
+          mode: 'test',
+          outcome: 'succeeded',
+          response: '2xx',
+        }) === 1,
+      10_000,
+    );
     // A run is timed once its job is marked done, which is after the attempt the handler recorded.
-    await eventually(async () => sampleValue(await scrape(workerMetrics), 'ownproof_job_run_duration_seconds_count', { type: 'webhooks.deliver', outcome: 'succeeded' }) !== undefined, 10_000);
+    await eventually(
+      async () =>
+        sampleValue(await scrape(workerMetrics), 'ownproof_job_run_duration_seconds_count', {
+          type: 'webhooks.deliver',
+          outcome: 'succeeded',
+        }) !== undefined,
+      10_000,
+    );
 
     const [fromServe, fromWorker] = await Promise.all([scrape(serveMetrics), scrape(workerMetrics)]);
-    expect(sampleValue(fromServe, 'ownproof_http_request_duration_seconds_count', { method: 'POST', route: '/v1/connect/account_holders', status: '200' })).toBe(1);
+    expect(
+      sampleValue(fromServe, 'ownproof_http_request_duration_seconds_count', {
+        method: 'POST',
+        route: '/v1/connect/account_holders',
+        status: '200',
+      }),
+    ).toBe(1);
     expect(fromWorker.filter((s) => s.name === 'ownproof_http_request_duration_seconds_count')).toEqual([]);
     expect(sampleValue(fromWorker, 'ownproof_job_run_duration_seconds_count', { type: 'webhooks.deliver', outcome: 'succeeded' })).toBe(1);
     expect(fromServe.filter((s) => s.name === 'ownproof_job_run_duration_seconds_count')).toEqual([]);

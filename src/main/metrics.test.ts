@@ -14,12 +14,15 @@ import { service } from './modules.js';
 describe('the metrics operators are told about', () => {
   it('are exactly the metrics the modules declare, each in docs/operations.md with its type and labels', () => {
     const documented = new Map(
-      [...readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8').matchAll(/^\| `(ownproof_\w+)` \| (\w+) \|([^|]*)\|/gm)].map(([, name, type, labels]) => [
-        name,
-        { type, labels: [...labels!.matchAll(/`(\w+)`/g)].map((m) => m[1]) },
-      ]),
+      [
+        ...readFileSync(new URL('../../docs/operations.md', import.meta.url), 'utf8').matchAll(
+          /^\| `(ownproof_\w+)` \| (\w+) \|([^|]*)\|/gm,
+        ),
+      ].map(([, name, type, labels]) => [name, { type, labels: [...labels!.matchAll(/`(\w+)`/g)].map((m) => m[1]) }]),
     );
-    const declared = new Map(service.modules.flatMap((m) => m.metrics ?? []).map((d) => [d.name, { type: d.kind, labels: [...d.labelNames] }]));
+    const declared = new Map(
+      service.modules.flatMap((m) => m.metrics ?? []).map((d) => [d.name, { type: d.kind, labels: [...d.labelNames] }]),
+    );
     expect(documented).toEqual(declared);
   });
 });
@@ -71,7 +74,11 @@ describe.each(engines())('metrics at METRICS_PORT on %s', (engine) => {
     // A statement of a claim (its own client and account holder; it moves the test clock to December 2026).
     const world = await makeStatementWorld(t, { holder: { email: 'ada.lovelace@example.com' } });
     const claim = await world.proveAddress();
-    const statement = await world.completedStatement({ claim_ids: [claim.id], period: { open: at('2026-10-01T00:00:00Z'), close: at('2026-11-01T00:00:00Z') }, timezone: 'UTC' });
+    const statement = await world.completedStatement({
+      claim_ids: [claim.id],
+      period: { open: at('2026-10-01T00:00:00Z'), close: at('2026-11-01T00:00:00Z') },
+      timezone: 'UTC',
+    });
     for (const id of [world.client.clientId, world.client.testKey, world.holderId, claim.id, claim.address, statement.id]) personal.add(id);
 
     client = await t.newClient();
@@ -79,7 +86,10 @@ describe.each(engines())('metrics at METRICS_PORT on %s', (engine) => {
     const webhook = await ok('POST', '/v1/webhook_endpoints', { url: receiver.url, enabled_events: ['*'] });
     personal.add(webhook.id as string).add(webhook.secret as string);
     const holder = await ok('POST', '/v1/connect/account_holders', { email: 'grace.hopper@example.com', name: 'Grace Hopper' });
-    personal.add(holder.id as string).add('grace.hopper@example.com').add('Grace Hopper');
+    personal
+      .add(holder.id as string)
+      .add('grace.hopper@example.com')
+      .add('Grace Hopper');
     // The same route template through the /api alias, an unknown id, and URLs that match no route.
     await ok('GET', `/v1/connect/account_holders/${holder.id}`);
     await ok('GET', `/api/v1/connect/account_holders/${holder.id}`);
@@ -99,7 +109,11 @@ describe.each(engines())('metrics at METRICS_PORT on %s', (engine) => {
     }
     personal.add('holder@example.com');
     for (const id of Object.values(accounts)) await ok('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['balances'] });
-    const request = await ok('POST', '/v1/verify/access_requests', { type: 'sharing', account_holder_id: holder.id, permissions: ['balances'] });
+    const request = await ok('POST', '/v1/verify/access_requests', {
+      type: 'sharing',
+      account_holder_id: holder.id,
+      permissions: ['balances'],
+    });
     personal.add(request.id as string);
     await runDueJobs(t.ctx);
 
@@ -107,7 +121,17 @@ describe.each(engines())('metrics at METRICS_PORT on %s', (engine) => {
     const now = t.clock.now();
     await t.ctx.db
       .insertInto('jobs')
-      .values({ id: 'job_MetricsDeadJob000000', type: 'webhooks.deliver', payload: '{}', status: 'pending', run_at: now, attempts: 0, max_attempts: 1, created_at: now, updated_at: now })
+      .values({
+        id: 'job_MetricsDeadJob000000',
+        type: 'webhooks.deliver',
+        payload: '{}',
+        status: 'pending',
+        run_at: now,
+        attempts: 0,
+        max_attempts: 1,
+        created_at: now,
+        updated_at: now,
+      })
       .execute();
     await runDueJobs(t.ctx);
     // A refresh left in the queue, 45 seconds overdue.
@@ -140,7 +164,12 @@ describe.each(engines())('metrics at METRICS_PORT on %s', (engine) => {
     expect(value('ownproof_http_requests_in_flight')).toBe(0);
     expect(types.get('ownproof_http_request_duration_seconds')).toBe('histogram');
     // Buckets are cumulative, up to +Inf = count.
-    const buckets = samples.filter((s) => s.name === 'ownproof_http_request_duration_seconds_bucket' && s.labels.route === '/v1/connect/account_holders/:id' && s.labels.status === '200');
+    const buckets = samples.filter(
+      (s) =>
+        s.name === 'ownproof_http_request_duration_seconds_bucket' &&
+        s.labels.route === '/v1/connect/account_holders/:id' &&
+        s.labels.status === '200',
+    );
     expect(buckets.at(-1)).toMatchObject({ labels: { le: '+Inf' }, value: 2 });
     expect(buckets.map((b) => b.value)).toEqual([...buckets.map((b) => b.value)].sort((a, b) => a - b));
   });
@@ -166,11 +195,15 @@ describe.each(engines())('metrics at METRICS_PORT on %s', (engine) => {
 
   it('records webhook attempts, e-mail, refreshes by provider and error code, and statement computations', () => {
     expect(receiver.received.length).toBeGreaterThan(5);
-    expect(value('ownproof_webhook_attempt_duration_seconds_count', { mode: 'test', outcome: 'succeeded', response: '2xx' })).toBe(receiver.received.length);
+    expect(value('ownproof_webhook_attempt_duration_seconds_count', { mode: 'test', outcome: 'succeeded', response: '2xx' })).toBe(
+      receiver.received.length,
+    );
     expect(value('ownproof_mail_messages_total', { kind: 'access_request', transport: 'outbox', outcome: 'sent' })).toBe(1);
     const refreshes = 'ownproof_connect_refreshes_total';
     expect(value(refreshes, { mode: 'test', provider: 'sandbox', feature: 'balances', outcome: 'succeeded' })).toBe(1);
-    expect(value(refreshes, { mode: 'test', provider: 'sandbox', feature: 'balances', outcome: 'failed', error_code: 'provider_rate_limited' })).toBe(1);
+    expect(
+      value(refreshes, { mode: 'test', provider: 'sandbox', feature: 'balances', outcome: 'failed', error_code: 'provider_rate_limited' }),
+    ).toBe(1);
     expect(value('ownproof_statement_generation_duration_seconds_count', { mode: 'test', outcome: 'completed' })).toBe(1);
   });
 
@@ -194,7 +227,22 @@ describe.each(engines())('metrics at METRICS_PORT on %s', (engine) => {
     // Our metrics carry only their declared labels.
     const ours = samples.filter((s) => s.name.startsWith('ownproof_'));
     expect(new Set(ours.flatMap((s) => Object.keys(s.labels)))).toEqual(
-      new Set(['method', 'route', 'status', 'le', 'type', 'outcome', 'state', 'mode', 'response', 'kind', 'transport', 'provider', 'feature', 'error_code']),
+      new Set([
+        'method',
+        'route',
+        'status',
+        'le',
+        'type',
+        'outcome',
+        'state',
+        'mode',
+        'response',
+        'kind',
+        'transport',
+        'provider',
+        'feature',
+        'error_code',
+      ]),
     );
   });
 
@@ -212,7 +260,12 @@ describe.each(engines())('metrics at METRICS_PORT on %s', (engine) => {
     const elsewhere = await fetch(`${metricsBase}/v1/connect/account_holders`);
     expect(elsewhere.status).toBe(404);
     expect(await elsewhere.json()).toEqual({
-      error: { type: 'invalid_request_error', code: 'route_not_found', message: 'Unrecognised request URL (GET /v1/connect/account_holders).', request_id: elsewhere.headers.get('request-id') },
+      error: {
+        type: 'invalid_request_error',
+        code: 'route_not_found',
+        message: 'Unrecognised request URL (GET /v1/connect/account_holders).',
+        request_id: elsewhere.headers.get('request-id'),
+      },
     });
     const posted = await fetch(endpoint.url, { method: 'POST' });
     expect(posted.status).toBe(405);

@@ -58,11 +58,16 @@ export function registerProcessCommands(program: Command, cli: CliDeps): void {
     .description('Apply pending database migrations and exit')
     .action(async () => {
       const config = cli.config();
-      const [{ openDatabase }, { migrateToLatest }] = await Promise.all([import('../platform/db/database.js'), import('../platform/db/migrate.js')]);
+      const [{ openDatabase }, { migrateToLatest }] = await Promise.all([
+        import('../platform/db/database.js'),
+        import('../platform/db/migrate.js'),
+      ]);
       const database = openDatabase(config.database);
       try {
         const { applied } = await migrateToLatest(database);
-        cli.print(applied.length === 0 ? 'Database schema is up to date.' : `Applied ${applied.length} migration(s): ${applied.join(', ')}`);
+        cli.print(
+          applied.length === 0 ? 'Database schema is up to date.' : `Applied ${applied.length} migration(s): ${applied.join(', ')}`,
+        );
       } finally {
         await database.destroy();
       }

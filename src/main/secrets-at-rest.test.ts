@@ -84,7 +84,12 @@ describe.each(engines())('secrets in events, webhooks and the database on %s', (
     // The account holder signs in to the portal from the access request's e-mail.
     await api('POST', '/v1/verify/access_requests', { type: 'sharing', account_holder_id: holder.id, permissions: ['balances'] });
     await runDueJobs(t.ctx);
-    const mail = await t.ctx.db.selectFrom('mail_outbox').select('text_body').where('to_address', '=', 'ada@example.com').orderBy('seq', 'desc').executeTakeFirstOrThrow();
+    const mail = await t.ctx.db
+      .selectFrom('mail_outbox')
+      .select('text_body')
+      .where('to_address', '=', 'ada@example.com')
+      .orderBy('seq', 'desc')
+      .executeTakeFirstOrThrow();
     const link = /\/portal\/sign-in\/pl_[0-9A-Za-z]+/.exec(mail.text_body)?.[0] as string;
     const portal = new FormAgent(t.app, 'portal');
     await portal.get(link);
@@ -117,7 +122,9 @@ describe.each(engines())('secrets in events, webhooks and the database on %s', (
     const rows = await t.ctx.db.selectFrom('events').selectAll().where('client_id', '=', client.clientId).execute();
     const listed = await api('GET', '/v1/events?limit=100');
     const bodies = receiver.received.map((request) => request.body);
-    const types = (listed.data as { type: string; data: { object: Record<string, unknown> } }[]).filter((e) => e.type.startsWith('session.'));
+    const types = (listed.data as { type: string; data: { object: Record<string, unknown> } }[]).filter((e) =>
+      e.type.startsWith('session.'),
+    );
     // The search covers the session events, delivered: each shows the session without its secret.
     expect(types.map((e) => e.type).sort()).toEqual(['session.abandoned', 'session.completed']);
     for (const event of types) expect(event.data.object).toMatchObject({ client_secret: null, hosted_url: null });
@@ -130,12 +137,28 @@ describe.each(engines())('secrets in events, webhooks and the database on %s', (
   it('scrubs the secret from session events recorded before sessions hid it, when the database is upgraded', async () => {
     // A session.completed event as earlier versions recorded it: the session with its secret.
     const secret = `cs_test_${randomBase62(32)}`;
-    const legacy = { id: 'sess_legacy', object: 'session', account_holder: 'ah_legacy', client_secret: secret, hosted_url: `https://c.example/${secret}`, status: 'completed' };
+    const legacy = {
+      id: 'sess_legacy',
+      object: 'session',
+      account_holder: 'ah_legacy',
+      client_secret: secret,
+      hosted_url: `https://c.example/${secret}`,
+      status: 'completed',
+    };
     await t.ctx.db
       .insertInto('events')
-      .values({ id: 'evt_legacy_session', client_id: client.clientId, mode: 'test', type: 'session.completed', data: JSON.stringify(legacy), created_at: 1 })
+      .values({
+        id: 'evt_legacy_session',
+        client_id: client.clientId,
+        mode: 'test',
+        type: 'session.completed',
+        data: JSON.stringify(legacy),
+        created_at: 1,
+      })
       .execute();
-    const upgrade = Object.entries(allMigrations(t.database.handle.capabilities)).find(([name]) => name.endsWith('_session_events_without_secret'))?.[1];
+    const upgrade = Object.entries(allMigrations(t.database.handle.capabilities)).find(([name]) =>
+      name.endsWith('_session_events_without_secret'),
+    )?.[1];
     await upgrade?.up(t.ctx.db as unknown as Kysely<unknown>);
     const event = await api('GET', '/v1/events/evt_legacy_session');
     expect((event.data as { object: unknown }).object).toEqual({ ...legacy, client_secret: null, hosted_url: null });
@@ -151,7 +174,9 @@ describe.each(engines())('secrets in events, webhooks and the database on %s', (
   });
 
   it.runIf(engine === 'postgres')('stores no secret in clear in the PostgreSQL database (pg_dump)', async () => {
-    const { stdout } = await promisify(execFile)('pg_dump', ['--no-owner', (t.database.config as { url: string }).url], { maxBuffer: 256 * 1024 * 1024 });
+    const { stdout } = await promisify(execFile)('pg_dump', ['--no-owner', (t.database.config as { url: string }).url], {
+      maxBuffer: 256 * 1024 * 1024,
+    });
     expect(stdout).toContain(completedId);
     expect(leaked(stdout)).toEqual([]);
   });

@@ -6,7 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseEnv, startServe, type ServingProcess } from '../../test/support/cli-process.js';
 import { engines } from '../../test/support/database.js';
 import { until } from '../../test/support/eventually.js';
-import { startFakeCoinbaseOAuth, OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET, type FakeCoinbaseOAuth } from '../../test/support/fake-coinbase-oauth.js';
+import {
+  startFakeCoinbaseOAuth,
+  OAUTH_CLIENT_ID,
+  OAUTH_CLIENT_SECRET,
+  type FakeCoinbaseOAuth,
+} from '../../test/support/fake-coinbase-oauth.js';
 import { startFakeCoinbase, type FakeCoinbase } from '../../test/support/fake-coinbase.js';
 import { FormAgent } from '../../test/support/form-agent.js';
 import { freePort } from '../../test/support/free-port.js';
@@ -100,9 +105,17 @@ describe.each(engines())('secrets in the logs of a server process on %s', (engin
     const keyed = coinbase.addAccount();
     const wrongSecret = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
     add('exchange_credentials', keyed.key, keyed.secret, wrongSecret, ...pemLines(keyed.secret), ...pemLines(wrongSecret));
-    expect((await live.agent.post(`${live.hostedPath}/providers/coinbase`, { apiKey: keyed.key, secret: wrongSecret })).statusCode).toBe(422);
-    expect((await live.agent.post(`${live.hostedPath}/providers/coinbase`, { apiKey: keyed.key, secret: keyed.secret })).statusCode).toBe(303);
-    oauth.signInAs(coinbase.addAccount({ wallets: [{ uuid: '8bfc20d7-f7c6-4422-bf07-8243ca4169fe', currency: 'BTC', available: '0.5', hold: '0', transactions: [] }] }));
+    expect((await live.agent.post(`${live.hostedPath}/providers/coinbase`, { apiKey: keyed.key, secret: wrongSecret })).statusCode).toBe(
+      422,
+    );
+    expect((await live.agent.post(`${live.hostedPath}/providers/coinbase`, { apiKey: keyed.key, secret: keyed.secret })).statusCode).toBe(
+      303,
+    );
+    oauth.signInAs(
+      coinbase.addAccount({
+        wallets: [{ uuid: '8bfc20d7-f7c6-4422-bf07-8243ca4169fe', currency: 'BTC', available: '0.5', hold: '0', transactions: [] }],
+      }),
+    );
     const start = await live.agent.post(`${live.hostedPath}/providers/coinbase/oauth`);
     expect(start.statusCode).toBe(303);
     const authorize = new URL(start.headers.location as string);
@@ -117,28 +130,58 @@ describe.each(engines())('secrets in the logs of a server process on %s', (engin
     const liveSession = await api(client.liveKey, 'GET', `/v1/connect/sessions/${live.session.id}`);
     for (const accountId of liveSession.accounts as string[]) {
       await api(client.liveKey, 'POST', `/v1/connect/accounts/${accountId}/refresh`, { features: ['balances'] });
-      await until(() => api(client.liveKey, 'GET', `/v1/connect/accounts/${accountId}`), (account) => (account.balance_refresh as { status: string }).status === 'succeeded');
+      await until(
+        () => api(client.liveKey, 'GET', `/v1/connect/accounts/${accountId}`),
+        (account) => (account.balance_refresh as { status: string }).status === 'succeeded',
+      );
     }
-    const signedIn = await t.ctx.db.selectFrom('connect_accounts').select(['id', 'connection_sealed']).where('session_id', '=', live.session.id as string).execute();
-    const tokens = signedIn.map((row) => (JSON.parse(t.ctx.secretBox.open(row.connection_sealed, connectionPurpose(row.id))) as { oauth?: Record<string, string> }).oauth).filter((o) => o !== undefined);
+    const signedIn = await t.ctx.db
+      .selectFrom('connect_accounts')
+      .select(['id', 'connection_sealed'])
+      .where('session_id', '=', live.session.id as string)
+      .execute();
+    const tokens = signedIn
+      .map(
+        (row) =>
+          (JSON.parse(t.ctx.secretBox.open(row.connection_sealed, connectionPurpose(row.id))) as { oauth?: Record<string, string> }).oauth,
+      )
+      .filter((o) => o !== undefined);
     expect(tokens).toHaveLength(1);
-    add('oauth', authorize.searchParams.get('state') as string, callback.searchParams.get('code') as string, tokens[0]?.access_token as string, tokens[0]?.refresh_token as string);
+    add(
+      'oauth',
+      authorize.searchParams.get('state') as string,
+      callback.searchParams.get('code') as string,
+      tokens[0]?.access_token as string,
+      tokens[0]?.refresh_token as string,
+    );
     add('oauth', ...oauth.tokenRequests.flatMap((body) => [body.code_verifier ?? []].flat()));
 
     // Test mode: a sandbox login (a wrong password first), then Done: events for the webhook.
     const sandbox = await consentedSession(client.testKey, 'ada@example.com');
     add('session_client_secret', sandbox.session.client_secret as string);
     add('connect_browser_token', sandbox.browserToken);
-    expect((await sandbox.agent.post(`${sandbox.hostedPath}/providers/sandbox`, { username: 'user_good', password: 'wrong-password-9f3k' })).statusCode).toBe(422);
-    expect((await sandbox.agent.post(`${sandbox.hostedPath}/providers/sandbox`, { username: 'user_good', password: 'pass_good' })).statusCode).toBe(303);
+    expect(
+      (await sandbox.agent.post(`${sandbox.hostedPath}/providers/sandbox`, { username: 'user_good', password: 'wrong-password-9f3k' }))
+        .statusCode,
+    ).toBe(422);
+    expect(
+      (await sandbox.agent.post(`${sandbox.hostedPath}/providers/sandbox`, { username: 'user_good', password: 'pass_good' })).statusCode,
+    ).toBe(303);
     add('exchange_credentials', 'wrong-password-9f3k');
     expect((await sandbox.agent.post(`${sandbox.hostedPath}/finish`)).statusCode).toBe(200);
 
     // The portal: a sign-in link mailed for an access request, a POST of it refused for CSRF, then used.
     const holder = sandbox.session.account_holder as string;
-    await api(client.testKey, 'POST', '/v1/verify/access_requests', { type: 'sharing', account_holder_id: holder, permissions: ['balances'] });
+    await api(client.testKey, 'POST', '/v1/verify/access_requests', {
+      type: 'sharing',
+      account_holder_id: holder,
+      permissions: ['balances'],
+    });
     const mail = await until(
-      () => fetch(`${server.url}/dev/mail/latest.json?to=ada@example.com`).then(async (res) => (res.ok ? ((await res.json()) as { text: string }) : undefined)),
+      () =>
+        fetch(`${server.url}/dev/mail/latest.json?to=ada@example.com`).then(async (res) =>
+          res.ok ? ((await res.json()) as { text: string }) : undefined,
+        ),
       (message) => message !== undefined,
     );
     const link = /\/portal\/sign-in\/pl_[0-9A-Za-z]+/.exec(mail?.text ?? '')?.[0] as string;
@@ -162,7 +205,9 @@ describe.each(engines())('secrets in the logs of a server process on %s', (engin
     // Debug lines (every request) are there: the level was in force.
     expect(stdout).toContain('"level":20');
     for (const [kind, values] of Object.entries(secrets)) for (const value of values) expect(value.length, kind).toBeGreaterThanOrEqual(16);
-    const leaked = Object.entries(secrets).flatMap(([kind, values]) => values.filter((value) => stdout.includes(value)).map((value) => `${kind}: ${value.slice(0, 10)}…`));
+    const leaked = Object.entries(secrets).flatMap(([kind, values]) =>
+      values.filter((value) => stdout.includes(value)).map((value) => `${kind}: ${value.slice(0, 10)}…`),
+    );
     expect(leaked).toEqual([]);
   });
 });

@@ -46,7 +46,10 @@ export async function startServer(
     await runtime.close();
     throw error;
   }
-  const worker = options.worker === false ? undefined : new Worker(runtime.ctx, service.jobCatalog(), { concurrency: config.workerConcurrency, log: app.log });
+  const worker =
+    options.worker === false
+      ? undefined
+      : new Worker(runtime.ctx, service.jobCatalog(), { concurrency: config.workerConcurrency, log: app.log });
   worker?.start();
 
   const surfaces = servedSurfaces(service.modules, config);

@@ -68,7 +68,10 @@ export const platformModule = defineModule({
     // A production server keeps no outbox; what an earlier version kept there holds working sign-in links.
     if (ctx.config.env === 'production') {
       const deleted = await deleteAllOutboxMessages(ctx.db);
-      if (deleted > 0) lines.push(`  Mail:              deleted ${deleted} ${deleted === 1 ? 'message' : 'messages'} an earlier version kept in the outbox (production keeps none)`);
+      if (deleted > 0)
+        lines.push(
+          `  Mail:              deleted ${deleted} ${deleted === 1 ? 'message' : 'messages'} an earlier version kept in the outbox (production keeps none)`,
+        );
     }
     return lines;
   },
@@ -77,7 +80,8 @@ export const platformModule = defineModule({
 /** Where this server's mail goes, for the banner. */
 function mailDestination(config: Config, baseUrl: string): string {
   const smtp = config.mail.smtp;
-  if (smtp) return `SMTP to ${smtp.host}:${smtp.port}${smtp.implicitTls ? ' (TLS)' : smtp.starttls === 'required' ? ' (STARTTLS required)' : ''}`;
+  if (smtp)
+    return `SMTP to ${smtp.host}:${smtp.port}${smtp.implicitTls ? ' (TLS)' : smtp.starttls === 'required' ? ' (STARTTLS required)' : ''}`;
   if (config.env === 'production') {
     return 'WARNING: no SMTP_URL, so this production server sends no e-mail: access requests are refused (503 mail_unavailable) and portal sign-in links are not sent';
   }

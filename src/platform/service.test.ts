@@ -25,11 +25,15 @@ declare module './context.js' {
 }
 
 const notesApi: FastifyPluginAsync = async (api) => {
-  api.get('/notes/:id', { schema: { tags: ['Notes'], operationId: 'retrieveNote', params: Type.Object({ id: Type.String() }) } }, async (request) => ({
-    id: (request.params as { id: string }).id,
-    greeting: api.ctx.notesGreeting,
-    client: request.scope.clientId,
-  }));
+  api.get(
+    '/notes/:id',
+    { schema: { tags: ['Notes'], operationId: 'retrieveNote', params: Type.Object({ id: Type.String() }) } },
+    async (request) => ({
+      id: (request.params as { id: string }).id,
+      greeting: api.ctx.notesGreeting,
+      client: request.scope.clientId,
+    }),
+  );
 };
 
 const notesPublic: FastifyPluginAsync = async (app) => {
@@ -58,7 +62,9 @@ const notesPages: PageSurface = {
         { testMode: true },
       ),
     );
-    app.post('/echo', { preHandler: app.csrfProtection }, async (_request, reply) => kit.send(reply, { status: 200, title: 'Sent', body: html`<p>sent</p>` }));
+    app.post('/echo', { preHandler: app.csrfProtection }, async (_request, reply) =>
+      kit.send(reply, { status: 200, title: 'Sent', body: html`<p>sent</p>` }),
+    );
   },
 };
 
@@ -68,7 +74,19 @@ const notesStored = defineGauge({
   name: 'ownproof_notes_stored',
   help: 'Notes stored, read at each scrape.',
   labelNames: [],
-  collect: async ({ db }) => [{ labels: {}, value: Number((await db.selectFrom('clients').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n) }],
+  collect: async ({ db }) => [
+    {
+      labels: {},
+      value: Number(
+        (
+          await db
+            .selectFrom('clients')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+    },
+  ],
 });
 
 /** A made-up domain that contributes one of everything a module can. */
@@ -140,7 +158,12 @@ describe('a module added to the module list', () => {
     const cookie = String(page.headers['set-cookie']);
     expect(cookie).toMatch(/^ownproof_notes_csrf=[^;]+; Path=\/notes; HttpOnly; SameSite=Lax$/);
 
-    const forged = await served.inject({ method: 'POST', url: '/notes/echo', headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookie.split(';')[0] }, payload: '_csrf=forged' });
+    const forged = await served.inject({
+      method: 'POST',
+      url: '/notes/echo',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: cookie.split(';')[0] },
+      payload: '_csrf=forged',
+    });
     expect(forged.statusCode).toBe(403);
     expect(forged.body).toContain('Your request couldn’t be verified');
     const token = /name="_csrf" value="([^"]+)"/.exec(page.body)?.[1] as string;
@@ -194,22 +217,36 @@ describe('a module added to the module list', () => {
     const other = service.createContext({ config: testConfig(), database: database.handle, clock: new TestClock(), secretBox });
     // Each context counts in its own registry.
     expect(await other.metrics.registry.metrics()).not.toContain('ownproof_notes_written_total{colour="yellow"}');
-    expect(() => ctx.metrics.counter(defineCounter({ name: 'ownproof_undeclared_total', help: 'x', labelNames: [] }))).toThrow('metric ownproof_undeclared_total is not declared by any module');
+    expect(() => ctx.metrics.counter(defineCounter({ name: 'ownproof_undeclared_total', help: 'x', labelNames: [] }))).toThrow(
+      'metric ownproof_undeclared_total is not declared by any module',
+    );
   });
 
   it('is refused when it repeats a module name or a metric name, or mounts pages where another surface is', async () => {
     expect(() => composeService([...DOMAIN_MODULES, notesModule, notesModule])).toThrow('module notes is listed twice');
-    const twice: AppModule = { name: 'twice', metrics: [defineCounter({ name: 'ownproof_notes_written_total', help: 'again', labelNames: [] })] };
-    expect(() => composeService([...DOMAIN_MODULES, notesModule, twice]).createContext({ config: testConfig(), database: database.handle, clock: new TestClock(), secretBox })).toThrow(
-      'A metric with the name ownproof_notes_written_total has already been registered.',
-    );
+    const twice: AppModule = {
+      name: 'twice',
+      metrics: [defineCounter({ name: 'ownproof_notes_written_total', help: 'again', labelNames: [] })],
+    };
+    expect(() =>
+      composeService([...DOMAIN_MODULES, notesModule, twice]).createContext({
+        config: testConfig(),
+        database: database.handle,
+        clock: new TestClock(),
+        secretBox,
+      }),
+    ).toThrow('A metric with the name ownproof_notes_written_total has already been registered.');
     const clash: AppModule = { name: 'clash', pages: [{ ...notesPages, id: 'clash', baseUrl: (config) => config.connectBaseUrl }] };
-    await expect(composeService([...DOMAIN_MODULES, clash]).buildApp(ctx, { logger: false })).rejects.toThrow('two page surfaces are mounted at "/connect"');
+    await expect(composeService([...DOMAIN_MODULES, clash]).buildApp(ctx, { logger: false })).rejects.toThrow(
+      'two page surfaces are mounted at "/connect"',
+    );
   });
 
   it('is refused when an event type is declared by no module, or by two', async () => {
     const withoutVerify = DOMAIN_MODULES.filter((m) => m.name !== 'verify');
-    await expect(composeService(withoutVerify).buildApp(ctx, { logger: false })).rejects.toThrow('event type claim.created is declared by no module');
+    await expect(composeService(withoutVerify).buildApp(ctx, { logger: false })).rejects.toThrow(
+      'event type claim.created is declared by no module',
+    );
     const again: AppModule = { name: 'again', events: eventsOf(Type.Object({}, { $id: 'Again' }), { 'session.completed': 'Again.' }) };
     await expect(composeService([...DOMAIN_MODULES, again]).buildApp(ctx, { logger: false })).rejects.toThrow(
       'event type session.completed is declared by modules connect and again',

@@ -8,7 +8,13 @@
  */
 const NOT_ALLOWED = /[\s\p{Cc}\p{Cf}\p{Cs}\\]/u;
 
-const NAMES: Record<string, string> = { '\t': 'a tab', '\n': 'a line feed', '\r': 'a carriage return', ' ': 'a space', '\\': 'a backslash' };
+const NAMES: Record<string, string> = {
+  '\t': 'a tab',
+  '\n': 'a line feed',
+  '\r': 'a carriage return',
+  ' ': 'a space',
+  '\\': 'a backslash',
+};
 
 /** Why `value` cannot be taken as a URL as it is written, or undefined when its characters are fine. */
 export function urlTextProblem(value: string): string | undefined {

@@ -32,7 +32,12 @@ export async function findCandles(db: Db, series: CandleSeries, from: number, to
  * Stores hours a source answered for, in one transaction. An hour already stored is kept (the
  * unique key decides, also between concurrent statement jobs): a finished candle never changes.
  */
-export async function insertCandles(db: Db, series: CandleSeries, hours: readonly { open: number; close: string | null }[], fetchedAt: number): Promise<void> {
+export async function insertCandles(
+  db: Db,
+  series: CandleSeries,
+  hours: readonly { open: number; close: string | null }[],
+  fetchedAt: number,
+): Promise<void> {
   if (hours.length === 0) return;
   const rows: NewPriceCandleRow[] = hours.map((hour) => ({ ...series, open_time: hour.open, close: hour.close, fetched_at: fetchedAt }));
   await db.transaction().execute(async (trx) => {

@@ -1,6 +1,12 @@
 import type { Exchange } from 'ccxt';
 import { canonicalDecimal } from '../connect/amounts.js';
-import { classifyCcxtError, EXCHANGE_RATE_LIMIT_SECONDS, EXCHANGE_UNAVAILABLE_SECONDS, waitSeconds, type Ccxt } from '../connect/providers/ccxt-errors.js';
+import {
+  classifyCcxtError,
+  EXCHANGE_RATE_LIMIT_SECONDS,
+  EXCHANGE_UNAVAILABLE_SECONDS,
+  waitSeconds,
+  type Ccxt,
+} from '../connect/providers/ccxt-errors.js';
 import { openExchange, type ExchangeThrottles } from '../connect/providers/ccxt-instance.js';
 import type { ExchangeOverrides } from '../connect/providers/ccxt-provider.js';
 import { EXCHANGES } from '../connect/providers/exchanges.js';
@@ -59,14 +65,22 @@ const MARKETS_TTL_MS = 24 * 3600 * 1000;
  * opened on the first call (ccxt is imported then), its markets reloaded daily or after a failed
  * load, its throttle the exchange's shared one.
  */
-export function exchangeCandles(row: PriceExchangeRow, deps: { load: () => Promise<Ccxt>; throttles: ExchangeThrottles; overrides?: ExchangeOverrides }): CandleSource {
+export function exchangeCandles(
+  row: PriceExchangeRow,
+  deps: { load: () => Promise<Ccxt>; throttles: ExchangeThrottles; overrides?: ExchangeOverrides },
+): CandleSource {
   // The exchange's error codes ccxt leaves unclassified, as the connect table states them.
   const errors = EXCHANGES.find((exchange) => exchange.id === row.id);
   let opened: { at: number; ready: Promise<Exchange> } | undefined;
 
   function ready(ccxt: Ccxt): Promise<Exchange> {
     if (!opened || Date.now() - opened.at >= MARKETS_TTL_MS) {
-      const exchange = openExchange(ccxt, { id: row.id, errorCodes: errors?.errorCodes, errorCodeField: errors?.errorCodeField }, { enableRateLimit: true, timeout: 20_000, ...row.ccxtOptions, ...deps.overrides }, deps.throttles);
+      const exchange = openExchange(
+        ccxt,
+        { id: row.id, errorCodes: errors?.errorCodes, errorCodeField: errors?.errorCodeField },
+        { enableRateLimit: true, timeout: 20_000, ...row.ccxtOptions, ...deps.overrides },
+        deps.throttles,
+      );
       const entry = { at: Date.now(), ready: exchange.loadMarkets().then(() => exchange) };
       opened = entry;
       // ccxt keeps a failed load's promise: the next call opens a new instance instead.
@@ -135,7 +149,11 @@ function sourceFailure(ccxt: Ccxt, error: unknown, name: string, headers: Record
   if (error instanceof PriceSourceError) return error;
   switch (classifyCcxtError(ccxt, error)) {
     case 'rate_limited':
-      return new PriceSourceError('rate_limited', `${name} is limiting how often we may ask.`, waitSeconds(EXCHANGE_RATE_LIMIT_SECONDS, headers));
+      return new PriceSourceError(
+        'rate_limited',
+        `${name} is limiting how often we may ask.`,
+        waitSeconds(EXCHANGE_RATE_LIMIT_SECONDS, headers),
+      );
     case 'maintenance':
       return new PriceSourceError('maintenance', `${name} is down for maintenance.`, waitSeconds(EXCHANGE_UNAVAILABLE_SECONDS, headers));
     case 'unavailable':

@@ -35,7 +35,8 @@ function bitfinexClose(pair: string, openMs: number): string | undefined {
 }
 
 /** Kraken's hourly BTC/CHF and BTC/CAD closes (text, as Kraken answers). */
-const krakenClose = (pair: string, open: number) => (pair === 'XBTCHF' ? `${17_000 + ((open / HOUR) % 500)}.7` : pair === 'XXBTZCAD' ? `${27_000 + ((open / HOUR) % 300)}.1` : undefined);
+const krakenClose = (pair: string, open: number) =>
+  pair === 'XBTCHF' ? `${17_000 + ((open / HOUR) % 500)}.7` : pair === 'XXBTZCAD' ? `${27_000 + ((open / HOUR) % 300)}.1` : undefined;
 
 function ok(lookup: PriceLookup) {
   if (!lookup.ok) throw new Error(`no prices: ${lookup.reason}`);
@@ -70,7 +71,14 @@ describe.each(engines())('live prices through ccxt on %s', (engine) => {
     const moments = Array.from({ length: 3 * 365 * 4 }, (_, i) => first + i * 6 * HOUR);
     const before = bitfinex.fake.requests.length;
     const lookup = ok(await lookUp('EUR', moments));
-    expect(lookup.source).toEqual({ name: 'Bitfinex', exchange: 'bitfinex', market: 'BTC/EUR', currency: 'EUR', interval: '1h', rule: PRICE_RULE });
+    expect(lookup.source).toEqual({
+      name: 'Bitfinex',
+      exchange: 'bitfinex',
+      market: 'BTC/EUR',
+      currency: 'EUR',
+      interval: '1h',
+      rule: PRICE_RULE,
+    });
     for (const [i, p] of lookup.prices.entries()) {
       expect(p.candleOpen).toBe(candleOpenOf(moments[i] as number));
       expect(p.price).toBe(bitfinexClose('BTCEUR', p.candleOpen * 1000));
@@ -82,7 +90,13 @@ describe.each(engines())('live prices through ccxt on %s', (engine) => {
     const calls = candleCalls(before);
     const opens = moments.map(candleOpenOf);
     expect(calls).toHaveLength(3);
-    expect(calls[0]).toEqual({ pair: 'BTCEUR', limit: '10000', start: String((opens[0] as number) * 1000 - 24 * HOUR * 1000), end: expect.any(String), sort: '1' });
+    expect(calls[0]).toEqual({
+      pair: 'BTCEUR',
+      limit: '10000',
+      start: String((opens[0] as number) * 1000 - 24 * HOUR * 1000),
+      end: expect.any(String),
+      sort: '1',
+    });
     for (const [i, call] of calls.entries()) {
       const [start, end] = [Number(call.start) / 1000, Number(call.end) / 1000];
       expect(call).toMatchObject({ pair: 'BTCEUR', limit: '10000', sort: '1' });
@@ -104,7 +118,11 @@ describe.each(engines())('live prices through ccxt on %s', (engine) => {
     const moment = noTradeHour + 1234;
     const lookup = ok(await lookUp('JPY', [moment, noTradeHour + 2 * HOUR]));
     expect(lookup.source.market).toBe('BTC/JPY');
-    expect(lookup.prices[0]).toEqual({ at: moment, price: bitfinexClose('BTCJPY', (noTradeHour - HOUR) * 1000), candleOpen: noTradeHour - HOUR });
+    expect(lookup.prices[0]).toEqual({
+      at: moment,
+      price: bitfinexClose('BTCJPY', (noTradeHour - HOUR) * 1000),
+      candleOpen: noTradeHour - HOUR,
+    });
     expect(lookup.prices[1]?.candleOpen).toBe(noTradeHour + HOUR);
     for (const p of lookup.prices) expect(p.price).toMatch(/^\d+$/);
     expect(formatFiat(fiatMinorUnits(50_000_000n, lookup.prices[0]?.price as string, 'JPY'), 'JPY')).toMatch(/^\d+$/);
@@ -122,7 +140,11 @@ describe.each(engines())('live prices through ccxt on %s', (engine) => {
 
   it('says so for a moment before the market had candles', async () => {
     const lookup = await lookUp('EUR', [at('2021-06-01T12:00:00Z')]);
-    expect(lookup).toMatchObject({ ok: false, code: 'no_data', reason: 'Bitfinex recorded no BTC/EUR trade in the 24 hours before 2021-06-01 12:00 UTC.' });
+    expect(lookup).toMatchObject({
+      ok: false,
+      code: 'no_data',
+      reason: 'Bitfinex recorded no BTC/EUR trade in the 24 hours before 2021-06-01 12:00 UTC.',
+    });
   });
 
   it('asks again when Bitfinex does not respond, and gives up after three attempts in all, saying so', async () => {
@@ -152,13 +174,23 @@ describe.each(engines())('live prices through ccxt on %s', (engine) => {
   it('does not hammer an exchange in maintenance or one limiting us: one call, and how long to wait', async () => {
     bitfinex.fake.setStatus('maintenance');
     let before = bitfinex.fake.requests.length;
-    expect(await lookUp('USD', [at('2019-04-04T04:04:04Z')])).toMatchObject({ ok: false, code: 'source_unavailable', reason: 'Bitfinex is down for maintenance.', retryAfterSeconds: 120 });
+    expect(await lookUp('USD', [at('2019-04-04T04:04:04Z')])).toMatchObject({
+      ok: false,
+      code: 'source_unavailable',
+      reason: 'Bitfinex is down for maintenance.',
+      retryAfterSeconds: 120,
+    });
     expect(candleCalls(before)).toHaveLength(1);
     bitfinex.fake.setStatus('operative');
 
     bitfinex.fake.setRateLimited(true);
     before = bitfinex.fake.requests.length;
-    expect(await lookUp('USD', [at('2019-05-05T05:05:05Z')])).toMatchObject({ ok: false, code: 'source_rate_limited', reason: 'Bitfinex is limiting how often we may ask.', retryAfterSeconds: 60 });
+    expect(await lookUp('USD', [at('2019-05-05T05:05:05Z')])).toMatchObject({
+      ok: false,
+      code: 'source_rate_limited',
+      reason: 'Bitfinex is limiting how often we may ask.',
+      retryAfterSeconds: 60,
+    });
     expect(candleCalls(before)).toHaveLength(1);
     bitfinex.fake.setRateLimited(false);
   });
@@ -167,7 +199,14 @@ describe.each(engines())('live prices through ccxt on %s', (engine) => {
     const now = Math.floor(t.clock.now() / 1000);
     const recent = [now - 10 * 86_400, now - 3 * 86_400 + 17];
     const lookup = ok(await lookUp('CHF', recent));
-    expect(lookup.source).toEqual({ name: 'Kraken', exchange: 'kraken', market: 'BTC/CHF', currency: 'CHF', interval: '1h', rule: PRICE_RULE });
+    expect(lookup.source).toEqual({
+      name: 'Kraken',
+      exchange: 'kraken',
+      market: 'BTC/CHF',
+      currency: 'CHF',
+      interval: '1h',
+      rule: PRICE_RULE,
+    });
     for (const p of lookup.prices) expect(p.price).toBe(krakenClose('XBTCHF', p.candleOpen));
     const calls = kraken.fake.ohlcCalls();
     expect(calls).toEqual([{ pair: 'XBTCHF', interval: '60', since: String(candleOpenOf(recent[0] as number) - 25 * HOUR) }]);
@@ -180,7 +219,10 @@ describe.each(engines())('live prices through ccxt on %s', (engine) => {
     const old = now - 40 * 86_400;
     const refused = await lookUp('CHF', [old]);
     expect(refused).toMatchObject({ ok: false, code: 'no_data', source: { name: 'Kraken', market: 'BTC/CHF' } });
-    if (!refused.ok) expect(refused.reason).toBe(`Kraken has no BTC/CHF prices for the hour that closes at ${new Date((candleOpenOf(old) + HOUR) * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC (its history does not reach back that far).`);
+    if (!refused.ok)
+      expect(refused.reason).toBe(
+        `Kraken has no BTC/CHF prices for the hour that closes at ${new Date((candleOpenOf(old) + HOUR) * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC (its history does not reach back that far).`,
+      );
     expect(kraken.fake.ohlcCalls()).toHaveLength(2);
   });
 

@@ -46,7 +46,10 @@ describe('fiat values of bitcoin amounts', () => {
         fc.integer({ min: 0, max: 8 }),
         fc.constantFrom(...(Object.keys(FIAT_CURRENCIES) as (keyof typeof FIAT_CURRENCIES)[])),
         (sats, priceUnits, priceDecimals, currency) => {
-          const price = priceDecimals === 0 ? priceUnits.toString() : `${priceUnits / 10n ** BigInt(priceDecimals)}.${(priceUnits % 10n ** BigInt(priceDecimals)).toString().padStart(priceDecimals, '0')}`;
+          const price =
+            priceDecimals === 0
+              ? priceUnits.toString()
+              : `${priceUnits / 10n ** BigInt(priceDecimals)}.${(priceUnits % 10n ** BigInt(priceDecimals)).toString().padStart(priceDecimals, '0')}`;
           const minor = fiatMinorUnits(sats, price, currency);
           // Exact value in minor units = sats × priceUnits × 10^exp / (10^8 × 10^priceDecimals) = n / d.
           const n = sats * priceUnits * 10n ** BigInt(FIAT_CURRENCIES[currency]);

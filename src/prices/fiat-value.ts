@@ -21,7 +21,7 @@ export function fiatMinorUnits(sats: bigint, price: string, currency: FiatCurren
   const n = sats * BigInt(`${whole}${fraction}`) * 10n ** BigInt(FIAT_CURRENCIES[currency]);
   const d = 10n ** BigInt(SATS_PER_BTC_DIGITS + fraction.length);
   const magnitude = n < 0n ? -n : n;
-  const rounded = (magnitude / d) + ((magnitude % d) * 2n >= d ? 1n : 0n);
+  const rounded = magnitude / d + ((magnitude % d) * 2n >= d ? 1n : 0n);
   return n < 0n ? -rounded : rounded;
 }
 

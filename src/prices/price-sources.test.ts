@@ -5,7 +5,8 @@ import { ConfigError } from '../platform/config/config.js';
 import { SUPPORTED_CURRENCIES } from './currencies.js';
 import { createPriceSources } from './price-sources.js';
 
-const sources = (configured: string | undefined) => createPriceSources({ configured, load: () => Promise.resolve(ccxt), throttles: exchangeThrottles() });
+const sources = (configured: string | undefined) =>
+  createPriceSources({ configured, load: () => Promise.resolve(ccxt), throttles: exchangeThrottles() });
 /** Each currency's source and market, as `"<source> <market>"`. */
 function where(configured: string | undefined, mode: 'test' | 'live'): Record<string, string | undefined> {
   const registry = sources(configured);
@@ -19,7 +20,14 @@ function where(configured: string | undefined, mode: 'test' | 'live'): Record<st
 
 describe('which source prices each currency', () => {
   it('by default: Bitfinex where it has the market, Kraken for CHF and CAD', () => {
-    expect(where(undefined, 'live')).toEqual({ USD: 'bitfinex BTC/USD', EUR: 'bitfinex BTC/EUR', GBP: 'bitfinex BTC/GBP', CHF: 'kraken BTC/CHF', CAD: 'kraken BTC/CAD', JPY: 'bitfinex BTC/JPY' });
+    expect(where(undefined, 'live')).toEqual({
+      USD: 'bitfinex BTC/USD',
+      EUR: 'bitfinex BTC/EUR',
+      GBP: 'bitfinex BTC/GBP',
+      CHF: 'kraken BTC/CHF',
+      CAD: 'kraken BTC/CAD',
+      JPY: 'bitfinex BTC/JPY',
+    });
   });
 
   it('PRICE_SOURCE=kraken: Kraken for every currency', () => {
@@ -39,7 +47,11 @@ describe('ccxt instances of one exchange', () => {
   it('share one throttle per exchange id, whoever opens them', () => {
     const throttles = exchangeThrottles();
     const throttle = (exchange: object) => (exchange as { throttler: unknown }).throttler;
-    const [a, b, other] = [openExchange(ccxt, { id: 'bitfinex' }, {}, throttles), openExchange(ccxt, { id: 'bitfinex' }, { timeout: 5_000 }, throttles), openExchange(ccxt, { id: 'kraken' }, {}, throttles)];
+    const [a, b, other] = [
+      openExchange(ccxt, { id: 'bitfinex' }, {}, throttles),
+      openExchange(ccxt, { id: 'bitfinex' }, { timeout: 5_000 }, throttles),
+      openExchange(ccxt, { id: 'kraken' }, {}, throttles),
+    ];
     expect(throttle(a)).toBe(throttle(b));
     expect(throttle(other)).not.toBe(throttle(a));
     expect(throttle(openExchange(ccxt, { id: 'bitfinex' }, {}, exchangeThrottles()))).not.toBe(throttle(a));

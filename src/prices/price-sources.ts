@@ -52,6 +52,7 @@ export function createPriceSources(deps: {
     return market === undefined ? undefined : { source, market };
   };
   return {
-    marketFor: (mode, currency) => (mode === 'test' ? pick(sandboxCandles, currency) : (pick(chosen, currency) ?? pick(fallback, currency))),
+    marketFor: (mode, currency) =>
+      mode === 'test' ? pick(sandboxCandles, currency) : (pick(chosen, currency) ?? pick(fallback, currency)),
   };
 }

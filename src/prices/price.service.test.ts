@@ -48,9 +48,18 @@ describe.each(engines())('prices in test mode on %s', (engine) => {
   const lookUp = (currency: string, instants: number[]) => lookUpPrices(t.ctx, { mode: 'test', currency, instants });
 
   it('prices each moment at the close of the hourly candle containing it; a moment on the hour takes the candle that closes then', async () => {
-    const moments = ['2025-01-01T00:30:00Z', '2025-01-01T01:00:00Z', '2025-01-01T00:00:01Z', '2024-12-31T23:59:59Z', '2025-01-01T00:00:00Z'].map(at);
+    const moments = [
+      '2025-01-01T00:30:00Z',
+      '2025-01-01T01:00:00Z',
+      '2025-01-01T00:00:01Z',
+      '2024-12-31T23:59:59Z',
+      '2025-01-01T00:00:00Z',
+    ].map(at);
     const lookup = await lookUp('EUR', moments);
-    expect(lookup).toMatchObject({ ok: true, source: { name: 'Sandbox price series', exchange: 'sandbox', market: 'BTC/EUR', currency: 'EUR', interval: '1h', rule: PRICE_RULE } });
+    expect(lookup).toMatchObject({
+      ok: true,
+      source: { name: 'Sandbox price series', exchange: 'sandbox', market: 'BTC/EUR', currency: 'EUR', interval: '1h', rule: PRICE_RULE },
+    });
     expect(prices(lookup).map((p) => [p.at, p.candleOpen])).toEqual([
       [moments[0], at('2025-01-01T00:00:00Z')],
       [moments[1], at('2025-01-01T00:00:00Z')],
@@ -70,7 +79,8 @@ describe.each(engines())('prices in test mode on %s', (engine) => {
     // 01:30 happens twice in London that night: first in BST, then in GMT.
     const firstHalfPastOne = at('2025-10-26T01:30:00+01:00');
     const secondHalfPastOne = at('2025-10-26T01:30:00+00:00');
-    for (const moment of [firstHalfPastOne, secondHalfPastOne]) expect(DateTime.fromSeconds(moment, { zone }).toFormat('HH:mm')).toBe('01:30');
+    for (const moment of [firstHalfPastOne, secondHalfPastOne])
+      expect(DateTime.fromSeconds(moment, { zone }).toFormat('HH:mm')).toBe('01:30');
 
     const lookup = await lookUp('GBP', [opening, firstHalfPastOne, secondHalfPastOne, closing]);
     expect(prices(lookup).map((p) => DateTime.fromSeconds(p.candleOpen, { zone: 'utc' }).toISO({ suppressMilliseconds: true }))).toEqual([
@@ -96,14 +106,27 @@ describe.each(engines())('prices in test mode on %s', (engine) => {
   it('stores the hours it priced and serves a second look-up from them', async () => {
     const moments = Array.from({ length: 48 }, (_, i) => at('2024-06-10T00:10:00Z') + i * 3600);
     const first = prices(await lookUp('USD', moments));
-    const cached = () => t.ctx.db.selectFrom('price_candles').select(['open_time', 'close']).where('source', '=', 'sandbox').where('market', '=', 'BTC/USD').orderBy('open_time').execute();
+    const cached = () =>
+      t.ctx.db
+        .selectFrom('price_candles')
+        .select(['open_time', 'close'])
+        .where('source', '=', 'sandbox')
+        .where('market', '=', 'BTC/USD')
+        .orderBy('open_time')
+        .execute();
     const rows = await cached();
     // The 48 hours and the 24 before the first (where a price may come from when an hour had no trade).
     expect(rows).toHaveLength(72);
     expect(rows.every((row) => row.close === sandboxClose('USD', Number(row.open_time)))).toBe(true);
 
     // The second look-up reads the cache: a changed row shows (nothing recomputes it).
-    await t.ctx.db.updateTable('price_candles').set({ close: '1' }).where('source', '=', 'sandbox').where('market', '=', 'BTC/USD').where('open_time', '=', first[5]?.candleOpen as number).execute();
+    await t.ctx.db
+      .updateTable('price_candles')
+      .set({ close: '1' })
+      .where('source', '=', 'sandbox')
+      .where('market', '=', 'BTC/USD')
+      .where('open_time', '=', first[5]?.candleOpen as number)
+      .execute();
     const second = prices(await lookUp('USD', moments));
     expect(second[5]?.price).toBe('1');
     expect(second.filter((p, i) => p.price !== first[i]?.price)).toHaveLength(1);
@@ -115,7 +138,9 @@ describe.each(engines())('prices in test mode on %s', (engine) => {
     const lookup = await lookUp('EUR', [now - 86_400, now - 60]);
     expect(lookup).toMatchObject({ ok: false, code: 'not_final', source: { market: 'BTC/EUR' } });
     if (lookup.ok) return;
-    expect(lookup.reason).toMatch(/^The price of the hour that closes at \d{4}-\d\d-\d\d \d\d:00 UTC is not final yet; prices are final 5 minutes after their hour closes\.$/);
+    expect(lookup.reason).toMatch(
+      /^The price of the hour that closes at \d{4}-\d\d-\d\d \d\d:00 UTC is not final yet; prices are final 5 minutes after their hour closes\.$/,
+    );
     expect(lookup.retryAfterSeconds).toBeGreaterThan(0);
     expect(lookup.retryAfterSeconds).toBeLessThanOrEqual(3600 + 300);
   });
@@ -133,6 +158,13 @@ describe.each(engines())('prices in test mode on %s', (engine) => {
 
   it('answers no moments with no prices, naming the source', async () => {
     expect(await lookUp('CAD', [])).toMatchObject({ ok: true, prices: [], source: { market: 'BTC/CAD' } });
-    expect(describePriceSource(t.ctx, 'test', 'CHF')).toEqual({ name: 'Sandbox price series', exchange: 'sandbox', market: 'BTC/CHF', currency: 'CHF', interval: '1h', rule: PRICE_RULE });
+    expect(describePriceSource(t.ctx, 'test', 'CHF')).toEqual({
+      name: 'Sandbox price series',
+      exchange: 'sandbox',
+      market: 'BTC/CHF',
+      currency: 'CHF',
+      interval: '1h',
+      rule: PRICE_RULE,
+    });
   });
 });

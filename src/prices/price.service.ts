@@ -94,10 +94,17 @@ export function describePriceSource(deps: Pick<AppContext, 'prices'>, mode: Mode
  * arrives. A source that cannot answer is an answer here (`ok: false`), never a throw; a source
  * that does not respond is asked three times in all.
  */
-export async function lookUpPrices(deps: PriceDeps, input: { mode: Mode; currency: string; instants: readonly number[] }): Promise<PriceLookup> {
+export async function lookUpPrices(
+  deps: PriceDeps,
+  input: { mode: Mode; currency: string; instants: readonly number[] },
+): Promise<PriceLookup> {
   const { mode, currency, instants } = input;
   if (!isFiatCurrency(currency)) {
-    return { ok: false, code: 'unsupported_currency', reason: `${currency} is not a currency statements are valued in (${SUPPORTED_CURRENCIES.join(', ')}).` };
+    return {
+      ok: false,
+      code: 'unsupported_currency',
+      reason: `${currency} is not a currency statements are valued in (${SUPPORTED_CURRENCIES.join(', ')}).`,
+    };
   }
   const priced = deps.prices.marketFor(mode, currency);
   if (!priced) return { ok: false, code: 'unsupported_currency', reason: `No price source has a BTC/${currency} market.` };
@@ -145,17 +152,25 @@ function hoursToAsk(opens: readonly number[], known: ReadonlyMap<number, string 
   const wanted = new Set<number>();
   for (const open of new Set(opens)) {
     if (!known.has(open)) wanted.add(open);
-    else if (known.get(open) === null) for (let back = 1; back <= LOOKBACK_HOURS; back++) if (!known.has(open - back * HOUR)) wanted.add(open - back * HOUR);
+    else if (known.get(open) === null)
+      for (let back = 1; back <= LOOKBACK_HOURS; back++) if (!known.has(open - back * HOUR)) wanted.add(open - back * HOUR);
   }
   return [...wanted].sort((a, b) => a - b);
 }
 
 /** The price at the candle opening at `open` by PRICE_RULE, or why there is none (finished by the caller with the source's name). */
-function priceAt(known: ReadonlyMap<number, string | null>, open: number): { price: string; candleOpen: number } | { reason: (market: string) => string } {
+function priceAt(
+  known: ReadonlyMap<number, string | null>,
+  open: number,
+): { price: string; candleOpen: number } | { reason: (market: string) => string } {
   for (let back = 0; back <= LOOKBACK_HOURS; back++) {
     const hour = open - back * HOUR;
     const close = known.get(hour);
-    if (close === undefined) return { reason: (market) => `has no ${market} prices for the hour that closes at ${utcText(hour + HOUR)} (its history does not reach back that far).` };
+    if (close === undefined)
+      return {
+        reason: (market) =>
+          `has no ${market} prices for the hour that closes at ${utcText(hour + HOUR)} (its history does not reach back that far).`,
+      };
     if (close !== null) return { price: close, candleOpen: hour };
   }
   return { reason: (market) => `recorded no ${market} trade in the ${LOOKBACK_HOURS} hours before ${utcText(open + HOUR)}.` };
@@ -222,7 +237,12 @@ async function withRetries(deps: PriceDeps, call: () => Promise<CandlePage>): Pr
       const wait = error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds };
       switch (error.failure) {
         case 'unavailable':
-          return { ok: false, code: 'source_unavailable', reason: `${error.message.replace(/\.$/, '')} (asked ${attempt + 1} times).`, ...wait };
+          return {
+            ok: false,
+            code: 'source_unavailable',
+            reason: `${error.message.replace(/\.$/, '')} (asked ${attempt + 1} times).`,
+            ...wait,
+          };
         case 'maintenance':
           return { ok: false, code: 'source_unavailable', reason: error.message, ...wait };
         case 'rate_limited':

@@ -32,7 +32,12 @@ function tri(h: number, period: number): number {
 
 /** The sandbox series in US cents at hour index `h` (see above). */
 function usdCents(h: number): number {
-  return 3_000_000 + Math.floor((4_000_000 * tri(h, 35_064)) / 35_064) + Math.floor((300_000 * tri(h, 168)) / 168) + Math.floor((50_000 * tri(h, 24)) / 24);
+  return (
+    3_000_000 +
+    Math.floor((4_000_000 * tri(h, 35_064)) / 35_064) +
+    Math.floor((300_000 * tri(h, 168)) / 168) +
+    Math.floor((50_000 * tri(h, 24)) / 24)
+  );
 }
 
 /** The sandbox close of the hourly candle opening at `open` (Unix seconds, on the hour), in `currency` per BTC. */

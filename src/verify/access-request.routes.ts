@@ -39,7 +39,8 @@ export const accessRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         operationId: 'retrieveAccessRequest',
         summary: 'Retrieve an access request',
-        description: 'Its status, and once `granted` the `claim_ids` shared with you; its `notification` says how its e-mail went. A read past `expires_at` already shows it `expired`.',
+        description:
+          'Its status, and once `granted` the `claim_ids` shared with you; its `notification` says how its e-mail went. A read past `expires_at` already shows it `expired`.',
         params: Params,
         response: { 200: AccessRequestRef, ...errorResponses(404) },
       },
@@ -69,7 +70,8 @@ export const accessRequestRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         operationId: 'cancelAccessRequest',
         summary: 'Cancel an access request',
-        description: 'Withdraws a pending request (`access_request.canceled`); its portal page then says it was withdrawn. 409 `access_request_not_pending` once it was answered, expired or canceled.',
+        description:
+          'Withdraws a pending request (`access_request.canceled`); its portal page then says it was withdrawn. 409 `access_request_not_pending` once it was answered, expired or canceled.',
         params: Params,
         response: { 200: AccessRequestRef, ...errorResponses(404, 409) },
       },

@@ -29,10 +29,16 @@ export const AccessPermissionSchema = Type.Union(
 
 const Notification = Type.Object(
   {
-    status: Type.Union(NOTIFICATION_STATUSES.map((s) => Type.Literal(s)), {
-      description: '`pending` until the e-mail is sent (also while retrying after a temporary failure; see `last_error`), then `sent` or `failed` (refused by the mail server, or retries exhausted).',
+    status: Type.Union(
+      NOTIFICATION_STATUSES.map((s) => Type.Literal(s)),
+      {
+        description:
+          '`pending` until the e-mail is sent (also while retrying after a temporary failure; see `last_error`), then `sent` or `failed` (refused by the mail server, or retries exhausted).',
+      },
+    ),
+    last_error: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why the last attempt to send failed, as the mail server said it.',
     }),
-    last_error: Type.Union([Type.String(), Type.Null()], { description: 'Why the last attempt to send failed, as the mail server said it.' }),
     sent_at: Type.Union([Timestamp('When the e-mail was handed to the mail server (Unix seconds).'), Type.Null()]),
   },
   { additionalProperties: false, description: 'The e-mail that tells the account holder about the request.' },
@@ -43,9 +49,13 @@ export const AccessRequest = Type.Object(
     id: Type.String({ description: 'Unique identifier, prefixed `ar_`.' }),
     object: Type.Literal('access_request'),
     type: Type.Literal('sharing', { description: 'Ongoing access to the claims the person picks, until they revoke it.' }),
-    status: Type.Union(ACCESS_REQUEST_STATUSES.map((s) => Type.Literal(s)), {
-      description: '`pending`, then `granted` (the person shared claims), `declined`, `expired` (no answer by `expires_at`) or `canceled` (by you).',
-    }),
+    status: Type.Union(
+      ACCESS_REQUEST_STATUSES.map((s) => Type.Literal(s)),
+      {
+        description:
+          '`pending`, then `granted` (the person shared claims), `declined`, `expired` (no answer by `expires_at`) or `canceled` (by you).',
+      },
+    ),
     account_holder_id: Type.String(),
     permissions: Type.Array(AccessPermissionSchema),
     claim_ids: Type.Array(Type.String(), { description: 'The claims the person shared, once granted; empty before.' }),
@@ -53,7 +63,10 @@ export const AccessRequest = Type.Object(
     notification: Notification,
     created_at: Timestamp('When it was created (Unix seconds).'),
     expires_at: Timestamp('When a pending request turns `expired` (Unix seconds).'),
-    responded_at: Type.Union([Timestamp('When the person granted or declined, or when it expired or was canceled (Unix seconds).'), Type.Null()]),
+    responded_at: Type.Union([
+      Timestamp('When the person granted or declined, or when it expired or was canceled (Unix seconds).'),
+      Type.Null(),
+    ]),
     livemode: Type.Boolean(),
   },
   {
@@ -69,8 +82,16 @@ export const CreateAccessRequestBody = Type.Object(
     type: Type.Union([Type.Literal('sharing'), Type.Literal('statement')], {
       description: '`sharing`. (`statement`, one-time access, is not supported through the API: 400 `access_request_type_unsupported`.)',
     }),
-    account_holder_id: Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH, description: 'An account holder of yours in this mode; they receive the e-mail.' }),
-    permissions: Type.Array(AccessPermissionSchema, { minItems: 1, uniqueItems: true, description: 'What you ask to do with the shared claims.' }),
+    account_holder_id: Type.String({
+      minLength: 1,
+      maxLength: MAX_ID_LENGTH,
+      description: 'An account holder of yours in this mode; they receive the e-mail.',
+    }),
+    permissions: Type.Array(AccessPermissionSchema, {
+      minItems: 1,
+      uniqueItems: true,
+      description: 'What you ask to do with the shared claims.',
+    }),
     message: Type.Optional(
       Type.String({
         minLength: 1,
@@ -95,7 +116,12 @@ export type CreateAccessRequestInput = Static<typeof CreateAccessRequestBody>;
 export const AccessRequestListQuery = Type.Object(
   {
     ...PageQueryFields,
-    status: Type.Optional(Type.Union(ACCESS_REQUEST_STATUSES.map((s) => Type.Literal(s)), { description: 'Only requests in this status.' })),
+    status: Type.Optional(
+      Type.Union(
+        ACCESS_REQUEST_STATUSES.map((s) => Type.Literal(s)),
+        { description: 'Only requests in this status.' },
+      ),
+    ),
     account_holder_id: Type.Optional(Type.String({ maxLength: MAX_ID_LENGTH, description: 'Only requests to this account holder.' })),
   },
   { additionalProperties: false },

@@ -9,7 +9,13 @@ import { resolvePage } from '../platform/http/pagination.js';
 import { enqueueJob } from '../platform/jobs/enqueue.js';
 import type { Scope } from '../platform/scope.js';
 import { expireAccessRequestJob, notifyAccessRequestJob } from './access-request.jobs.js';
-import { findAccessRequest, findAccessRequestById, insertAccessRequest, listAccessRequestRows, updatePendingRequest } from './access-request.repository.js';
+import {
+  findAccessRequest,
+  findAccessRequestById,
+  insertAccessRequest,
+  listAccessRequestRows,
+  updatePendingRequest,
+} from './access-request.repository.js';
 import {
   DEFAULT_REQUEST_TTL_SECONDS,
   MAX_REQUEST_TTL_SECONDS,
@@ -84,8 +90,20 @@ export async function createAccessRequest(deps: AccessRequestDeps, scope: Scope,
   const { seq: _seq, ...values } = row;
   await deps.db.transaction().execute(async (trx) => {
     await insertAccessRequest(trx, values);
-    await enqueueJob(trx, deps.clock, notifyAccessRequestJob, { access_request_id: row.id }, { dedupeKey: `verify.notify_access_request:${row.id}` });
-    await enqueueJob(trx, deps.clock, expireAccessRequestJob, { access_request_id: row.id }, { runAt: expiresAt * 1000, dedupeKey: `verify.expire_access_request:${row.id}` });
+    await enqueueJob(
+      trx,
+      deps.clock,
+      notifyAccessRequestJob,
+      { access_request_id: row.id },
+      { dedupeKey: `verify.notify_access_request:${row.id}` },
+    );
+    await enqueueJob(
+      trx,
+      deps.clock,
+      expireAccessRequestJob,
+      { access_request_id: row.id },
+      { runAt: expiresAt * 1000, dedupeKey: `verify.expire_access_request:${row.id}` },
+    );
   });
   return toAccessRequest(row);
 }
@@ -99,7 +117,10 @@ export async function retrieveAccessRequest(deps: AccessRequestDeps, scope: Scop
 export async function listAccessRequests(deps: AccessRequestDeps, scope: Scope, query: AccessRequestListQuery) {
   if (query.account_holder_id !== undefined) await requireAccountHolderParam(deps, scope, query.account_holder_id, 'account_holder_id');
   const page = await resolvePage(query, async (id) => (await findAccessRequest(deps.db, scope, id))?.seq);
-  const filter = { ...(query.status === undefined ? {} : { status: query.status }), ...(query.account_holder_id === undefined ? {} : { accountHolderId: query.account_holder_id }) };
+  const filter = {
+    ...(query.status === undefined ? {} : { status: query.status }),
+    ...(query.account_holder_id === undefined ? {} : { accountHolderId: query.account_holder_id }),
+  };
   const { rows, hasMore } = await listAccessRequestRows(deps.db, scope, filter, page);
   const data: AccessRequest[] = [];
   for (const row of rows) data.push(toAccessRequest(await expireIfDue(deps, row)));
@@ -115,7 +136,13 @@ async function endRequest(
   const now = unixSeconds(deps.clock);
   return deps.db.transaction().execute(async (trx) => {
     const ended = await updatePendingRequest(trx, row.id, { status, responded_at: now, updated_at: now });
-    if (ended) await recordEvent({ db: trx, clock: deps.clock }, { clientId: row.client_id, mode: row.mode }, `access_request.${status}` as EventType, toAccessRequest(ended));
+    if (ended)
+      await recordEvent(
+        { db: trx, clock: deps.clock },
+        { clientId: row.client_id, mode: row.mode },
+        `access_request.${status}` as EventType,
+        toAccessRequest(ended),
+      );
     return ended;
   });
 }
@@ -131,9 +158,17 @@ export async function cancelAccessRequest(deps: AccessRequestDeps, scope: Scope,
 }
 
 /** 409 for a request that is no longer pending (as read now), saying what it is. */
-export async function notPending(deps: Pick<AccessRequestDeps, 'db'>, scope: Scope, row: AccessRequestRow, only: string): Promise<ApiError> {
+export async function notPending(
+  deps: Pick<AccessRequestDeps, 'db'>,
+  scope: Scope,
+  row: AccessRequestRow,
+  only: string,
+): Promise<ApiError> {
   const latest = (await findAccessRequest(deps.db, scope, row.id)) ?? row;
-  return new ApiError('access_request_not_pending', { param: 'id', message: `The access request is ${latest.status}; only a pending request can be ${only}.` });
+  return new ApiError('access_request_not_pending', {
+    param: 'id',
+    message: `The access request is ${latest.status}; only a pending request can be ${only}.`,
+  });
 }
 
 /**
@@ -157,7 +192,9 @@ export type AnswerOutcome =
  * client). The portal's picker shows exactly these.
  */
 export async function shareableClaims(deps: Pick<AccessRequestDeps, 'db'>, row: AccessRequestRow, owner: ClaimOwner): Promise<ClaimRow[]> {
-  return (await claimsOfController(deps.db, owner.controller, owner.modes)).filter((c) => c.status === 'active' && c.mode === row.mode && c.account_holder_id === row.account_holder_id);
+  return (await claimsOfController(deps.db, owner.controller, owner.modes)).filter(
+    (c) => c.status === 'active' && c.mode === row.mode && c.account_holder_id === row.account_holder_id,
+  );
 }
 
 /**
@@ -166,7 +203,12 @@ export async function shareableClaims(deps: Pick<AccessRequestDeps, 'db'>, row: 
  * spec's "access granted" webhook), all in one transaction. Only {@link shareableClaims} can be
  * shared: whoever now reads the holder's address cannot give away what another address proved.
  */
-export async function grantAccessRequest(deps: AccessRequestDeps, row: AccessRequestRow, owner: ClaimOwner, claimIds: readonly string[]): Promise<AnswerOutcome> {
+export async function grantAccessRequest(
+  deps: AccessRequestDeps,
+  row: AccessRequestRow,
+  owner: ClaimOwner,
+  claimIds: readonly string[],
+): Promise<AnswerOutcome> {
   const current = await expireIfDue(deps, row);
   if (current.status !== 'pending') return { ok: false, reason: 'not_pending' };
   const picked = [...new Set(claimIds)];
@@ -179,11 +221,17 @@ export async function grantAccessRequest(deps: AccessRequestDeps, row: AccessReq
   const permissions = JSON.parse(row.permissions) as string[];
   try {
     const granted = await deps.db.transaction().execute(async (trx) => {
-      const ended = await updatePendingRequest(trx, row.id, { status: 'granted', claim_ids: JSON.stringify(picked), responded_at: now, updated_at: now });
+      const ended = await updatePendingRequest(trx, row.id, {
+        status: 'granted',
+        claim_ids: JSON.stringify(picked),
+        responded_at: now,
+        updated_at: now,
+      });
       if (!ended) return undefined;
       for (const claimId of picked) {
         // Revoked in another tab since the check above: nothing of this approval stands.
-        if (!(await shareClaim(trx, deps, { scope, claimId, permissions, source: `access_request:${row.id}` }))) throw new ClaimNoLongerShareable(claimId);
+        if (!(await shareClaim(trx, deps, { scope, claimId, permissions, source: `access_request:${row.id}` })))
+          throw new ClaimNoLongerShareable(claimId);
       }
       await recordEvent({ db: trx, clock: deps.clock }, scope, 'access_request.granted', toAccessRequest(ended));
       return ended;

@@ -15,12 +15,16 @@ describe.each(engines())('access requests API on %s', (engine) => {
   let holderId: string;
   /** Ada in the portal: the address her claims are proven under. */
   const owner: ClaimOwner = { controller: 'ada@example.com', modes: ['test'] };
-  const post = (url: string, json?: unknown, key = client.testKey) => t.call(key, { method: 'POST', url, ...(json === undefined ? {} : { json }) });
+  const post = (url: string, json?: unknown, key = client.testKey) =>
+    t.call(key, { method: 'POST', url, ...(json === undefined ? {} : { json }) });
   const get = (url: string, key = client.testKey) => t.call(key, { method: 'GET', url });
   const create = (json: Record<string, unknown>, key = client.testKey) => post('/v1/verify/access_requests', json, key);
   const eventsOf = async (type: string, key = client.testKey) =>
-    ((await get(`/v1/events?type=${type}&limit=100`, key)).json().data as { data: { object: Record<string, unknown> } }[]).map((e) => e.data.object);
-  const outbox = (to: string) => t.ctx.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).orderBy('seq', 'desc').execute();
+    ((await get(`/v1/events?type=${type}&limit=100`, key)).json().data as { data: { object: Record<string, unknown> } }[]).map(
+      (e) => e.data.object,
+    );
+  const outbox = (to: string) =>
+    t.ctx.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).orderBy('seq', 'desc').execute();
 
   beforeAll(async () => {
     t = await startTestApp(engine);
@@ -31,7 +35,12 @@ describe.each(engines())('access requests API on %s', (engine) => {
   afterAll(() => t.close());
 
   it('creates a pending sharing request and e-mails the account holder a link to review it', async () => {
-    const res = await create({ type: 'sharing', account_holder_id: holderId, permissions: ['balances', 'statements'], message: 'For your loan\napplication.' });
+    const res = await create({
+      type: 'sharing',
+      account_holder_id: holderId,
+      permissions: ['balances', 'statements'],
+      message: 'For your loan\napplication.',
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body).toEqual({
@@ -68,10 +77,25 @@ describe.each(engines())('access requests API on %s', (engine) => {
     [{ type: 'sharing', account_holder_id: 'HOLDER', permissions: [] }, 400, 'parameter_invalid', 'permissions'],
     [{ type: 'sharing', account_holder_id: 'HOLDER', permissions: ['balances', 'balances'] }, 400, 'parameter_invalid', 'permissions'],
     [{ type: 'sharing', account_holder_id: 'HOLDER', permissions: ['transactions'] }, 400, 'parameter_invalid', 'permissions[0]'],
-    [{ type: 'sharing', account_holder_id: 'HOLDER', permissions: ['balances'], message: 'x'.repeat(501) }, 400, 'parameter_invalid', 'message'],
-    [{ type: 'sharing', account_holder_id: 'HOLDER', permissions: ['balances'], message: 'bell\u0007' }, 400, 'parameter_invalid', 'message'],
+    [
+      { type: 'sharing', account_holder_id: 'HOLDER', permissions: ['balances'], message: 'x'.repeat(501) },
+      400,
+      'parameter_invalid',
+      'message',
+    ],
+    [
+      { type: 'sharing', account_holder_id: 'HOLDER', permissions: ['balances'], message: 'bell\u0007' },
+      400,
+      'parameter_invalid',
+      'message',
+    ],
     [{ type: 'sharing', account_holder_id: 'HOLDER', permissions: ['balances'], expires_at: 1 }, 400, 'parameter_invalid', 'expires_at'],
-    [{ type: 'sharing', account_holder_id: 'HOLDER', permissions: ['balances'], expires_at: 'DAYS:91' }, 400, 'parameter_invalid', 'expires_at'],
+    [
+      { type: 'sharing', account_holder_id: 'HOLDER', permissions: ['balances'], expires_at: 'DAYS:91' },
+      400,
+      'parameter_invalid',
+      'expires_at',
+    ],
     [{ type: 'sharing', account_holder_id: 'HOLDER', permissions: ['balances'], claim_ids: [] }, 400, 'parameter_unknown', 'claim_ids'],
   ])('refuses %j with %i %s naming %s, and creates nothing', async (input, status, code, param) => {
     const now = Math.floor(t.clock.now() / 1000);
@@ -109,8 +133,13 @@ describe.each(engines())('access requests API on %s', (engine) => {
     const listed = (await get(`/v1/verify/access_requests?account_holder_id=${second}`)).json();
     expect(listed).toMatchObject({ object: 'list', url: '/v1/verify/access_requests', has_more: false });
     expect(listed.data.map((r: { id: string }) => r.id)).toEqual([b.id, a.id]);
-    expect((await get(`/v1/verify/access_requests?account_holder_id=${second}&status=canceled`)).json().data.map((r: { id: string }) => r.id)).toEqual([a.id]);
-    expect((await get('/v1/verify/access_requests?status=maybe')).json().error).toMatchObject({ code: 'parameter_invalid', param: 'status' });
+    expect(
+      (await get(`/v1/verify/access_requests?account_holder_id=${second}&status=canceled`)).json().data.map((r: { id: string }) => r.id),
+    ).toEqual([a.id]);
+    expect((await get('/v1/verify/access_requests?status=maybe')).json().error).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'status',
+    });
     const other = await t.newClient('Other');
     expect((await get(`/v1/verify/access_requests/${b.id}`, other.testKey)).statusCode).toBe(404);
     expect((await get(`/v1/verify/access_requests/${b.id}`, client.liveKey)).statusCode).toBe(404);
@@ -129,12 +158,17 @@ describe.each(engines())('access requests API on %s', (engine) => {
     expect((await eventsOf('access_request.canceled')).filter((o) => o.id === created.id)).toHaveLength(1);
     // The e-mail of a request canceled before it went out is not sent.
     await runDueJobs(t.ctx);
-    expect((await get(`/v1/verify/access_requests/${created.id}`)).json().notification).toMatchObject({ status: 'failed', last_error: 'not sent: the request was canceled first' });
+    expect((await get(`/v1/verify/access_requests/${created.id}`)).json().notification).toMatchObject({
+      status: 'failed',
+      last_error: 'not sent: the request was canceled first',
+    });
   });
 
   it('expires an unanswered request at expires_at (access_request.expired), seen on read before any worker runs', async () => {
     const now = Math.floor(t.clock.now() / 1000);
-    const created = (await create({ type: 'sharing', account_holder_id: holderId, permissions: ['balances'], expires_at: now + 3600 })).json();
+    const created = (
+      await create({ type: 'sharing', account_holder_id: holderId, permissions: ['balances'], expires_at: now + 3600 })
+    ).json();
     expect(created.expires_at).toBe(now + 3600);
     t.clock.advance(3601);
     const read = (await get(`/v1/verify/access_requests/${created.id}`)).json();
@@ -163,7 +197,10 @@ describe.each(engines())('access requests API on %s', (engine) => {
     await grantAccessRequest(t.ctx, (await findAccessRequestById(t.ctx.db, wider.id))!, owner, [claim.id]);
     expect((await get(`/v1/verify/claims/${claim.id}`)).json().access.permissions).toEqual(['balances', 'statements']);
     // Answered requests cannot be granted again.
-    expect(await grantAccessRequest(t.ctx, (await findAccessRequestById(t.ctx.db, created.id))!, owner, [claim.id])).toEqual({ ok: false, reason: 'not_pending' });
+    expect(await grantAccessRequest(t.ctx, (await findAccessRequestById(t.ctx.db, created.id))!, owner, [claim.id])).toEqual({
+      ok: false,
+      reason: 'not_pending',
+    });
   });
 
   it('refuses to share a claim of another account holder, a revoked claim, or none', async () => {
@@ -183,12 +220,22 @@ describe.each(engines())('access requests API on %s', (engine) => {
     const claim = await proveWith(t.ctx, scope, holderId, testnetWallet('p2wpkh'));
     expect(await revokeClaim(t.ctx, owner, claim.id)).toBe(true);
     // The approval's own check ran before the revocation; sharing itself re-reads the claim, locked.
-    const shared = await t.ctx.db.transaction().execute((trx) => shareClaim(trx, t.ctx, { scope, claimId: claim.id, permissions: ['balances'], source: 'test' }));
+    const shared = await t.ctx.db
+      .transaction()
+      .execute((trx) => shareClaim(trx, t.ctx, { scope, claimId: claim.id, permissions: ['balances'], source: 'test' }));
     expect(shared).toBeUndefined();
     expect(await t.ctx.db.selectFrom('verify_claim_grants').select('claim_id').where('claim_id', '=', claim.id).execute()).toEqual([]);
     await t.ctx.db
       .insertInto('verify_claim_grants')
-      .values({ client_id: client.clientId, mode: 'test', claim_id: claim.id, permissions: '["balances"]', source: 'test', created_at: 0, revoked_at: null })
+      .values({
+        client_id: client.clientId,
+        mode: 'test',
+        claim_id: claim.id,
+        permissions: '["balances"]',
+        source: 'test',
+        created_at: 0,
+        revoked_at: null,
+      })
       .execute();
     expect((await get(`/v1/verify/claims/${claim.id}`)).statusCode).toBe(404);
   });
@@ -198,28 +245,48 @@ describe.each(engines())('access requests API on %s', (engine) => {
     const claim = await proveWith(t.ctx, scope, holderId, testnetWallet('p2wpkh'));
     await grantAccessRequest(t.ctx, (await findAccessRequestById(t.ctx.db, created.id))!, owner, [claim.id]);
     expect((await get(`/v1/verify/claims/${claim.id}`)).statusCode).toBe(200);
-    expect(await revokeAccess(t.ctx, { controller: 'someone.else@example.com', modes: ['test'] }, client.clientId, claim.id)).toBeUndefined();
+    expect(
+      await revokeAccess(t.ctx, { controller: 'someone.else@example.com', modes: ['test'] }, client.clientId, claim.id),
+    ).toBeUndefined();
     expect((await get(`/v1/verify/claims/${claim.id}`)).statusCode).toBe(200);
     const revoked = await revokeAccess(t.ctx, owner, client.clientId, claim.id);
     expect((await get(`/v1/verify/claims/${claim.id}`)).statusCode).toBe(404);
     expect((await get('/v1/verify/claims?limit=100')).json().data.map((c: { id: string }) => c.id)).not.toContain(claim.id);
     const [event] = (await eventsOf('claim.access_revoked')).filter((o) => o.id === claim.id);
-    expect(event).toMatchObject({ object: 'claim', status: 'active', access: { permissions: ['balances'], revoked_at: expect.any(Number) } });
+    expect(event).toMatchObject({
+      object: 'claim',
+      status: 'active',
+      access: { permissions: ['balances'], revoked_at: expect.any(Number) },
+    });
     expect(revoked).toEqual(event);
     expect(await revokeAccess(t.ctx, owner, client.clientId, claim.id)).toBeUndefined();
   });
 
   it('revoking a claim ends every client’s access (claim.revoked to each) and the public check says revoked', async () => {
     const other = await t.newClient('Second Lender');
-    const claim = await proveWith(t.ctx, scope, holderId, testnetWallet('p2wpkh'), { kind: 'connect_session', session_id: 'sess_x', permissions: ['balances'] });
+    const claim = await proveWith(t.ctx, scope, holderId, testnetWallet('p2wpkh'), {
+      kind: 'connect_session',
+      session_id: 'sess_x',
+      permissions: ['balances'],
+    });
     await t.ctx.db
       .insertInto('verify_claim_grants')
-      .values({ client_id: other.clientId, mode: 'test', claim_id: claim.id, permissions: '["balances"]', source: 'test', created_at: 0, revoked_at: null })
+      .values({
+        client_id: other.clientId,
+        mode: 'test',
+        claim_id: claim.id,
+        permissions: '["balances"]',
+        source: 'test',
+        created_at: 0,
+        revoked_at: null,
+      })
       .execute();
     expect(await revokeClaim(t.ctx, owner, claim.id)).toBe(true);
     for (const key of [client.testKey, other.testKey]) {
       expect((await get(`/v1/verify/claims/${claim.id}`, key)).statusCode).toBe(404);
-      expect((await eventsOf('claim.revoked', key)).filter((o) => o.id === claim.id)).toEqual([expect.objectContaining({ status: 'revoked' })]);
+      expect((await eventsOf('claim.revoked', key)).filter((o) => o.id === claim.id)).toEqual([
+        expect.objectContaining({ status: 'revoked' }),
+      ]);
     }
     const check = (await t.call(undefined, { method: 'POST', url: '/v1/verify/claims/verify', json: { receipt: claim.receipt } })).json();
     expect(check).toMatchObject({ valid: true, status: 'revoked' });

@@ -47,7 +47,12 @@ async function answeringPerson(deps: Pick<AccessRequestDeps, 'db'>, scope: Scope
  * Approve and share, as the person would: the claims picked (or every claim the picker would
  * offer), each shared with the request's permissions, `access_request.granted`.
  */
-export async function approveAccessRequestAsHolder(deps: AccessRequestDeps, scope: Scope, id: string, input: ApproveAccessRequestInput): Promise<AccessRequest> {
+export async function approveAccessRequestAsHolder(
+  deps: AccessRequestDeps,
+  scope: Scope,
+  id: string,
+  input: ApproveAccessRequestInput,
+): Promise<AccessRequest> {
   const row = await requestInTestMode(deps, scope, id);
   const person = await answeringPerson(deps, scope, row);
   const picked = input.claim_ids ?? (await shareableClaims(deps, row, person)).map((claim) => claim.id);
@@ -61,13 +66,22 @@ export async function declineAccessRequestAsHolder(deps: AccessRequestDeps, scop
 }
 
 /** The request as answered, or the API error for why the portal would have refused the answer. */
-async function answered(deps: AccessRequestDeps, scope: Scope, row: AccessRequestRow, outcome: AnswerOutcome, picked: readonly string[]): Promise<AccessRequest> {
+async function answered(
+  deps: AccessRequestDeps,
+  scope: Scope,
+  row: AccessRequestRow,
+  outcome: AnswerOutcome,
+  picked: readonly string[],
+): Promise<AccessRequest> {
   if (outcome.ok) return toAccessRequest(outcome.request);
   if (outcome.reason === 'claim_not_yours') {
     // One answer whatever the claim is (another holder's, another client's, revoked, unknown): it tells nothing of them.
     const index = picked.indexOf(outcome.claimId);
     const param = index === -1 ? 'claim_ids' : `claim_ids[${index}]`;
-    throw new ApiError('parameter_invalid', { param, message: `Invalid value for ${param}: '${outcome.claimId}' is not a claim the account holder can share with this request.` });
+    throw new ApiError('parameter_invalid', {
+      param,
+      message: `Invalid value for ${param}: '${outcome.claimId}' is not a claim the account holder can share with this request.`,
+    });
   }
   throw outcome.reason === 'no_claims' ? new ApiError('no_shareable_claims') : await notPending(deps, scope, row, 'approved or declined');
 }

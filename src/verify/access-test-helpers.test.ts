@@ -23,20 +23,32 @@ describe.each(engines())('verify test helpers on %s', (engine) => {
   let holderId: string;
   /** Three claims Ada proved as Acme's account holder in the portal: hers, shared with nobody yet. */
   let claims: string[];
-  const api = (method: 'GET' | 'POST', url: string, json?: unknown, key = acme.testKey) => t.call(key, { method, url, ...(json === undefined ? {} : { json }) });
-  const expectRefused = (send: SendRequest, status: number, code: string, param?: string) => expectRefusedUnchanged(t, send, status, code, param);
-  const newHolder = async (email: string, key = acme.testKey) => (await api('POST', '/v1/connect/account_holders', { email }, key)).json().id as string;
+  const api = (method: 'GET' | 'POST', url: string, json?: unknown, key = acme.testKey) =>
+    t.call(key, { method, url, ...(json === undefined ? {} : { json }) });
+  const expectRefused = (send: SendRequest, status: number, code: string, param?: string) =>
+    expectRefusedUnchanged(t, send, status, code, param);
+  const newHolder = async (email: string, key = acme.testKey) =>
+    (await api('POST', '/v1/connect/account_holders', { email }, key)).json().id as string;
   const newRequest = async (account_holder_id = holderId, key = acme.testKey, permissions = ['balances']) => {
     const res = await api('POST', '/v1/verify/access_requests', { type: 'sharing', account_holder_id, permissions }, key);
     expect(res.statusCode, res.body).toBe(200);
     return res.json().id as string;
   };
   const prove = async (holder: string, client: TestClient = acme, mode: Mode = 'test') =>
-    (await proveWith(t.ctx, { clientId: client.clientId, mode }, holder, mode === 'test' ? testnetWallet('p2wpkh') : makeWallet('p2wpkh', 'mainnet'))).id;
-  const shared = async (key = acme.testKey) => ((await api('GET', '/v1/verify/claims?limit=100', undefined, key)).json().data as { id: string }[]).map((c) => c.id).sort();
+    (
+      await proveWith(
+        t.ctx,
+        { clientId: client.clientId, mode },
+        holder,
+        mode === 'test' ? testnetWallet('p2wpkh') : makeWallet('p2wpkh', 'mainnet'),
+      )
+    ).id;
+  const shared = async (key = acme.testKey) =>
+    ((await api('GET', '/v1/verify/claims?limit=100', undefined, key)).json().data as { id: string }[]).map((c) => c.id).sort();
   const eventsOf = async (type: string) =>
-    ((await api('GET', `/v1/events?type=${type}&limit=100`)).json().data as { data: { object: Record<string, unknown> } }[]).map((e) => e.data.object);
-
+    ((await api('GET', `/v1/events?type=${type}&limit=100`)).json().data as { data: { object: Record<string, unknown> } }[]).map(
+      (e) => e.data.object,
+    );
 
   beforeAll(async () => {
     // SMTP, so live-mode requests can be made (no job runs here, so no mail is sent); a live chain, so live claims can be.
@@ -80,11 +92,18 @@ describe.each(engines())('verify test helpers on %s', (engine) => {
       expect(await revokeClaim(t.ctx, { controller: 'ada@example.com', modes: ['test'] }, revoked)).toBe(true);
       const messages: string[] = [];
       for (const claim of [bob, elsewhere, revoked, 'clm_doesnotexist0000000']) {
-        const refused = await expectRefused(() => api('POST', APPROVE(id), { claim_ids: [claims[0], claim] }), 400, 'parameter_invalid', 'claim_ids[1]');
+        const refused = await expectRefused(
+          () => api('POST', APPROVE(id), { claim_ids: [claims[0], claim] }),
+          400,
+          'parameter_invalid',
+          'claim_ids[1]',
+        );
         messages.push(refused.message.replace(claim, '…'));
       }
       // One answer whatever the claim is, so it tells nothing of other holders' and clients' claims.
-      expect(new Set(messages)).toEqual(new Set(["Invalid value for claim_ids[1]: '…' is not a claim the account holder can share with this request."]));
+      expect(new Set(messages)).toEqual(
+        new Set(["Invalid value for claim_ids[1]: '…' is not a claim the account holder can share with this request."]),
+      );
 
       // Moved to another address, the holder no longer controls what the old one proved.
       expect((await api('POST', `/v1/connect/account_holders/${holderId}`, { email: 'ada.new@example.com' })).statusCode).toBe(200);
@@ -129,7 +148,12 @@ describe.each(engines())('verify test helpers on %s', (engine) => {
       expect((await api('POST', APPROVE(id), { claim_ids: [claims[0], claims[1]] })).statusCode).toBe(200);
       const res = await api('POST', REVOKE_ACCESS(claims[0] as string));
       expect(res.statusCode, res.body).toBe(200);
-      expect(res.json()).toMatchObject({ id: claims[0], object: 'claim', status: 'active', access: { permissions: ['balances'], revoked_at: expect.any(Number) } });
+      expect(res.json()).toMatchObject({
+        id: claims[0],
+        object: 'claim',
+        status: 'active',
+        access: { permissions: ['balances'], revoked_at: expect.any(Number) },
+      });
       expect(await eventsOf('claim.access_revoked')).toEqual([res.json()]);
       expect((await api('GET', `/v1/verify/claims/${claims[0]}`)).statusCode).toBe(404);
       expect(await shared()).toEqual([claims[1]]);

@@ -15,7 +15,12 @@ export async function findChallenge(db: Db, id: string): Promise<ChallengeRow | 
  * meanwhile), so a challenge ends at most once however requests race.
  */
 export async function updateOpenChallenge(db: Db, id: string, changes: Updateable<ChallengeTable>): Promise<boolean> {
-  const result = await db.updateTable('verify_challenges').set(changes).where('id', '=', id).where('status', '=', 'open').executeTakeFirst();
+  const result = await db
+    .updateTable('verify_challenges')
+    .set(changes)
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .executeTakeFirst();
   return Number(result.numUpdatedRows) === 1;
 }
 

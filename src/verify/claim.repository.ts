@@ -13,7 +13,11 @@ export async function findClaimById(db: Db, id: string): Promise<ClaimRow | unde
 }
 
 /** The claim, locked until the transaction ends where the engine has row locks (a share or a revocation decides on it). */
-export async function findClaimForUpdate(trx: Db, capabilities: Pick<DbCapabilities, 'supportsRowLocks'>, id: string): Promise<ClaimRow | undefined> {
+export async function findClaimForUpdate(
+  trx: Db,
+  capabilities: Pick<DbCapabilities, 'supportsRowLocks'>,
+  id: string,
+): Promise<ClaimRow | undefined> {
   const query = trx.selectFrom('verify_claims').selectAll().where('id', '=', id);
   return (capabilities.supportsRowLocks ? query.forUpdate() : query).executeTakeFirst();
 }
@@ -61,7 +65,12 @@ export async function listGrantedClaims(db: Db, scope: Scope, filter: { accountH
 }
 
 /** The grant of a claim to a client, locked until the transaction ends where the engine has row locks. */
-export async function findGrantForUpdate(trx: Db, capabilities: Pick<DbCapabilities, 'supportsRowLocks'>, clientId: string, claimId: string) {
+export async function findGrantForUpdate(
+  trx: Db,
+  capabilities: Pick<DbCapabilities, 'supportsRowLocks'>,
+  clientId: string,
+  claimId: string,
+) {
   const query = trx.selectFrom('verify_claim_grants').selectAll().where('client_id', '=', clientId).where('claim_id', '=', claimId);
   return (capabilities.supportsRowLocks ? query.forUpdate() : query).executeTakeFirst();
 }
@@ -71,7 +80,11 @@ export async function upsertGrant(db: Db, row: Insertable<ClaimGrantTable>): Pro
   await db
     .insertInto('verify_claim_grants')
     .values(row)
-    .onConflict((oc) => oc.columns(['client_id', 'claim_id']).doUpdateSet({ permissions: row.permissions, source: row.source, created_at: row.created_at, revoked_at: null }))
+    .onConflict((oc) =>
+      oc
+        .columns(['client_id', 'claim_id'])
+        .doUpdateSet({ permissions: row.permissions, source: row.source, created_at: row.created_at, revoked_at: null }),
+    )
     .execute();
 }
 
@@ -89,12 +102,24 @@ export async function revokeGrantRow(db: Db, clientId: string, claimId: string, 
 
 /** Ends every client's access to a claim; returns the grants that were active. */
 export async function revokeAllGrantRows(db: Db, claimId: string, now: number) {
-  return db.updateTable('verify_claim_grants').set({ revoked_at: now }).where('claim_id', '=', claimId).where('revoked_at', 'is', null).returningAll().execute();
+  return db
+    .updateTable('verify_claim_grants')
+    .set({ revoked_at: now })
+    .where('claim_id', '=', claimId)
+    .where('revoked_at', 'is', null)
+    .returningAll()
+    .execute();
 }
 
 /** Marks an active claim revoked; returns it as changed, or undefined when it was not active. */
 export async function revokeClaimRow(db: Db, claimId: string, now: number): Promise<ClaimRow | undefined> {
-  return db.updateTable('verify_claims').set({ status: 'revoked', revoked_at: now, updated_at: now }).where('id', '=', claimId).where('status', '=', 'active').returningAll().executeTakeFirst();
+  return db
+    .updateTable('verify_claims')
+    .set({ status: 'revoked', revoked_at: now, updated_at: now })
+    .where('id', '=', claimId)
+    .where('status', '=', 'active')
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Claims of these account holders, newest first (a statement document's claims). */
@@ -106,17 +131,37 @@ export async function claimsOfHolders(db: Db, accountHolderIds: readonly string[
 /** Claims an identity controls in these modes, newest first (the portal's wallets, shared access and claim picker). */
 export async function claimsOfController(db: Db, controller: string, modes: readonly Mode[]): Promise<ClaimRow[]> {
   if (modes.length === 0) return [];
-  return db.selectFrom('verify_claims').selectAll().where('controller', '=', controller).where('mode', 'in', modes).orderBy('seq', 'desc').execute();
+  return db
+    .selectFrom('verify_claims')
+    .selectAll()
+    .where('controller', '=', controller)
+    .where('mode', 'in', modes)
+    .orderBy('seq', 'desc')
+    .execute();
 }
 
 /** Whether an identity controls any claim in these modes (it may then sign in to the portal). */
 export async function controlsAnyClaim(db: Db, controller: string, modes: readonly Mode[]): Promise<boolean> {
   if (modes.length === 0) return false;
-  return (await db.selectFrom('verify_claims').select('id').where('controller', '=', controller).where('mode', 'in', modes).limit(1).executeTakeFirst()) !== undefined;
+  return (
+    (await db
+      .selectFrom('verify_claims')
+      .select('id')
+      .where('controller', '=', controller)
+      .where('mode', 'in', modes)
+      .limit(1)
+      .executeTakeFirst()) !== undefined
+  );
 }
 
 /** Active grants of these claims, newest first. */
 export async function activeGrantsOfClaims(db: Db, claimIds: readonly string[]): Promise<ClaimGrantRow[]> {
   if (claimIds.length === 0) return [];
-  return db.selectFrom('verify_claim_grants').selectAll().where('claim_id', 'in', claimIds).where('revoked_at', 'is', null).orderBy('seq', 'desc').execute();
+  return db
+    .selectFrom('verify_claim_grants')
+    .selectAll()
+    .where('claim_id', 'in', claimIds)
+    .where('revoked_at', 'is', null)
+    .orderBy('seq', 'desc')
+    .execute();
 }

@@ -22,7 +22,8 @@ export const claimRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         operationId: 'listClaims',
         summary: 'List claims shared with you',
-        description: 'Claims account holders shared with you, newest share first; filter by `account_holder_id`. A claim whose sharing was revoked is not listed.',
+        description:
+          'Claims account holders shared with you, newest share first; filter by `account_holder_id`. A claim whose sharing was revoked is not listed.',
         querystring: ClaimListQuery,
         response: { 200: ListOf(ClaimRef, LIST_URL), ...errorResponses() },
       },
@@ -37,7 +38,8 @@ export const claimRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         operationId: 'retrieveClaim',
         summary: 'Retrieve a claim',
-        description: 'A claim shared with you, with its receipt; with the `balances` permission also its current balance read from the chain.',
+        description:
+          'A claim shared with you, with its receipt; with the `balances` permission also its current balance read from the chain.',
         params: IdParams('clm_', 'claim'),
         response: { 200: ClaimRef, ...errorResponses(404) },
       },

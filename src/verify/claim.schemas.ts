@@ -19,10 +19,15 @@ const AddressSubject = Type.Object(
 const WalletSubject = Type.Object(
   {
     type: Type.Literal('wallet'),
-    descriptor: Type.String({ description: 'The wallet as an output descriptor with checksum (an extended public key is shown as the descriptor it stands for).' }),
+    descriptor: Type.String({
+      description: 'The wallet as an output descriptor with checksum (an extended public key is shown as the descriptor it stands for).',
+    }),
     addresses_derived_to: Type.Object(
       {
-        receive: Type.Integer({ minimum: 0, description: 'Receive addresses 0 … receive−1 were derived and looked up (gap limit 20 after the last used one).' }),
+        receive: Type.Integer({
+          minimum: 0,
+          description: 'Receive addresses 0 … receive−1 were derived and looked up (gap limit 20 after the last used one).',
+        }),
         change: Type.Integer({ minimum: 0, description: 'The same for change addresses (0 when the wallet has no change chain).' }),
       },
       { additionalProperties: false },
@@ -31,20 +36,27 @@ const WalletSubject = Type.Object(
   { additionalProperties: false },
 );
 
-export const ClaimSubject = Type.Union([AddressSubject, WalletSubject], { description: 'What is proven: one address, or every address of a wallet.' });
+export const ClaimSubject = Type.Union([AddressSubject, WalletSubject], {
+  description: 'What is proven: one address, or every address of a wallet.',
+});
 export type ClaimSubject = Static<typeof ClaimSubject>;
 
 export const ClaimProof = Type.Object(
   {
-    format: Type.Union(PROOF_FORMATS.map((f) => Type.Literal(f)), {
-      description: 'How control was shown: a BIP-322 signature (simple, full or proof of funds), a legacy signed message, or a deposit.',
-    }),
+    format: Type.Union(
+      PROOF_FORMATS.map((f) => Type.Literal(f)),
+      {
+        description: 'How control was shown: a BIP-322 signature (simple, full or proof of funds), a legacy signed message, or a deposit.',
+      },
+    ),
     message: Type.String({ description: 'The challenge, exactly as signed (or, for a deposit, as shown).' }),
     address: Type.String({ description: 'The address whose key signed (or that paid the deposit).' }),
     signature: Type.Optional(Type.String({ description: 'Base64 signature, as given.' })),
     txid: Type.Optional(Type.String({ description: 'Deposit proofs: the transaction that paid the challenge amount.' })),
     signed_path: Type.Optional(
-      Type.String({ description: 'Wallet claims: the non-hardened path from the wallet key to `address`, e.g. `0/0` (receive chain, index 0).' }),
+      Type.String({
+        description: 'Wallet claims: the non-hardened path from the wallet key to `address`, e.g. `0/0` (receive chain, index 0).',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -84,7 +96,9 @@ export const ClaimBalance = Type.Object(
 
 export const ClaimAccess = Type.Object(
   {
-    permissions: Type.Array(Type.String(), { description: 'What the account holder lets you do with this claim: `balances`, `statements`.' }),
+    permissions: Type.Array(Type.String(), {
+      description: 'What the account holder lets you do with this claim: `balances`, `statements`.',
+    }),
     granted_at: Timestamp('When they shared it with you, or last widened what you may do (Unix seconds).'),
     revoked_at: Type.Union([Timestamp('When they revoked your access (Unix seconds).'), Type.Null()]),
   },
@@ -96,8 +110,13 @@ export const Claim = Type.Object(
   {
     ...ClaimStatementFields,
     object: Type.Literal('claim'),
-    status: Type.Union([Type.Literal('active'), Type.Literal('revoked')], { description: '`revoked` once the account holder withdrew it.' }),
-    receipt: Type.String({ description: 'Compact JWS (EdDSA) over the claim’s statement; check it with `/.well-known/jwks.json`, `/verify` or `ownproof verify-claim`.' }),
+    status: Type.Union([Type.Literal('active'), Type.Literal('revoked')], {
+      description: '`revoked` once the account holder withdrew it.',
+    }),
+    receipt: Type.String({
+      description:
+        'Compact JWS (EdDSA) over the claim’s statement; check it with `/.well-known/jwks.json`, `/verify` or `ownproof verify-claim`.',
+    }),
     access: Type.Optional(ClaimAccess),
     balance: Type.Optional(ClaimBalance),
   },
@@ -126,12 +145,14 @@ export const ReceiptCheck = Type.Object(
     issuer: Type.Optional(Type.String()),
     status: Type.Optional(
       Type.Union([Type.Literal('active'), Type.Literal('revoked')], {
-        description: 'The claim’s current status, when the receipt is valid. `revoked`: the account holder withdrew the claim since; rely on it only while `active`.',
+        description:
+          'The claim’s current status, when the receipt is valid. `revoked`: the account holder withdrew the claim since; rely on it only while `active`.',
       }),
     ),
     reason: Type.Optional(Type.String({ description: 'Why the receipt is not valid.' })),
     summary: Type.String({
-      description: 'The answer in one sentence, for people: starts `Valid:`, `Revoked:` (a genuine receipt whose claim no longer stands) or `Not valid:`.',
+      description:
+        'The answer in one sentence, for people: starts `Valid:`, `Revoked:` (a genuine receipt whose claim no longer stands) or `Not valid:`.',
     }),
   },
   {

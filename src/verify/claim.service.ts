@@ -62,7 +62,12 @@ export async function retrieveClaim(deps: ClaimDeps, scope: Scope, id: string): 
 export async function listClaims(deps: ClaimDeps, scope: Scope, query: ClaimListQuery) {
   if (query.account_holder_id !== undefined) await requireAccountHolderParam(deps, scope, query.account_holder_id, 'account_holder_id');
   const page = await resolvePage(query, async (id) => (await findGrantedClaim(deps.db, scope, id))?.grant_seq);
-  const { rows, hasMore } = await listGrantedClaims(deps.db, scope, query.account_holder_id === undefined ? {} : { accountHolderId: query.account_holder_id }, page);
+  const { rows, hasMore } = await listGrantedClaims(
+    deps.db,
+    scope,
+    query.account_holder_id === undefined ? {} : { accountHolderId: query.account_holder_id },
+    page,
+  );
   const tips: Tips = new Map();
   return { data: await Promise.all(rows.map((row) => withBalance(deps, row, tips))), has_more: hasMore };
 }
@@ -74,7 +79,8 @@ export async function listClaims(deps: ClaimDeps, scope: Scope, query: ClaimList
 export async function checkReceipt(deps: Pick<AppContext, 'db' | 'config'>, receipt: string): Promise<ReceiptCheck> {
   const verdict = await receiptVerifier(await publishedVerificationKeys(deps))(receipt);
   if (!verdict.valid) return notValid(verdict.reason, verdict.issuer);
-  if (verdict.issuer !== deps.config.publicBaseUrl) return notValid(`issued by ${verdict.issuer}, not by this service (${deps.config.publicBaseUrl})`, verdict.issuer);
+  if (verdict.issuer !== deps.config.publicBaseUrl)
+    return notValid(`issued by ${verdict.issuer}, not by this service (${deps.config.publicBaseUrl})`, verdict.issuer);
   const row = await findClaimById(deps.db, verdict.claim.id);
   const summary = !row
     ? `Valid: ${verdict.issuer} issued this receipt and its Bitcoin proof holds, but this service has no record of the claim’s current status.`

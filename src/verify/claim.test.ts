@@ -17,7 +17,9 @@ describe.each(engines())('claims API on %s', (engine) => {
     t = await startTestApp(engine);
     client = await t.newClient('Acme Lending');
     scope = { clientId: client.clientId, mode: 'test' };
-    holderId = (await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com' } })).json().id;
+    holderId = (
+      await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com' } })
+    ).json().id;
   });
   afterAll(() => t.close());
 
@@ -68,7 +70,10 @@ describe.each(engines())('claims API on %s', (engine) => {
   it('hides a shared claim from other clients and from the other mode', async () => {
     const claim = await proveWith(t.ctx, scope, holderId, testnetWallet('p2wpkh'), viaSession(['balances']));
     const other = await t.newClient('Other');
-    expect((await get(`/v1/verify/claims/${claim.id}`, other.testKey)).json().error).toMatchObject({ code: 'resource_missing', param: 'id' });
+    expect((await get(`/v1/verify/claims/${claim.id}`, other.testKey)).json().error).toMatchObject({
+      code: 'resource_missing',
+      param: 'id',
+    });
     expect((await get(`/v1/verify/claims/${claim.id}`, client.liveKey)).statusCode).toBe(404);
     expect((await get('/v1/verify/claims', other.testKey)).json().data).toEqual([]);
   });
@@ -97,17 +102,29 @@ describe.each(engines())('claims API on %s', (engine) => {
       const claim = await proveWith(t.ctx, scope, holderId, testnetWallet('p2wpkh'));
       const res = await check(claim.receipt);
       expect(res.statusCode).toBe(200);
-      expect(res.json()).toMatchObject({ valid: true, issuer: t.ctx.config.publicBaseUrl, status: 'active', claim: { id: claim.id, account_holder_id: holderId } });
-      expect(res.json().summary).toBe(`Valid: ${t.ctx.config.publicBaseUrl} issued this receipt, its Bitcoin proof holds, and the claim is active.`);
+      expect(res.json()).toMatchObject({
+        valid: true,
+        issuer: t.ctx.config.publicBaseUrl,
+        status: 'active',
+        claim: { id: claim.id, account_holder_id: holderId },
+      });
+      expect(res.json().summary).toBe(
+        `Valid: ${t.ctx.config.publicBaseUrl} issued this receipt, its Bitcoin proof holds, and the claim is active.`,
+      );
     });
 
     it('says plainly that a revoked claim is revoked, while its signature stays genuine', async () => {
       const claim = await proveWith(t.ctx, scope, holderId, testnetWallet('p2wpkh'));
-      await t.ctx.db.updateTable('verify_claims').set({ status: 'revoked', revoked_at: claim.created_at }).where('id', '=', claim.id).execute();
+      await t.ctx.db
+        .updateTable('verify_claims')
+        .set({ status: 'revoked', revoked_at: claim.created_at })
+        .where('id', '=', claim.id)
+        .execute();
       expect((await check(claim.receipt)).json()).toMatchObject({
         valid: true,
         status: 'revoked',
-        summary: 'Revoked: the receipt is genuine and its Bitcoin proof holds, but the account holder has since revoked the claim, so it no longer stands.',
+        summary:
+          'Revoked: the receipt is genuine and its Bitcoin proof holds, but the account holder has since revoked the claim, so it no longer stands.',
         claim: { id: claim.id },
       });
     });
@@ -131,7 +148,14 @@ describe.each(engines())('claims API on %s', (engine) => {
     });
 
     it('limits each IP address to 60 checks a minute, with the API’s 429 and headers', async () => {
-      const from = (remoteAddress: string) => t.app.inject({ method: 'POST', url: '/v1/verify/claims/verify', remoteAddress, headers: { 'content-type': 'application/json' }, payload: '{"receipt":"x"}' });
+      const from = (remoteAddress: string) =>
+        t.app.inject({
+          method: 'POST',
+          url: '/v1/verify/claims/verify',
+          remoteAddress,
+          headers: { 'content-type': 'application/json' },
+          payload: '{"receipt":"x"}',
+        });
       const answers = [];
       for (let i = 0; i < 61; i++) answers.push(await from('198.51.100.7'));
       expect(answers.slice(0, 60).every((res) => res.statusCode === 200)).toBe(true);

@@ -19,7 +19,11 @@ export function createDepositWallets(depositXpub: string | undefined): DepositWa
   if (depositXpub !== undefined) {
     const parsed = parseWalletDescriptor(depositXpub, { network: 'mainnet' });
     if (!parsed.ok) throw new ConfigError('DEPOSIT_XPUB', `must be a mainnet extended public key or descriptor (${parsed.error.reason})`);
-    if (!parsed.value.isRange) throw new ConfigError('DEPOSIT_XPUB', 'must derive many addresses (an xpub, or a descriptor ending in /*): each deposit proof gets a fresh one');
+    if (!parsed.value.isRange)
+      throw new ConfigError(
+        'DEPOSIT_XPUB',
+        'must derive many addresses (an xpub, or a descriptor ending in /*): each deposit proof gets a fresh one',
+      );
     live = parsed.value;
   }
   let test: WalletDescriptor | undefined;

@@ -65,10 +65,18 @@ export function startDepositChallenge(deps: ProofDeps, request: ProofRequest, in
   return startChallenge(deps, request, input, 'deposit');
 }
 
-async function startChallenge(deps: ProofDeps, request: ProofRequest, input: string, method: ChallengeRow['method']): Promise<StartOutcome> {
+async function startChallenge(
+  deps: ProofDeps,
+  request: ProofRequest,
+  input: string,
+  method: ChallengeRow['method'],
+): Promise<StartOutcome> {
   const { mode } = request.scope;
   if (!deps.chains.forMode(mode)) {
-    return { ok: false, message: 'Ownership cannot be verified in live mode on this server yet: it has no Bitcoin chain data source (ESPLORA_URL).' };
+    return {
+      ok: false,
+      message: 'Ownership cannot be verified in live mode on this server yet: it has no Bitcoin chain data source (ESPLORA_URL).',
+    };
   }
   const depositWallet = method === 'deposit' ? deps.depositWallets.forMode(mode) : undefined;
   if (method === 'deposit' && !depositWallet) {
@@ -83,7 +91,10 @@ async function startChallenge(deps: ProofDeps, request: ProofRequest, input: str
   // index, and the unique index (mode, deposit_index) sends the loser to the next one.
   for (let tries = 0; ; tries++) {
     const depositIndex = depositWallet ? (await lastDepositIndex(deps.db, mode)) + 1 : null;
-    const deposit = depositWallet && depositIndex !== null ? { amount, address: deriveWalletAddress(depositWallet, 'receive', depositIndex).address } : undefined;
+    const deposit =
+      depositWallet && depositIndex !== null
+        ? { amount, address: deriveWalletAddress(depositWallet, 'receive', depositIndex).address }
+        : undefined;
     const message = challengeMessage({
       service: deps.config.publicBaseUrl,
       requester: request.requesterName,
@@ -148,9 +159,21 @@ function proofTarget(input: string, mode: Scope['mode']): ProofTarget | { ok: fa
   const signing = deriveWalletAddress(read.wallet, 'receive', 0);
   // An address, or a descriptor of one fixed address (`addr(…)`, no `/*`), is proven and claimed as that address.
   if (!read.wallet.isRange) {
-    return { ok: true, subject: { type: 'address', address: signing.address }, signingAddress: signing.address, signingPath: null, network: read.wallet.network };
+    return {
+      ok: true,
+      subject: { type: 'address', address: signing.address },
+      signingAddress: signing.address,
+      signingPath: null,
+      network: read.wallet.network,
+    };
   }
-  return { ok: true, subject: { type: 'wallet', descriptor: read.wallet.descriptor }, signingAddress: signing.address, signingPath: '0/0', network: read.wallet.network };
+  return {
+    ok: true,
+    subject: { type: 'wallet', descriptor: read.wallet.descriptor },
+    signingAddress: signing.address,
+    signingPath: '0/0',
+    network: read.wallet.network,
+  };
 }
 
 /**
@@ -218,7 +241,12 @@ export async function submitSignature(
     const failures = await countFailedAttempt(deps.db, challenge.id);
     if (failures === undefined) return { ok: false, reason: 'closed' };
     if (failures >= MAX_FAILED_ATTEMPTS) await updateOpenChallenge(deps.db, challenge.id, { status: 'failed' });
-    return { ok: false, reason: 'invalid_signature', problem: diagnoseSignature(challenge.signing_address, challenge.message, pasted, verdict), attemptsLeft: Math.max(0, MAX_FAILED_ATTEMPTS - failures) };
+    return {
+      ok: false,
+      reason: 'invalid_signature',
+      problem: diagnoseSignature(challenge.signing_address, challenge.message, pasted, verdict),
+      attemptsLeft: Math.max(0, MAX_FAILED_ATTEMPTS - failures),
+    };
   }
   const proof = { format: verdict.format as Exclude<typeof verdict.format, null>, address: challenge.signing_address, signature: pasted };
   return finishProof(deps, challenge, await issueClaim(deps, challenge, proof), options);
@@ -229,7 +257,12 @@ export interface FinishOptions {
 }
 
 /** Ends the challenge and stores its claim and what the caller adds, in one transaction. */
-async function finishProof(deps: ProofDeps, challenge: ChallengeRow, claim: { row: ClaimRow; values: Omit<ClaimRow, 'seq'> }, options: FinishOptions): Promise<SubmitOutcome> {
+async function finishProof(
+  deps: ProofDeps,
+  challenge: ChallengeRow,
+  claim: { row: ClaimRow; values: Omit<ClaimRow, 'seq'> },
+  options: FinishOptions,
+): Promise<SubmitOutcome> {
   const committed = await deps.db.transaction().execute(async (trx) => {
     if (!(await updateOpenChallenge(trx, challenge.id, { status: 'used', claim_id: claim.row.id }))) return false;
     await insertClaim(trx, claim.values);
@@ -250,7 +283,8 @@ async function finishProof(deps: ProofDeps, challenge: ChallengeRow, claim: { ro
  */
 export async function checkDeposit(deps: ProofDeps, challenge: ChallengeRow, options: FinishOptions = {}): Promise<SubmitOutcome> {
   const now = unixSeconds(deps.clock);
-  if (challenge.method !== 'deposit' || challenge.deposit_address === null || challenge.deposit_amount === null) return { ok: false, reason: 'closed' };
+  if (challenge.method !== 'deposit' || challenge.deposit_address === null || challenge.deposit_amount === null)
+    return { ok: false, reason: 'closed' };
   if (challenge.status !== 'open') return { ok: false, reason: 'closed' };
   const source = deps.chains.forMode(challenge.mode);
   if (!source) return { ok: false, reason: 'closed' };
@@ -258,8 +292,10 @@ export async function checkDeposit(deps: ProofDeps, challenge: ChallengeRow, opt
   const network = networkOf(challenge);
   const chain = chainOnNetwork(source, network);
   const amount = BigInt(challenge.deposit_amount);
-  const history = (await chain.getAddressHistory([challenge.deposit_address], { includeMempool: true })).get(challenge.deposit_address) ?? [];
-  const inTime = (tx: (typeof history)[number]) => (tx.status.confirmed ? tx.status.blockTime <= challenge.expires_at : now <= challenge.expires_at);
+  const history =
+    (await chain.getAddressHistory([challenge.deposit_address], { includeMempool: true })).get(challenge.deposit_address) ?? [];
+  const inTime = (tx: (typeof history)[number]) =>
+    tx.status.confirmed ? tx.status.blockTime <= challenge.expires_at : now <= challenge.expires_at;
   const paid = history.filter((tx) => inTime(tx) && tx.outputs.some((o) => o.address === challenge.deposit_address && o.value === amount));
   if (paid.length > 0) {
     // A wallet is scanned only once a payment of the amount is there (each "check now" would
@@ -269,7 +305,12 @@ export async function checkDeposit(deps: ProofDeps, challenge: ChallengeRow, opt
     for (const tx of paid) {
       const payer = tx.inputs.find((input) => input.prevout?.address !== undefined && payers.has(input.prevout.address))?.prevout?.address;
       if (payer === undefined) continue;
-      return finishProof(deps, challenge, await issueClaim(deps, challenge, { format: 'deposit', address: payer, txid: tx.txid }, scan), options);
+      return finishProof(
+        deps,
+        challenge,
+        await issueClaim(deps, challenge, { format: 'deposit', address: payer, txid: tx.txid }, scan),
+        options,
+      );
     }
   }
   if (challenge.expires_at <= now) {
@@ -307,7 +348,11 @@ async function issueClaim(
   } else {
     const wallet = walletOf(asked.descriptor, challenge.mode);
     const scan = scanned ?? (await scanWallet(chain, wallet));
-    subject = { type: 'wallet', descriptor: asked.descriptor, addresses_derived_to: { receive: scan.receive.scanned, change: scan.change?.scanned ?? 0 } };
+    subject = {
+      type: 'wallet',
+      descriptor: asked.descriptor,
+      addresses_derived_to: { receive: scan.receive.scanned, change: scan.change?.scanned ?? 0 },
+    };
     addresses = scan.used.map((u) => u.address);
     addressType = wallet.addressType;
   }

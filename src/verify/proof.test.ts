@@ -13,7 +13,15 @@ import { startTestApp, type TestApp, type TestClient } from '../../test/support/
 import { proveWith, sandboxSigner, startChallenge, testnetWallet } from '../../test/support/verify.js';
 import type { Scope } from '../platform/scope.js';
 import type { ClaimStatement } from './claim.schemas.js';
-import { CHALLENGE_TTL_SECONDS, checkDeposit, DEPOSIT_TTL_SECONDS, MAX_FAILED_ATTEMPTS, startDepositChallenge, startSignatureChallenge, submitSignature } from './proof.service.js';
+import {
+  CHALLENGE_TTL_SECONDS,
+  checkDeposit,
+  DEPOSIT_TTL_SECONDS,
+  MAX_FAILED_ATTEMPTS,
+  startDepositChallenge,
+  startSignatureChallenge,
+  submitSignature,
+} from './proof.service.js';
 import { createDepositWallets } from './deposit-wallets.js';
 import { sandboxPay } from '../bitcoin/sandbox/sandbox-chain.js';
 import type { SimulatedChain } from '../bitcoin/chain/index.js';
@@ -80,7 +88,9 @@ describe.each(engines())('proving ownership on %s', (engine) => {
 
   it('proves a 2-of-3 multisig wallet from its descriptor with a BIP-322 full signature by two cosigners at 0/0', async () => {
     const testnet = bip32Version('test');
-    const cosigners = [1, 2, 3].map((n) => HDKey.fromMasterSeed(new Uint8Array(32).fill(n), { public: testnet.publicVersion, private: testnet.privateVersion }));
+    const cosigners = [1, 2, 3].map((n) =>
+      HDKey.fromMasterSeed(new Uint8Array(32).fill(n), { public: testnet.publicVersion, private: testnet.privateVersion }),
+    );
     const body = `wsh(sortedmulti(2,${cosigners.map((k) => `${k.publicExtendedKey}/<0;1>/*`).join(',')}))`;
     const descriptor = withDescriptorChecksum(body) as string;
     const challenge = await startChallenge(t.ctx, scope, holderId, descriptor);
@@ -92,12 +102,25 @@ describe.each(engines())('proving ownership on %s', (engine) => {
     expect(payment.address).toBe(challenge.signing_address);
     const signers = children.filter((c) => c !== children[1]).map((c) => c.privateKey as Uint8Array);
     // Keys in script order, as a finalizer needs them.
-    const ordered = signers.sort((a, b) => Buffer.compare(Buffer.from(secp256k1.getPublicKey(a, true)), Buffer.from(secp256k1.getPublicKey(b, true))));
-    const wallet = { type: 'p2wsh-sortedmulti' as const, network: 'testnet' as const, address: payment.address as string, script: payment.script, witnessScript: payment.witnessScript as Uint8Array, privateKeys: ordered };
+    const ordered = signers.sort((a, b) =>
+      Buffer.compare(Buffer.from(secp256k1.getPublicKey(a, true)), Buffer.from(secp256k1.getPublicKey(b, true))),
+    );
+    const wallet = {
+      type: 'p2wsh-sortedmulti' as const,
+      network: 'testnet' as const,
+      address: payment.address as string,
+      script: payment.script,
+      witnessScript: payment.witnessScript as Uint8Array,
+      privateKeys: ordered,
+    };
     const outcome = await submitSignature(t.ctx, challenge, signBip322(wallet, challenge.message, 'full'));
     if (!outcome.ok) throw new Error(JSON.stringify(outcome));
     const statement = JSON.parse(outcome.claim.statement) as ClaimStatement;
-    expect(statement).toMatchObject({ address_type: 'p2wsh', subject: { type: 'wallet', descriptor }, proof: { format: 'bip322-full', signed_path: '0/0' } });
+    expect(statement).toMatchObject({
+      address_type: 'p2wsh',
+      subject: { type: 'wallet', descriptor },
+      proof: { format: 'bip322-full', signed_path: '0/0' },
+    });
     expect(checkProof(statement, t.ctx.config.publicBaseUrl)).toBeUndefined();
   });
 
@@ -105,10 +128,17 @@ describe.each(engines())('proving ownership on %s', (engine) => {
     const wallet = testnetWallet('p2wpkh');
     const challenge = await startChallenge(t.ctx, scope, holderId, wallet.address);
     const crlf = await submitSignature(t.ctx, challenge, signMessage(wallet, challenge.message.replace(/\n/g, '\r\n')));
-    expect(crlf).toMatchObject({ ok: false, reason: 'invalid_signature', attemptsLeft: MAX_FAILED_ATTEMPTS - 1, problem: { kind: 'wrong_message' } });
+    expect(crlf).toMatchObject({
+      ok: false,
+      reason: 'invalid_signature',
+      attemptsLeft: MAX_FAILED_ATTEMPTS - 1,
+      problem: { kind: 'wrong_message' },
+    });
     expect(crlf.ok === false && crlf.reason === 'invalid_signature' && crlf.problem.message).toContain('Windows line endings');
     const trailing = await submitSignature(t.ctx, challenge, signMessage(wallet, `${challenge.message}\n`));
-    expect(trailing.ok === false && trailing.reason === 'invalid_signature' && trailing.problem.message).toContain('extra line break at the end');
+    expect(trailing.ok === false && trailing.reason === 'invalid_signature' && trailing.problem.message).toContain(
+      'extra line break at the end',
+    );
     const right = await submitSignature(t.ctx, challenge, signMessage(wallet, challenge.message));
     expect(right.ok).toBe(true);
   });
@@ -131,7 +161,10 @@ describe.each(engines())('proving ownership on %s', (engine) => {
     }
     const closed = await t.ctx.db.selectFrom('verify_challenges').selectAll().where('id', '=', challenge.id).executeTakeFirstOrThrow();
     expect(closed.status).toBe('failed');
-    expect(await submitSignature(t.ctx, closed, signMessage(wallet, challenge.message))).toEqual({ ok: false, reason: 'too_many_attempts' });
+    expect(await submitSignature(t.ctx, closed, signMessage(wallet, challenge.message))).toEqual({
+      ok: false,
+      reason: 'too_many_attempts',
+    });
     expect((await proveWith(t.ctx, scope, holderId, wallet)).id).toMatch(/^clm_/);
   });
 
@@ -155,17 +188,31 @@ describe.each(engines())('proving ownership on %s', (engine) => {
 
   it.each([
     ['a mainnet address in test mode', () => makeWallet('p2wpkh', 'mainnet').address, 'test mode needs a test-network one'],
-    ['a seed phrase', () => 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about', 'private key or seed phrase'],
+    [
+      'a seed phrase',
+      () => 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
+      'private key or seed phrase',
+    ],
     ['text that is no wallet', () => 'my savings', 'not a wallet we can watch'],
   ])('refuses to start a challenge for %s, saying why', async (_name, subject, message) => {
-    const outcome = await startSignatureChallenge(t.ctx, { scope, accountHolderId: holderId, requesterName: 'Acme', origin: { kind: 'portal' }, controller: 'ada@example.com' }, subject());
+    const outcome = await startSignatureChallenge(
+      t.ctx,
+      { scope, accountHolderId: holderId, requesterName: 'Acme', origin: { kind: 'portal' }, controller: 'ada@example.com' },
+      subject(),
+    );
     expect(outcome).toMatchObject({ ok: false, message: expect.stringContaining(message) });
   });
 
   it('refuses to start a challenge in live mode without a chain data source', async () => {
     const outcome = await startSignatureChallenge(
       t.ctx,
-      { scope: { ...scope, mode: 'live' }, accountHolderId: holderId, requesterName: 'Acme', origin: { kind: 'portal' }, controller: 'ada@example.com' },
+      {
+        scope: { ...scope, mode: 'live' },
+        accountHolderId: holderId,
+        requesterName: 'Acme',
+        origin: { kind: 'portal' },
+        controller: 'ada@example.com',
+      },
       makeWallet('p2wpkh', 'mainnet').address,
     );
     expect(outcome).toMatchObject({ ok: false, message: expect.stringContaining('ESPLORA_URL') });
@@ -180,7 +227,12 @@ describe.each(engines())('proving ownership on %s', (engine) => {
       `By signing this message I confirm that I control the Bitcoin address ${wallet.address} and ask ${t.ctx.config.publicBaseUrl} to record that for Acme Lending. It is valid only there, and only until ${new Date(challenge.expires_at * 1000).toISOString().replace('.000Z', 'Z')}.`,
     );
     expect(lines).toEqual(
-      expect.arrayContaining([`Service: ${t.ctx.config.publicBaseUrl}`, 'Requested by: Acme Lending', `Account holder: ${holderId}`, `Address: ${wallet.address}`]),
+      expect.arrayContaining([
+        `Service: ${t.ctx.config.publicBaseUrl}`,
+        'Requested by: Acme Lending',
+        `Account holder: ${holderId}`,
+        `Address: ${wallet.address}`,
+      ]),
     );
     expect(lines.find((l) => l.startsWith('Nonce: '))).toMatch(/^Nonce: [0-9A-Za-z]{22}$/);
     expect(challenge.message.endsWith('\n')).toBe(false);
@@ -195,13 +247,21 @@ describe.each(engines())('proving ownership with a deposit on %s', (engine) => {
   let scope: Scope;
   let holderId: string;
   let chain: SimulatedChain;
-  const request = () => ({ scope, accountHolderId: holderId, requesterName: 'Acme Lending', origin: { kind: 'portal' as const }, controller: 'ada@example.com' });
+  const request = () => ({
+    scope,
+    accountHolderId: holderId,
+    requesterName: 'Acme Lending',
+    origin: { kind: 'portal' as const },
+    controller: 'ada@example.com',
+  });
 
   beforeAll(async () => {
     t = await startTestApp(engine);
     const client = await t.newClient('Acme Lending');
     scope = { clientId: client.clientId, mode: 'test' };
-    holderId = (await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com' } })).json().id;
+    holderId = (
+      await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com' } })
+    ).json().id;
     chain = t.ctx.chains.forMode('test') as SimulatedChain;
   });
   afterAll(() => t.close());
@@ -257,7 +317,13 @@ describe.each(engines())('proving ownership with a deposit on %s', (engine) => {
   it('proves a wallet with a deposit from any of its addresses', async () => {
     const sandbox = sandboxWallet();
     const challenge = await depositChallenge(sandbox.descriptor);
-    const paid = sandboxPay(chain, sandbox.address('receive', 4), challenge.deposit_address as string, BigInt(challenge.deposit_amount as string), t.clock);
+    const paid = sandboxPay(
+      chain,
+      sandbox.address('receive', 4),
+      challenge.deposit_address as string,
+      BigInt(challenge.deposit_amount as string),
+      t.clock,
+    );
     if (!paid.ok) throw new Error(paid.reason);
     const outcome = await checkDeposit(t.ctx, challenge);
     if (!outcome.ok) throw new Error(JSON.stringify(outcome));
@@ -273,7 +339,11 @@ describe.each(engines())('proving ownership with a deposit on %s', (engine) => {
   });
 
   it('takes no deposit proofs in live mode without DEPOSIT_XPUB, and refuses a DEPOSIT_XPUB that is not a mainnet key', async () => {
-    const live = await startDepositChallenge(t.ctx, { ...request(), scope: { ...scope, mode: 'live' } }, makeWallet('p2wpkh', 'mainnet').address);
+    const live = await startDepositChallenge(
+      t.ctx,
+      { ...request(), scope: { ...scope, mode: 'live' } },
+      makeWallet('p2wpkh', 'mainnet').address,
+    );
     expect(live).toMatchObject({ ok: false });
     expect(() => createDepositWallets(sandboxWallet().tpub)).toThrow(/DEPOSIT_XPUB must be a mainnet extended public key/);
     expect(() => createDepositWallets('hello')).toThrow(/DEPOSIT_XPUB/);

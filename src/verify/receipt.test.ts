@@ -32,7 +32,9 @@ describe('claim receipts', () => {
     t = await startTestApp('sqlite');
     const client = await t.newClient('Acme Lending');
     scope = { clientId: client.clientId, mode: 'test' };
-    holderId = (await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com' } })).json().id;
+    holderId = (
+      await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com' } })
+    ).json().id;
     addressReceipt = (await proveWith(t.ctx, scope, holderId, testnetWallet('p2tr'))).receipt;
     const challenge = await startChallenge(t.ctx, scope, holderId, sandboxWallet().descriptor);
     const proven = await submitSignature(t.ctx, challenge, signMessage(sandboxSigner(0), challenge.message));
@@ -47,12 +49,17 @@ describe('claim receipts', () => {
 
   it('fails after any one byte of the receipt is changed', async () => {
     const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
-    const bytesOf = (jws: string) => jws.split('.').map((part) => Buffer.from(part, 'base64url').toString('hex')).join('.');
+    const bytesOf = (jws: string) =>
+      jws
+        .split('.')
+        .map((part) => Buffer.from(part, 'base64url').toString('hex'))
+        .join('.');
     let changed = 0;
     for (let i = 0; i < addressReceipt.length; i++) {
       const original = addressReceipt[i] as string;
       if (original === '.') continue;
-      const altered = addressReceipt.slice(0, i) + alphabet[(alphabet.indexOf(original) + 1) % alphabet.length] + addressReceipt.slice(i + 1);
+      const altered =
+        addressReceipt.slice(0, i) + alphabet[(alphabet.indexOf(original) + 1) % alphabet.length] + addressReceipt.slice(i + 1);
       // The last character of a base64url part may carry unused bits: a change there can decode to
       // the same bytes, which is the same receipt.
       if (bytesOf(altered) === bytesOf(addressReceipt)) continue;
@@ -66,7 +73,9 @@ describe('claim receipts', () => {
     const verdict = await verifyReceipt(walletReceipt, jwks);
     if (!verdict.valid) throw new Error(verdict.reason);
     const claim = verdict.claim;
-    expect(checkProof({ ...claim, proof: { ...claim.proof, signed_path: '0/1' } }, verdict.issuer)).toBe('the wallet does not derive the signing address at 0/1');
+    expect(checkProof({ ...claim, proof: { ...claim.proof, signed_path: '0/1' } }, verdict.issuer)).toBe(
+      'the wallet does not derive the signing address at 0/1',
+    );
     expect(checkProof({ ...claim, proof: { ...claim.proof, signed_path: '0h/0' } }, verdict.issuer)).toMatch(/must name the signed path/);
   });
 
@@ -76,11 +85,16 @@ describe('claim receipts', () => {
     const claim: ClaimStatement = verdict.claim;
     expect(checkProof(claim, 'https://another.example')).toBe('the signed message names another service than the issuer');
     const otherAddress = testnetWallet('p2tr').address;
-    expect(checkProof({ ...claim, subject: { type: 'address', address: otherAddress } }, verdict.issuer)).toBe('the signed message names another address');
+    expect(checkProof({ ...claim, subject: { type: 'address', address: otherAddress } }, verdict.issuer)).toBe(
+      'the signed message names another address',
+    );
   });
 
   it('fails for a key set that does not hold the signing key', async () => {
-    expect(await verifyReceipt(addressReceipt, { keys: [] })).toMatchObject({ valid: false, reason: expect.stringContaining('unknown kid') });
+    expect(await verifyReceipt(addressReceipt, { keys: [] })).toMatchObject({
+      valid: false,
+      reason: expect.stringContaining('unknown kid'),
+    });
   });
 
   it('says honestly that `ownproof verify-claim` cannot know offline whether the claim was revoked', async () => {
@@ -114,12 +128,24 @@ describe('claim receipts', () => {
     const invalid = await runOwnproof(['verify-claim', '-', '--jwks', path.join(dir, 'jwks.json'), '--json'], env, tampered);
     expect(invalid.code).toBe(1);
     expect(JSON.parse(invalid.stdout)).toMatchObject({ valid: false, reason: expect.any(String) });
-    const batch = await runOwnproofHere(['verify-claim', '--batch', '--jwks', path.join(dir, 'jwks.json')], env, `${addressReceipt}\n${walletReceipt}\n${tampered}\n`);
+    const batch = await runOwnproofHere(
+      ['verify-claim', '--batch', '--jwks', path.join(dir, 'jwks.json')],
+      env,
+      `${addressReceipt}\n${walletReceipt}\n${tampered}\n`,
+    );
     expect(batch.code).toBe(0);
-    expect(batch.stdout.trim().split('\n').map((line) => JSON.parse(line).valid)).toEqual([true, true, false]);
+    expect(
+      batch.stdout
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line).valid),
+    ).toEqual([true, true, false]);
     const noKeys = await runOwnproofHere(['verify-claim', path.join(dir, 'address.jws'), '--jwks', path.join(dir, 'missing.json')], env);
     expect(noKeys.code).toBe(2);
-    const noFile = await runOwnproofHere(['verify-claim', '--batch', path.join(dir, 'missing.txt'), '--jwks', path.join(dir, 'jwks.json')], env);
+    const noFile = await runOwnproofHere(
+      ['verify-claim', '--batch', path.join(dir, 'missing.txt'), '--jwks', path.join(dir, 'jwks.json')],
+      env,
+    );
     expect(noFile.code).toBe(2);
     expect(noFile.stderr).toContain('cannot read');
   });

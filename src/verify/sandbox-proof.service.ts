@@ -9,8 +9,13 @@ export type SandboxSignOutcome = SubmitOutcome | { ok: false; reason: 'sandbox_c
  * would be — the proof page's "Sign with the sandbox wallet" and the session test helper. Its keys
  * are public, so it never signs a live-mode challenge.
  */
-export async function proveWithSandboxWallet(deps: ProofDeps, challenge: ChallengeRow, options: FinishOptions = {}): Promise<SandboxSignOutcome> {
-  if (challenge.mode !== 'test') return { ok: false, reason: 'sandbox_cannot_sign', message: 'The sandbox wallet signs test-mode challenges only.' };
+export async function proveWithSandboxWallet(
+  deps: ProofDeps,
+  challenge: ChallengeRow,
+  options: FinishOptions = {},
+): Promise<SandboxSignOutcome> {
+  if (challenge.mode !== 'test')
+    return { ok: false, reason: 'sandbox_cannot_sign', message: 'The sandbox wallet signs test-mode challenges only.' };
   const signed = signWithSandboxWallet(challenge.signing_address, challenge.message);
   if (!signed.ok) return cannotSign(signed.reason);
   return submitSignature(deps, challenge, signed.signature, options);

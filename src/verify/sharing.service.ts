@@ -5,7 +5,15 @@ import type { Database } from '../platform/db/schema.js';
 import { recordEvent } from '../platform/events/event.service.js';
 import type { Mode, Scope } from '../platform/scope.js';
 import { ACCESS_PERMISSIONS, type AccessPermission } from './access-request.schemas.js';
-import { findClaimById, findClaimForUpdate, findGrantForUpdate, revokeAllGrantRows, revokeClaimRow, revokeGrantRow, upsertGrant } from './claim.repository.js';
+import {
+  findClaimById,
+  findClaimForUpdate,
+  findGrantForUpdate,
+  revokeAllGrantRows,
+  revokeClaimRow,
+  revokeGrantRow,
+  upsertGrant,
+} from './claim.repository.js';
 import type { Claim } from './claim.schemas.js';
 import { toClaim } from './claim.service.js';
 import type { ClaimGrantRow, ClaimRow } from './verify.table.js';
@@ -28,7 +36,11 @@ export interface Share {
  * read locked first and shared only while active, so a revocation racing this share (another tab
  * of the person's) is never undone by it. Returns the claim shared; undefined when it was not.
  */
-export async function shareClaim(trx: Transaction<Database>, deps: Pick<SharingDeps, 'clock' | 'capabilities'>, share: Share): Promise<ClaimRow | undefined> {
+export async function shareClaim(
+  trx: Transaction<Database>,
+  deps: Pick<SharingDeps, 'clock' | 'capabilities'>,
+  share: Share,
+): Promise<ClaimRow | undefined> {
   const claim = await findClaimForUpdate(trx, deps.capabilities, share.claimId);
   if (!claim || claim.status !== 'active' || claim.client_id !== share.scope.clientId || claim.mode !== share.scope.mode) return undefined;
   const existing = await findGrantForUpdate(trx, deps.capabilities, share.scope.clientId, share.claimId);
@@ -52,7 +64,10 @@ export async function shareClaim(trx: Transaction<Database>, deps: Pick<SharingD
  * history). docs/verify.md, "Sharing".
  */
 function sessionSharePermissions(sessionPermissions: readonly string[]): AccessPermission[] {
-  return [...(sessionPermissions.includes('balances') ? (['balances'] as const) : []), ...(sessionPermissions.includes('transactions') ? (['statements'] as const) : [])];
+  return [
+    ...(sessionPermissions.includes('balances') ? (['balances'] as const) : []),
+    ...(sessionPermissions.includes('transactions') ? (['statements'] as const) : []),
+  ];
 }
 
 /**
@@ -76,7 +91,10 @@ export async function shareSessionClaims(
 
 /** The claim as an event shows a client whose access ended. */
 function claimWithAccess(claim: ClaimRow, grant: ClaimGrantRow): Claim {
-  return { ...toClaim(claim), access: { permissions: JSON.parse(grant.permissions) as string[], granted_at: grant.created_at, revoked_at: grant.revoked_at } };
+  return {
+    ...toClaim(claim),
+    access: { permissions: JSON.parse(grant.permissions) as string[], granted_at: grant.created_at, revoked_at: grant.revoked_at },
+  };
 }
 
 /** The identity acting in the portal: it manages the claims it controls, in the modes its sign-in reaches. */
@@ -121,7 +139,12 @@ export async function revokeClaim(deps: SharingDeps, owner: ClaimOwner, claimId:
     const claim = await revokeClaimRow(trx, claimId, now);
     if (!claim) return false;
     for (const grant of await revokeAllGrantRows(trx, claimId, now)) {
-      await recordEvent({ db: trx, clock: deps.clock }, { clientId: grant.client_id, mode: grant.mode }, 'claim.revoked', claimWithAccess(claim, grant));
+      await recordEvent(
+        { db: trx, clock: deps.clock },
+        { clientId: grant.client_id, mode: grant.mode },
+        'claim.revoked',
+        claimWithAccess(claim, grant),
+      );
     }
     return true;
   });

@@ -6,7 +6,8 @@ import { diagnoseSignature } from './signature-diagnosis.js';
 
 describe('explaining a signature that does not prove the challenge', () => {
   const message = 'ownproof ownership proof\nline two';
-  const diagnose = (address: string, signature: string) => diagnoseSignature(address, message, signature, verifyMessage({ address, message, signature }));
+  const diagnose = (address: string, signature: string) =>
+    diagnoseSignature(address, message, signature, verifyMessage({ address, message, signature }));
 
   it('tells a legacy address to sign in the legacy format when it was signed as BIP-322 simple', () => {
     const legacy = testnetWallet('p2pkh');
@@ -20,7 +21,10 @@ describe('explaining a signature that does not prove the challenge', () => {
   it('names the key of another address, and a message signed with Windows line endings', () => {
     const wallet = testnetWallet('p2wpkh');
     expect(diagnose(wallet.address, signMessage(testnetWallet('p2wpkh'), message)).kind).toBe('wrong_address');
-    expect(diagnose(wallet.address, signMessage(wallet, message.replace(/\n/g, '\r\n')))).toMatchObject({ kind: 'wrong_message', message: expect.stringContaining('Windows line endings') });
+    expect(diagnose(wallet.address, signMessage(wallet, message.replace(/\n/g, '\r\n')))).toMatchObject({
+      kind: 'wrong_message',
+      message: expect.stringContaining('Windows line endings'),
+    });
   });
 
   it('says what it cannot read', () => {

@@ -20,7 +20,13 @@ function alteredMessages(message: string): { text: string; what: string }[] {
     { text: crlf, what: 'with Windows line endings (\\r\\n) instead of \\n' },
     { text: `${crlf}\r\n`, what: 'with Windows line endings and an extra line break at the end' },
     { text: message.trim(), what: 'without its surrounding spaces' },
-    { text: message.split('\n').map((line) => line.trimEnd()).join('\n'), what: 'with spaces removed at line ends' },
+    {
+      text: message
+        .split('\n')
+        .map((line) => line.trimEnd())
+        .join('\n'),
+      what: 'with spaces removed at line ends',
+    },
   ].filter(({ text }) => text !== message);
 }
 
@@ -51,7 +57,10 @@ export function diagnoseSignature(address: string, message: string, signature: s
       message: `The address ${address} is a legacy address: sign the message with your wallet’s ordinary “sign message” (the legacy format, as Bitcoin Core’s signmessage does), not as BIP-322.`,
     };
   }
-  return { kind: 'wrong_address', message: `${why} Sign with the address ${address} in your wallet, and sign the message exactly as shown.` };
+  return {
+    kind: 'wrong_address',
+    message: `${why} Sign with the address ${address} in your wallet, and sign the message exactly as shown.`,
+  };
 }
 
 /** A verifier's reason (a lower-case clause) as a sentence. */

@@ -16,6 +16,11 @@ export async function insertSigningKey(db: Db, row: Insertable<SigningKeyTable>)
 }
 
 export async function retireSigningKeys(db: Db, now: number): Promise<string[]> {
-  const rows = await db.updateTable('verify_signing_keys').set({ status: 'retired', retired_at: now }).where('status', '=', 'active').returning('id').execute();
+  const rows = await db
+    .updateTable('verify_signing_keys')
+    .set({ status: 'retired', retired_at: now })
+    .where('status', '=', 'active')
+    .returning('id')
+    .execute();
   return rows.map((r) => r.id);
 }

@@ -87,6 +87,13 @@ export async function publishedVerificationKeys(deps: Pick<AppContext, 'db'>): P
 }
 
 /** Keys with their state, for `ownproof keys list`. */
-export async function describeSigningKeys(deps: Pick<AppContext, 'db'>): Promise<{ kid: string; status: string; created_at: number; retired_at: number | null }[]> {
-  return (await listSigningKeys(deps.db)).map((row) => ({ kid: row.id, status: row.status, created_at: row.created_at, retired_at: row.retired_at }));
+export async function describeSigningKeys(
+  deps: Pick<AppContext, 'db'>,
+): Promise<{ kid: string; status: string; created_at: number; retired_at: number | null }[]> {
+  return (await listSigningKeys(deps.db)).map((row) => ({
+    kid: row.id,
+    status: row.status,
+    created_at: row.created_at,
+    retired_at: row.retired_at,
+  }));
 }

@@ -8,11 +8,17 @@ export function statementFacts(document: StatementDocument): [label: string, tex
   const holder = statement.account_holder;
   const s = data.summary;
   return [
-    ['Statement', `${statement.id}, ${document.document.format} layout, issued ${dateTimeInWords(document.document.issued_at, tz)}${statement.livemode ? '' : ' (test mode: sandbox chain, not real bitcoin)'}`],
+    [
+      'Statement',
+      `${statement.id}, ${document.document.format} layout, issued ${dateTimeInWords(document.document.issued_at, tz)}${statement.livemode ? '' : ' (test mode: sandbox chain, not real bitcoin)'}`,
+    ],
     ['Requested by', statement.requested_by],
     ['Account holder', `${holderText(holder)}${holder.external_ref ? ` (reference ${holder.external_ref})` : ''}, ${holder.id}`],
     ['Period', `${periodInWords(data.period, tz)}. ${offsetsInWords(data.period, tz)}`],
-    ['Chain tip', `block ${data.chain.height}, hash ${data.chain.block_hash}; transactions with at least ${data.chain.min_confirmations} confirmations there are counted`],
+    [
+      'Chain tip',
+      `block ${data.chain.height}, hash ${data.chain.block_hash}; transactions with at least ${data.chain.min_confirmations} confirmations there are counted`,
+    ],
     ...document.claims.map(({ claim }): [string, string] => [
       'Claim',
       `${claim.subject.type === 'address' ? `address ${claim.subject.address}` : `wallet ${claim.subject.descriptor}`} (${claim.network}), ${claim.id}`,
@@ -25,7 +31,12 @@ export function statementFacts(document: StatementDocument): [label: string, tex
     ['Transactions', s.transaction_count.toLocaleString('en')],
     ...valuationFacts(data.valuation),
     ...(s.pending_transaction_count > 0
-      ? [['Not counted', `${s.pending_transaction_count.toLocaleString('en')} of the period, too recent to count${data.excluded ? ' (the statement lists each)' : ''}`] as [string, string]]
+      ? [
+          [
+            'Not counted',
+            `${s.pending_transaction_count.toLocaleString('en')} of the period, too recent to count${data.excluded ? ' (the statement lists each)' : ''}`,
+          ] as [string, string],
+        ]
       : []),
   ];
 }
@@ -36,7 +47,10 @@ function valuationFacts(valuation: StatementDocument['data']['valuation']): [str
   if (valuation.status === 'unavailable') return [[`Valuation in ${valuation.currency}`, `not included: ${valuation.reason}`]];
   const { source, summary: v, currency } = valuation;
   return [
-    [`Valuation in ${currency}`, `prices from ${source.name} (${source.exchange}), market ${source.market}, ${source.interval} candles; ${valuation.prices.length.toLocaleString('en')} prices, in the signed data`],
+    [
+      `Valuation in ${currency}`,
+      `prices from ${source.name} (${source.exchange}), market ${source.market}, ${source.interval} candles; ${valuation.prices.length.toLocaleString('en')} prices, in the signed data`,
+    ],
     [`Opening value`, `${fiat(v.opening_value)} ${currency} (at ${fiat(v.opening_price)} ${currency}/BTC)`],
     [`Received, sent, fees`, `${fiat(v.value_in)}, ${fiat(v.value_out)}, ${fiat(v.value_fees)} ${currency}, each at the price of its time`],
     ['Revaluation', `${fiat(v.revaluation)} ${currency}`],

@@ -175,7 +175,12 @@ function inBlockOrder(group: ChainTx[]): ChainTx[] {
 export function computeStatement(input: StatementInput): StatementData {
   const { period, timezone, chain } = input;
   const spans = monthSpans(period, timezone);
-  const claims = input.claims.map((claim) => ({ claim, scripts: scriptsOf(claim.addresses), ledger: new Ledger(), months: [] as StatementClaimSection['months'] }));
+  const claims = input.claims.map((claim) => ({
+    claim,
+    scripts: scriptsOf(claim.addresses),
+    ledger: new Ledger(),
+    months: [] as StatementClaimSection['months'],
+  }));
   const everyScript = new Set(claims.flatMap((c) => [...c.scripts]));
   const total = new Ledger();
   // A block above the tip (the chain moved on while histories were read) is not part of this view.
@@ -210,18 +215,23 @@ export function computeStatement(input: StatementInput): StatementData {
       const tx = transactions[next] as ChainTx;
       const depth = confirmations(heightOf(tx));
       if (depth >= chain.minConfirmations) use(tx);
-      else if (inPeriod) leaveOut(tx, depth, `${depth} confirmation${depth === 1 ? '' : 's'} at ${tipWords}; ${chain.minConfirmations} needed`);
+      else if (inPeriod)
+        leaveOut(tx, depth, `${depth} confirmation${depth === 1 ? '' : 's'} at ${tipWords}; ${chain.minConfirmations} needed`);
     }
   };
 
-  advanceTo(cutBefore(period.open), (tx) => {
-    const effect = effectOf(tx, everyScript);
-    if (effect) total.carry(effect);
-    for (const c of claims) {
-      const own = effectOf(tx, c.scripts);
-      if (own) c.ledger.carry(own);
-    }
-  }, false);
+  advanceTo(
+    cutBefore(period.open),
+    (tx) => {
+      const effect = effectOf(tx, everyScript);
+      if (effect) total.carry(effect);
+      for (const c of claims) {
+        const own = effectOf(tx, c.scripts);
+        if (own) c.ledger.carry(own);
+      }
+    },
+    false,
+  );
   total.beginPeriod();
   for (const c of claims) c.ledger.beginPeriod();
 
@@ -229,40 +239,44 @@ export function computeStatement(input: StatementInput): StatementData {
     total.beginMonth();
     for (const c of claims) c.ledger.beginMonth();
     const rows: StatementTransaction[] = [];
-    advanceTo(cutBefore(span.end), (tx) => {
-      const effect = effectOf(tx, everyScript);
-      if (!effect) return;
-      total.apply(effect);
-      const perClaim: StatementTransaction['claims'] = [];
-      for (const c of claims) {
-        const own = effectOf(tx, c.scripts);
-        if (!own) continue;
-        c.ledger.apply(own);
-        perClaim.push({
-          claim_id: c.claim.claim_id,
-          amount_in: own.amountIn.toString(),
-          amount_out: own.amountOut.toString(),
-          fee: own.fee.toString(),
-          balance: c.ledger.balance.toString(),
+    advanceTo(
+      cutBefore(span.end),
+      (tx) => {
+        const effect = effectOf(tx, everyScript);
+        if (!effect) return;
+        total.apply(effect);
+        const perClaim: StatementTransaction['claims'] = [];
+        for (const c of claims) {
+          const own = effectOf(tx, c.scripts);
+          if (!own) continue;
+          c.ledger.apply(own);
+          perClaim.push({
+            claim_id: c.claim.claim_id,
+            amount_in: own.amountIn.toString(),
+            amount_out: own.amountOut.toString(),
+            fee: own.fee.toString(),
+            balance: c.ledger.balance.toString(),
+          });
+        }
+        const status = confirmedStatus(tx);
+        const movement = movementOf(tx, everyScript, effect, depositProofs);
+        rows.push({
+          txid: tx.txid,
+          block_height: status.blockHeight,
+          block_time: status.blockTime,
+          block_time_local: localTime(status.blockTime, timezone),
+          kind: movement.kind,
+          counterparties: movement.counterparties,
+          counterparties_more: movement.more,
+          amount_in: effect.amountIn.toString(),
+          amount_out: effect.amountOut.toString(),
+          fee: effect.fee.toString(),
+          balance: total.balance.toString(),
+          claims: perClaim,
         });
-      }
-      const status = confirmedStatus(tx);
-      const movement = movementOf(tx, everyScript, effect, depositProofs);
-      rows.push({
-        txid: tx.txid,
-        block_height: status.blockHeight,
-        block_time: status.blockTime,
-        block_time_local: localTime(status.blockTime, timezone),
-        kind: movement.kind,
-        counterparties: movement.counterparties,
-        counterparties_more: movement.more,
-        amount_in: effect.amountIn.toString(),
-        amount_out: effect.amountOut.toString(),
-        fee: effect.fee.toString(),
-        balance: total.balance.toString(),
-        claims: perClaim,
-      });
-    }, true);
+      },
+      true,
+    );
     for (const c of claims) c.months.push({ ...span, ...c.ledger.totals(c.ledger.month) });
     return { ...span, ...total.totals(total.month), transactions: rows };
   });

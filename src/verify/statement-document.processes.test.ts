@@ -30,7 +30,11 @@ describe.runIf(engines().includes('postgres'))('statement PDFs across two server
     world = await makeStatementWorld(t);
     const claim = await world.proveAddress();
     await octoberHistory(sim, claim);
-    const body = { claim_ids: [claim.id], period: { open: at('2026-10-01T00:00:00Z'), close: at('2026-11-20T00:00:00Z') }, timezone: 'Europe/Paris' };
+    const body = {
+      claim_ids: [claim.id],
+      period: { open: at('2026-10-01T00:00:00Z'), close: at('2026-11-20T00:00:00Z') },
+      timezone: 'Europe/Paris',
+    };
     for (let i = 0; i < STATEMENTS + 2; i++) statementIds.push((await world.completedStatement(body)).id);
     warmUpIds = statementIds.splice(0, 2);
     dataDir = mkdtempSync(path.join(tmpdir(), 'ownproof-pdf-processes-'));
@@ -45,7 +49,9 @@ describe.runIf(engines().includes('postgres'))('statement PDFs across two server
   });
 
   const download = async (server: ServingProcess, id: string, format: string) => {
-    const res = await fetch(`${server.url}/v1/verify/statements/${id}/document/pdf?format=${format}`, { headers: { authorization: `Bearer ${world.client.testKey}` } });
+    const res = await fetch(`${server.url}/v1/verify/statements/${id}/document/pdf?format=${format}`, {
+      headers: { authorization: `Bearer ${world.client.testKey}` },
+    });
     return { status: res.status, etag: res.headers.get('etag'), body: Buffer.from(await res.arrayBuffer()) };
   };
 
@@ -53,13 +59,30 @@ describe.runIf(engines().includes('postgres'))('statement PDFs across two server
     // Each process makes one PDF first, so pdfkit and the fonts are loaded and the race below is between two renders.
     for (const [i, server] of servers.entries()) expect((await download(server, warmUpIds[i] as string, 'monthly')).status).toBe(200);
 
-    const requests = statementIds.flatMap((id) => servers.flatMap((server) => ['monthly', 'custom'].map((format) => ({ id, format, server }))));
-    const responses = await Promise.all(requests.map(async (request) => ({ ...request, ...(await download(request.server, request.id, request.format)) })));
+    const requests = statementIds.flatMap((id) =>
+      servers.flatMap((server) => ['monthly', 'custom'].map((format) => ({ id, format, server }))),
+    );
+    const responses = await Promise.all(
+      requests.map(async (request) => ({ ...request, ...(await download(request.server, request.id, request.format)) })),
+    );
     expect(responses.map((r) => r.status)).toEqual(requests.map(() => 200));
 
-    const usage = await t.ctx.db.selectFrom('usage_records').select(['resource_id', 'type']).where('client_id', '=', world.client.clientId).execute();
-    expect(usage.filter((u) => u.type === 'statement_pdf').map((u) => u.resource_id).sort()).toEqual([...warmUpIds, ...statementIds].sort());
-    const documents = await t.ctx.db.selectFrom('verify_statement_documents').select(['statement_id', 'format', 'pdf_sha256']).where('statement_id', 'in', statementIds).execute();
+    const usage = await t.ctx.db
+      .selectFrom('usage_records')
+      .select(['resource_id', 'type'])
+      .where('client_id', '=', world.client.clientId)
+      .execute();
+    expect(
+      usage
+        .filter((u) => u.type === 'statement_pdf')
+        .map((u) => u.resource_id)
+        .sort(),
+    ).toEqual([...warmUpIds, ...statementIds].sort());
+    const documents = await t.ctx.db
+      .selectFrom('verify_statement_documents')
+      .select(['statement_id', 'format', 'pdf_sha256'])
+      .where('statement_id', 'in', statementIds)
+      .execute();
     expect(documents).toHaveLength(2 * STATEMENTS);
     for (const response of responses) {
       const stored = documents.find((d) => d.statement_id === response.id && d.format === response.format);

@@ -4,14 +4,15 @@ import { preparedRead } from '../platform/db/prepared-read.js';
 import type { Scope } from '../platform/scope.js';
 import type { StatementDocumentTable } from './verify.table.js';
 
-const statementForDocument = preparedRead((db: Db, clientId: string, mode: Scope['mode'], id: string, format: StatementDocumentTable['format']) =>
-  db
-    .selectFrom('verify_statements as s')
-    .leftJoin('verify_statement_documents as d', (join) => join.onRef('d.statement_id', '=', 's.id').on('d.format', '=', format))
-    .select(['s.id', 's.status', 's.failure_reason', 'd.pdf', 'd.pdf_sha256'])
-    .where('s.id', '=', id)
-    .where('s.client_id', '=', clientId)
-    .where('s.mode', '=', mode),
+const statementForDocument = preparedRead(
+  (db: Db, clientId: string, mode: Scope['mode'], id: string, format: StatementDocumentTable['format']) =>
+    db
+      .selectFrom('verify_statements as s')
+      .leftJoin('verify_statement_documents as d', (join) => join.onRef('d.statement_id', '=', 's.id').on('d.format', '=', format))
+      .select(['s.id', 's.status', 's.failure_reason', 'd.pdf', 'd.pdf_sha256'])
+      .where('s.id', '=', id)
+      .where('s.client_id', '=', clientId)
+      .where('s.mode', '=', mode),
 );
 
 /**
@@ -54,7 +55,12 @@ export async function findStatementDocument(db: Db, statementId: string, format:
 
 /** Sets `pdf_generated_at` the first time only. */
 export async function markPdfGenerated(db: Db, id: string, at: number): Promise<void> {
-  await db.updateTable('verify_statements').set({ pdf_generated_at: at }).where('id', '=', id).where('pdf_generated_at', 'is', null).execute();
+  await db
+    .updateTable('verify_statements')
+    .set({ pdf_generated_at: at })
+    .where('id', '=', id)
+    .where('pdf_generated_at', 'is', null)
+    .execute();
 }
 
 /** A stored document (either format) with this document hash: the PDF as issued. */

@@ -47,7 +47,12 @@ export const statementDocumentRoutes: FastifyPluginAsyncTypebox = async (app) =>
     },
     async (request, reply) => {
       const file = await downloadStatementPdf(app.ctx, request.scope, request.params.id, request.query.format ?? 'monthly');
-      return sendImmutableFile(request, reply, { body: file.pdf, sha256: file.sha256, contentType: 'application/pdf', filename: file.filename });
+      return sendImmutableFile(request, reply, {
+        body: file.pdf,
+        sha256: file.sha256,
+        contentType: 'application/pdf',
+        filename: file.filename,
+      });
     },
   );
 };
@@ -89,7 +94,11 @@ export const statementCheckRoutes: FastifyPluginAsyncTypebox = async (app) => {
     async (request) => {
       const body = request.body as Buffer | CheckStatementBody | undefined;
       if (Buffer.isBuffer(body)) return checkStatementFile(app.ctx, body);
-      if (body === undefined) throw new ApiError('parameter_missing', { param: 'document_hash', message: 'Send the statement PDF (Content-Type: application/pdf) or {"document_hash": "…"}.' });
+      if (body === undefined)
+        throw new ApiError('parameter_missing', {
+          param: 'document_hash',
+          message: 'Send the statement PDF (Content-Type: application/pdf) or {"document_hash": "…"}.',
+        });
       return checkStatementHash(app.ctx, body.document_hash);
     },
   );

@@ -10,7 +10,6 @@ import { StatementData } from './statement.schemas.js';
 export const STATEMENT_PDF_FORMATS = ['monthly', 'custom'] as const;
 export type StatementPdfFormat = (typeof STATEMENT_PDF_FORMATS)[number];
 
-
 export const StatementPdfQuery = Type.Object(
   {
     format: Type.Optional(
@@ -39,7 +38,10 @@ export const StatementDocument = Type.Object(
     document: Type.Object(
       {
         format: Type.Union(STATEMENT_PDF_FORMATS.map((f) => Type.Literal(f))),
-        page_size: Type.Union(PAGE_SIZES.map((s) => Type.Literal(s)), { description: 'The paper size it was laid out for (`STATEMENT_PAGE_SIZE` when it was issued).' }),
+        page_size: Type.Union(
+          PAGE_SIZES.map((s) => Type.Literal(s)),
+          { description: 'The paper size it was laid out for (`STATEMENT_PAGE_SIZE` when it was issued).' },
+        ),
         issued_at: Timestamp('When this document was generated (Unix seconds).'),
       },
       { additionalProperties: false },
@@ -51,7 +53,8 @@ export const StatementDocument = Type.Object(
         requested_by: Type.String({ description: 'The name of the client that requested the statement.' }),
         account_holder: Type.Pick(AccountHolder, ['id', 'email', 'name', 'external_ref'], {
           additionalProperties: false,
-          description: 'As the client had recorded the account holder when the document was issued (`external_ref`: the client’s own reference).',
+          description:
+            'As the client had recorded the account holder when the document was issued (`external_ref`: the client’s own reference).',
         }),
         created_at: Timestamp('When the statement was requested.'),
         completed_at: Timestamp('When it was computed.'),
@@ -62,7 +65,9 @@ export const StatementDocument = Type.Object(
       Type.Object(
         {
           claim: ClaimStatement,
-          receipt: Type.String({ description: 'The claim’s receipt (compact JWS) as issued: check it on its own with `ownproof verify-claim`.' }),
+          receipt: Type.String({
+            description: 'The claim’s receipt (compact JWS) as issued: check it on its own with `ownproof verify-claim`.',
+          }),
         },
         { additionalProperties: false },
       ),
@@ -90,13 +95,19 @@ export type CheckStatementBody = Static<typeof CheckStatementBody>;
 export const StatementCheck = Type.Object(
   {
     object: Type.Literal('statement_check'),
-    valid: Type.Boolean({ description: 'True when the file (or the document of this hash) is a statement document issued by this service, unaltered.' }),
+    valid: Type.Boolean({
+      description: 'True when the file (or the document of this hash) is a statement document issued by this service, unaltered.',
+    }),
     reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it is not valid; null when valid.' }),
-    issuer: Type.Union([Type.String(), Type.Null()], { description: 'Who signed it (the issuer’s public base URL), when that could be read.' }),
+    issuer: Type.Union([Type.String(), Type.Null()], {
+      description: 'Who signed it (the issuer’s public base URL), when that could be read.',
+    }),
     signing_key_id: Type.Union([Type.String(), Type.Null()], { description: 'The published key that signed it, when valid.' }),
     document_hash: Type.Union([Sha256Hex('The document hash.'), Type.Null()]),
     file_sha256: Type.Union([Sha256Hex('The SHA-256 of the whole PDF file (the download’s ETag).'), Type.Null()]),
-    document: Type.Union([StatementDocument, Type.Null()], { description: 'What the statement states (the signed data attached to the PDF), when valid.' }),
+    document: Type.Union([StatementDocument, Type.Null()], {
+      description: 'What the statement states (the signed data attached to the PDF), when valid.',
+    }),
   },
   { $id: 'StatementCheck', title: 'Statement check' },
 );

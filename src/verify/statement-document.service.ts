@@ -40,7 +40,6 @@ export const documentCheckUrl = (config: Pick<Config, 'publicBaseUrl'>) => `${co
 // pdfkit and the fonts load on the first PDF a process makes, not when the server starts.
 const pdfRenderer = lazyModule(() => import('./statement-pdf/statement-pdf.js'));
 
-
 /**
  * A completed statement's PDF in `format`. The first download of a format generates it — signs the
  * statement's data, renders the PDF and stores both — and the first generation of either format
@@ -50,7 +49,12 @@ const pdfRenderer = lazyModule(() => import('./statement-pdf/statement-pdf.js'))
  * (statement, format) and the usage record (type, statement) let one of each in: both callers get
  * the stored document, and the use is billed once (docs/verify.md, "Statement PDFs").
  */
-export async function downloadStatementPdf(deps: StatementDocumentDeps, scope: Scope, id: string, format: StatementPdfFormat): Promise<StatementPdfFile> {
+export async function downloadStatementPdf(
+  deps: StatementDocumentDeps,
+  scope: Scope,
+  id: string,
+  format: StatementPdfFormat,
+): Promise<StatementPdfFile> {
   const found = await findStatementForDocument(deps.db, scope, id, format);
   if (!found) throw notFound('statement', id);
   if (found.status === 'pending') {
@@ -71,7 +75,13 @@ export async function downloadStatementPdf(deps: StatementDocumentDeps, scope: S
 }
 
 /** What the document states, as of now: the statement's stored data and who and what it is about. */
-async function statementDocument(deps: StatementDocumentDeps, scope: Scope, id: string, format: StatementPdfFormat, issuedAt: number): Promise<StatementDocument> {
+async function statementDocument(
+  deps: StatementDocumentDeps,
+  scope: Scope,
+  id: string,
+  format: StatementPdfFormat,
+  issuedAt: number,
+): Promise<StatementDocument> {
   const row = await findStatementWithData(deps.db, id);
   if (!row || row.data === null || row.completed_at === null) throw new Error(`statement ${id} has no data to document`);
   const holder = await retrieveAccountHolder(deps, scope, row.account_holder_id);
@@ -103,17 +113,30 @@ async function statementDocument(deps: StatementDocumentDeps, scope: Scope, id: 
  * attached), the PDF rendered and sealed with the file signature. Pure but for the fonts; storing
  * and billing are the caller's.
  */
-export async function statementFile(key: ReceiptSigningKey, document: StatementDocument, verifyUrl: string): Promise<{ pdf: Buffer; sha256: string; documentHash: string }> {
+export async function statementFile(
+  key: ReceiptSigningKey,
+  document: StatementDocument,
+  verifyUrl: string,
+): Promise<{ pdf: Buffer; sha256: string; documentHash: string }> {
   const payload = Buffer.from(JSON.stringify(document), 'utf8');
   const documentHash = sha256Hex(payload);
   const jws = await signJws(key, STATEMENT_DOCUMENT_TYPE, payload);
   const rendered = await (await pdfRenderer()).renderStatementPdf({ document, jws, kid: key.kid, documentHash, verifyUrl });
-  const sealed = await sealStatementPdf(key, rendered, { statement_id: document.statement.id, format: document.document.format, document_hash: documentHash });
+  const sealed = await sealStatementPdf(key, rendered, {
+    statement_id: document.statement.id,
+    format: document.document.format,
+    document_hash: documentHash,
+  });
   return { ...sealed, documentHash };
 }
 
 /** Generates, signs and stores the document, billing the statement's first one; returns whichever document of this format is stored. */
-async function issueStatementPdf(deps: StatementDocumentDeps, scope: Scope, id: string, format: StatementPdfFormat): Promise<Omit<StatementPdfFile, 'filename'>> {
+async function issueStatementPdf(
+  deps: StatementDocumentDeps,
+  scope: Scope,
+  id: string,
+  format: StatementPdfFormat,
+): Promise<Omit<StatementPdfFile, 'filename'>> {
   const now = unixSeconds(deps.clock);
   const document = await statementDocument(deps, scope, id, format, now);
   const key = await activeSigningKey(deps);
@@ -146,7 +169,11 @@ async function issueStatementPdf(deps: StatementDocumentDeps, scope: Scope, id: 
 export async function checkStatementFile(deps: Pick<AppContext, 'db' | 'config'>, file: Buffer): Promise<StatementCheck> {
   const verdict = await checkStatementPdf(file, await publishedVerificationKeys(deps));
   if (!verdict.valid || verdict.issuer === deps.config.publicBaseUrl) return verdict;
-  return statementCheckFailure(`issued by ${verdict.issuer}, not by this service (${deps.config.publicBaseUrl})`, { issuer: verdict.issuer, document_hash: verdict.document_hash, file_sha256: verdict.file_sha256 });
+  return statementCheckFailure(`issued by ${verdict.issuer}, not by this service (${deps.config.publicBaseUrl})`, {
+    issuer: verdict.issuer,
+    document_hash: verdict.document_hash,
+    file_sha256: verdict.file_sha256,
+  });
 }
 
 /**

@@ -27,13 +27,18 @@ describe.each(engines())('statement PDFs on %s', (engine) => {
   let statement: Record<string, unknown> & { id: string; summary: Record<string, string | number> };
   const period = { open: at('2026-10-01T00:00:00Z'), close: at('2026-11-20T00:00:00Z') };
 
-  const get = (url: string, key = world.client.testKey, headers: Record<string, string> = {}) => t.call(key, { method: 'GET', url, headers });
-  const pdfUrl = (id: string, format?: string) => `/v1/verify/statements/${id}/document/pdf${format === undefined ? '' : `?format=${format}`}`;
+  const get = (url: string, key = world.client.testKey, headers: Record<string, string> = {}) =>
+    t.call(key, { method: 'GET', url, headers });
+  const pdfUrl = (id: string, format?: string) =>
+    `/v1/verify/statements/${id}/document/pdf${format === undefined ? '' : `?format=${format}`}`;
   const usage = async () => (await get('/v1/usage?limit=100')).json().data as { resource_id: string; type: string; created_at: number }[];
   const newStatement = () => world.completedStatement({ claim_ids: [claim.id], period, timezone: 'America/New_York' });
 
   beforeAll(async () => {
-    t = await startTestApp(engine, { seams: { chains: createChainSources({ esploraUrl: undefined, test: sim }) }, config: { PUBLIC_BASE_URL } });
+    t = await startTestApp(engine, {
+      seams: { chains: createChainSources({ esploraUrl: undefined, test: sim }) },
+      config: { PUBLIC_BASE_URL },
+    });
     world = await makeStatementWorld(t, { holder: { email: 'ada@example.com', name: 'Ada Lovelace', external_ref: 'CUST-0042' } });
     claim = await world.proveAddress();
     history = await octoberHistory(sim, claim);
@@ -76,13 +81,22 @@ describe.each(engines())('statement PDFs on %s', (engine) => {
     expect(line('Closing balance, 19 November 2026, 19:00 UTC-05:00')).toContain(btc(summary.closing_balance as string));
     expect(btc(summary.closing_balance as string)).toBe(btc(530_000n - 120_000n - history.fee));
     // The month sections, cut where the period cuts them, each between its opening balance and its totals.
-    for (const title of ['September 2026, from 30 September, 20:00 UTC-04:00', 'October 2026', 'November 2026, until 19 November, 19:00 UTC-05:00']) expect(text).toContain(title);
+    for (const title of [
+      'September 2026, from 30 September, 20:00 UTC-04:00',
+      'October 2026',
+      'November 2026, until 19 November, 19:00 UTC-05:00',
+    ])
+      expect(text).toContain(title);
     expect(text).toContain('No transactions. Balance throughout: 0.00000000 BTC.');
     expect(text).toContain('Totals · 2 transactions');
     expect(text).toContain('Totals · 1 transaction');
     for (const txid of history.txids) expect(text).toContain(txid);
     // The payment: its date, its name, block and amounts; under them its time with the offset, its id and where it went.
-    expect(text).toMatch(new RegExp(`2026-10-20\\s+Sent\\s+\\d+\\s+0\\.00120000\\s+0\\.00000\\d{3}\\s+0\\.00\\d{6}\\n\\s*08:00 -04:00\\s+${history.txids[1]} to tb1q`));
+    expect(text).toMatch(
+      new RegExp(
+        `2026-10-20\\s+Sent\\s+\\d+\\s+0\\.00120000\\s+0\\.00000\\d{3}\\s+0\\.00\\d{6}\\n\\s*08:00 -04:00\\s+${history.txids[1]} to tb1q`,
+      ),
+    );
     pages.forEach((page, i) => expect(page).toContain(`Page ${i + 1} of ${pages.length}`));
     expect((await pdfInfo(res.rawPayload))['Page size']).toMatch(/^595\.2\d* x 841\.8\d* pts \(A4\)/);
     const fonts = await pdfFonts(res.rawPayload);
@@ -124,7 +138,12 @@ describe.each(engines())('statement PDFs on %s', (engine) => {
         created_at: statement.created_at,
         completed_at: statement.completed_at,
       },
-      claims: [{ claim: expect.objectContaining({ id: claim.id, subject: { type: 'address', address: claim.address } }), receipt: expect.stringMatching(/^ey/) }],
+      claims: [
+        {
+          claim: expect.objectContaining({ id: claim.id, subject: { type: 'address', address: claim.address } }),
+          receipt: expect.stringMatching(/^ey/),
+        },
+      ],
       data: JSON.parse(row.data as string) as StatementData,
     });
     const claimRes = (await get(`/v1/verify/claims/${claim.id}`)).json();
@@ -136,7 +155,12 @@ describe.each(engines())('statement PDFs on %s', (engine) => {
     for (const page of pages) expect(page).toContain(`Document hash (SHA-256) ${documentHash}`);
     expect(pages[0]).toContain(`${PUBLIC_BASE_URL}/verify`);
     expect(await pdfQrCodes(res.rawPayload, 1)).toEqual([`${PUBLIC_BASE_URL}/verify?document_hash=${documentHash}`]);
-    const stored = await t.ctx.db.selectFrom('verify_statement_documents').select(['document_hash', 'signing_key_id']).where('statement_id', '=', statement.id).where('format', '=', 'monthly').executeTakeFirstOrThrow();
+    const stored = await t.ctx.db
+      .selectFrom('verify_statement_documents')
+      .select(['document_hash', 'signing_key_id'])
+      .where('statement_id', '=', statement.id)
+      .where('format', '=', 'monthly')
+      .executeTakeFirstOrThrow();
     expect(stored).toEqual({ document_hash: documentHash, signing_key_id: verified.protectedHeader.kid });
   });
 
@@ -186,15 +210,26 @@ describe.each(engines())('statement PDFs on %s', (engine) => {
     expect(changed.statusCode).toBe(200);
     expect(await usage()).toEqual(billed);
     expect((await get(`/v1/verify/statements/${fresh.id}`)).json().pdf_generated_at).toBe(read.pdf_generated_at);
-    expect((await get('/v1/usage?type=statement_pdf&limit=1')).json()).toMatchObject({ object: 'list', url: '/v1/usage', has_more: billed.length > 1, data: [billed[0]] });
+    expect((await get('/v1/usage?type=statement_pdf&limit=1')).json()).toMatchObject({
+      object: 'list',
+      url: '/v1/usage',
+      has_more: billed.length > 1,
+      data: [billed[0]],
+    });
   });
 
   it('bills once when the first downloads of both formats arrive at the same moment, and gives every caller the stored file of its format', async () => {
     const fresh = await newStatement();
-    const responses = await Promise.all(['monthly', 'custom', 'monthly', 'custom', 'monthly', 'custom'].map((format) => get(pdfUrl(fresh.id, format))));
+    const responses = await Promise.all(
+      ['monthly', 'custom', 'monthly', 'custom', 'monthly', 'custom'].map((format) => get(pdfUrl(fresh.id, format))),
+    );
     expect(responses.map((r) => r.statusCode)).toEqual([200, 200, 200, 200, 200, 200]);
     expect((await usage()).filter((u) => u.resource_id === fresh.id)).toHaveLength(1);
-    const stored = await t.ctx.db.selectFrom('verify_statement_documents').select(['format', 'pdf_sha256']).where('statement_id', '=', fresh.id).execute();
+    const stored = await t.ctx.db
+      .selectFrom('verify_statement_documents')
+      .select(['format', 'pdf_sha256'])
+      .where('statement_id', '=', fresh.id)
+      .execute();
     expect(stored.map((s) => s.format).sort()).toEqual(['custom', 'monthly']);
     for (const [i, res] of responses.entries()) {
       const format = i % 2 === 0 ? 'monthly' : 'custom';
@@ -203,15 +238,33 @@ describe.each(engines())('statement PDFs on %s', (engine) => {
   });
 
   it('refuses another format with 400 naming format, a pending statement with 409 statement_not_ready and a failed one with 409 statement_failed, changing nothing', async () => {
-    const pendingId = (await t.call(world.client.testKey, { method: 'POST', url: '/v1/verify/statements/generate', json: { account_holder_id: world.holderId, claim_ids: [claim.id], period, timezone: 'UTC' } })).json().id;
+    const pendingId = (
+      await t.call(world.client.testKey, {
+        method: 'POST',
+        url: '/v1/verify/statements/generate',
+        json: { account_holder_id: world.holderId, claim_ids: [claim.id], period, timezone: 'UTC' },
+      })
+    ).json().id;
     const doomed = await world.proveAddress();
-    const failedId = (await t.call(world.client.testKey, { method: 'POST', url: '/v1/verify/statements/generate', json: { account_holder_id: world.holderId, claim_ids: [doomed.id], period, timezone: 'UTC' } })).json().id;
+    const failedId = (
+      await t.call(world.client.testKey, {
+        method: 'POST',
+        url: '/v1/verify/statements/generate',
+        json: { account_holder_id: world.holderId, claim_ids: [doomed.id], period, timezone: 'UTC' },
+      })
+    ).json().id;
     await revokeAccess(t.ctx, { controller: 'ada@example.com', modes: ['test'] }, world.client.clientId, doomed.id);
     await runDueJobs(t.ctx);
     const failed = (await get(`/v1/verify/statements/${failedId}`)).json();
     expect(failed.status).toBe('failed');
     // The pending one was computed by that run too: make another that stays pending.
-    const stillPending = (await t.call(world.client.testKey, { method: 'POST', url: '/v1/verify/statements/generate', json: { account_holder_id: world.holderId, claim_ids: [claim.id], period, timezone: 'UTC' } })).json().id;
+    const stillPending = (
+      await t.call(world.client.testKey, {
+        method: 'POST',
+        url: '/v1/verify/statements/generate',
+        json: { account_holder_id: world.holderId, claim_ids: [claim.id], period, timezone: 'UTC' },
+      })
+    ).json().id;
     expect(pendingId).toMatch(/^stmt_/);
 
     const before = await snapshotDatabase(t.ctx.db, ['rate_limits']);

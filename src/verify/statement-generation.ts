@@ -42,7 +42,11 @@ async function addressesNow(chain: ChainSource, claim: GrantedClaimRow, statemen
  * The chain height before each of the period's boundaries (`periodBoundaries`), by instant: what
  * `StatementChainInput.heightBefore` answers (the last block whose effective time is ≤ instant − 1).
  */
-export async function boundaryHeights(source: Pick<ChainSource, 'getHeightAtTime'>, period: StatementPeriod, timezone: string): Promise<Map<number, number>> {
+export async function boundaryHeights(
+  source: Pick<ChainSource, 'getHeightAtTime'>,
+  period: StatementPeriod,
+  timezone: string,
+): Promise<Map<number, number>> {
   const heights = new Map<number, number>();
   for (const boundary of periodBoundaries(period, timezone)) heights.set(boundary, await source.getHeightAtTime(boundary - 1));
   return heights;
@@ -55,7 +59,8 @@ export async function boundaryHeights(source: Pick<ChainSource, 'getHeightAtTime
 async function computeFromChain(deps: StatementGenerationDeps, row: StatementApiRow): Promise<StatementData> {
   const scope: Scope = { clientId: row.client_id, mode: row.mode };
   const source = deps.chains.forMode(row.mode);
-  if (!source) throw new StatementRefused(`This server has no chain data source for ${row.mode} mode (its operator has not set ESPLORA_URL).`);
+  if (!source)
+    throw new StatementRefused(`This server has no chain data source for ${row.mode} mode (its operator has not set ESPLORA_URL).`);
   const claims: StatementClaimInput[] = [];
   const depositProofTxids: string[] = [];
   const chains = new Map<NetworkName, ChainSource>();
@@ -73,7 +78,10 @@ async function computeFromChain(deps: StatementGenerationDeps, row: StatementApi
     chains.set(network, chain);
     claims.push({
       claim_id: claimId,
-      subject: statement.subject.type === 'address' ? { type: 'address', address: statement.subject.address } : { type: 'wallet', descriptor: statement.subject.descriptor },
+      subject:
+        statement.subject.type === 'address'
+          ? { type: 'address', address: statement.subject.address }
+          : { type: 'wallet', descriptor: statement.subject.descriptor },
       network,
       addresses: await addressesNow(chain, granted, statement),
     });
@@ -84,7 +92,8 @@ async function computeFromChain(deps: StatementGenerationDeps, row: StatementApi
   const transactions: ChainTx[] = [];
   for (const [network, chain] of chains) {
     const addresses = new Set(claims.filter((claim) => claim.network === network).flatMap((claim) => claim.addresses));
-    for (const history of (await chain.getAddressHistory([...addresses], { includeMempool: false })).values()) transactions.push(...history);
+    for (const history of (await chain.getAddressHistory([...addresses], { includeMempool: false })).values())
+      transactions.push(...history);
   }
   const period = { open: row.period_open, close: row.period_close };
   const heights = await boundaryHeights(source, period, row.timezone);
@@ -123,7 +132,8 @@ async function withValuation(deps: StatementGenerationDeps, row: StatementApiRow
 
 /** Why the statement failed, in words for the client: chain source errors by kind (their messages name the operator's server). */
 function failureReason(error: unknown, deadlineMs: number): string {
-  if (error instanceof DeadlineExceeded) return `Computing the statement took longer than ${Math.round(deadlineMs / 60_000)} minutes; generate it again later.`;
+  if (error instanceof DeadlineExceeded)
+    return `Computing the statement took longer than ${Math.round(deadlineMs / 60_000)} minutes; generate it again later.`;
   if (error instanceof ChainSourceError) {
     const what = {
       timeout: 'did not answer in time',
@@ -153,7 +163,11 @@ async function withDeadline<T>(work: Promise<T>, ms: number): Promise<T> {
 }
 
 /** Ends a pending statement as `completed` with its figures or `failed` with a reason, with its event, once. */
-async function finish(deps: StatementGenerationDeps, row: StatementApiRow, outcome: { data: StatementData } | { reason: string }): Promise<void> {
+async function finish(
+  deps: StatementGenerationDeps,
+  row: StatementApiRow,
+  outcome: { data: StatementData } | { reason: string },
+): Promise<void> {
   const now = unixSeconds(deps.clock);
   const changes =
     'data' in outcome
@@ -170,7 +184,12 @@ async function finish(deps: StatementGenerationDeps, row: StatementApiRow, outco
   await deps.db.transaction().execute(async (trx) => {
     const finished = await finishPendingStatement(trx, row.id, changes);
     if (finished) {
-      await recordEvent({ db: trx, clock: deps.clock }, { clientId: row.client_id, mode: row.mode }, `statement.${finished.status as 'completed' | 'failed'}`, toStatement(finished));
+      await recordEvent(
+        { db: trx, clock: deps.clock },
+        { clientId: row.client_id, mode: row.mode },
+        `statement.${finished.status as 'completed' | 'failed'}`,
+        toStatement(finished),
+      );
     }
   });
 }
@@ -191,7 +210,10 @@ export async function completeStatement(
   const timer = deps.metrics.histogram(statementGeneration).startTimer({ mode: row.mode });
   let data: StatementData;
   try {
-    data = await withDeadline(computeFromChain(deps, row).then((computed) => withValuation(deps, row, computed)), run.deadlineMs);
+    data = await withDeadline(
+      computeFromChain(deps, row).then((computed) => withValuation(deps, row, computed)),
+      run.deadlineMs,
+    );
   } catch (error) {
     const retry = !(error instanceof StatementRefused) && !run.lastAttempt;
     timer({ outcome: retry ? 'retry' : 'failed' });

@@ -69,7 +69,10 @@ export interface Movement {
 }
 
 /** The distinct addresses among `entries` that are outside the set: the first {@link MAX_COUNTERPARTIES}, and how many more. */
-function outside(entries: Iterable<{ scriptPubKey: string; address?: string } | undefined>, scripts: ReadonlySet<string>): Pick<Movement, 'counterparties' | 'more'> {
+function outside(
+  entries: Iterable<{ scriptPubKey: string; address?: string } | undefined>,
+  scripts: ReadonlySet<string>,
+): Pick<Movement, 'counterparties' | 'more'> {
   const addresses = new Set<string>();
   for (const entry of entries) if (entry?.address !== undefined && !scripts.has(entry.scriptPubKey)) addresses.add(entry.address);
   const all = [...addresses];
@@ -93,8 +96,18 @@ export function movementOf(tx: ChainTx, scripts: ReadonlySet<string>, effect: Ef
   const spends = tx.inputs.some((input) => input.prevout !== undefined && scripts.has(input.prevout.scriptPubKey));
   const outputs = () => outside(tx.outputs, scripts);
   if (depositProofs.has(tx.txid)) return { kind: 'deposit_proof', ...outputs() };
-  if (!spends || effect.amountIn > 0n) return { kind: 'received', ...outside(tx.inputs.map((input) => input.prevout), scripts) };
-  const internal = tx.inputs.every((input) => input.prevout !== undefined && scripts.has(input.prevout.scriptPubKey)) && tx.outputs.every((output) => scripts.has(output.scriptPubKey));
-  if (internal) return { kind: tx.inputs.length >= 2 && tx.outputs.length === 1 ? 'consolidation' : 'self_transfer', counterparties: [], more: 0 };
+  if (!spends || effect.amountIn > 0n)
+    return {
+      kind: 'received',
+      ...outside(
+        tx.inputs.map((input) => input.prevout),
+        scripts,
+      ),
+    };
+  const internal =
+    tx.inputs.every((input) => input.prevout !== undefined && scripts.has(input.prevout.scriptPubKey)) &&
+    tx.outputs.every((output) => scripts.has(output.scriptPubKey));
+  if (internal)
+    return { kind: tx.inputs.length >= 2 && tx.outputs.length === 1 ? 'consolidation' : 'self_transfer', counterparties: [], more: 0 };
   return { kind: 'sent', ...outputs() };
 }

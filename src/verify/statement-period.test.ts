@@ -5,10 +5,29 @@ const at = (iso: string) => Date.parse(iso) / 1000;
 
 describe('statement periods', () => {
   it('takes IANA zone names and refuses offsets, abbreviations of nothing and made-up names', () => {
-    for (const name of ['UTC', 'America/New_York', 'Asia/Kolkata', 'Pacific/Chatham', 'Australia/Lord_Howe', 'Etc/GMT+5', 'America/Argentina/Buenos_Aires']) {
+    for (const name of [
+      'UTC',
+      'America/New_York',
+      'Asia/Kolkata',
+      'Pacific/Chatham',
+      'Australia/Lord_Howe',
+      'Etc/GMT+5',
+      'America/Argentina/Buenos_Aires',
+    ]) {
       expect(isTimeZoneName(name), name).toBe(true);
     }
-    for (const name of ['', '+05:30', 'UTC+2', 'local', 'system', 'Mars/Olympus_Mons', 'America/', '/UTC', 'America//New_York', 'Europe/Lond on']) {
+    for (const name of [
+      '',
+      '+05:30',
+      'UTC+2',
+      'local',
+      'system',
+      'Mars/Olympus_Mons',
+      'America/',
+      '/UTC',
+      'America//New_York',
+      'Europe/Lond on',
+    ]) {
       expect(isTimeZoneName(name), name).toBe(false);
     }
   });
@@ -21,12 +40,29 @@ describe('statement periods', () => {
       { month: '2026-03', start: at('2026-03-01T00:00:00Z'), end: at('2026-04-01T00:00:00Z') },
       { month: '2026-04', start: at('2026-04-01T00:00:00Z'), end: period.close },
     ]);
-    expect(periodBoundaries(period, 'UTC')).toEqual([period.open, at('2026-02-01T00:00:00Z'), at('2026-03-01T00:00:00Z'), at('2026-04-01T00:00:00Z'), period.close]);
+    expect(periodBoundaries(period, 'UTC')).toEqual([
+      period.open,
+      at('2026-02-01T00:00:00Z'),
+      at('2026-03-01T00:00:00Z'),
+      at('2026-04-01T00:00:00Z'),
+      period.close,
+    ]);
   });
 
   it('follows both DST changes of America/New_York: March and April start at −05:00 and −04:00, November and December at −04:00 and −05:00', () => {
     const spans = monthSpans({ open: at('2026-03-01T05:00:00Z'), close: at('2027-01-01T05:00:00Z') }, 'America/New_York');
-    expect(spans.map((s) => s.month)).toEqual(['2026-03', '2026-04', '2026-05', '2026-06', '2026-07', '2026-08', '2026-09', '2026-10', '2026-11', '2026-12']);
+    expect(spans.map((s) => s.month)).toEqual([
+      '2026-03',
+      '2026-04',
+      '2026-05',
+      '2026-06',
+      '2026-07',
+      '2026-08',
+      '2026-09',
+      '2026-10',
+      '2026-11',
+      '2026-12',
+    ]);
     expect(spans[0]).toEqual({ month: '2026-03', start: at('2026-03-01T00:00:00-05:00'), end: at('2026-04-01T00:00:00-04:00') });
     // March loses the hour of 8 March (02:00 EST → 03:00 EDT), November gains it back on 1 November.
     expect((spans[0]!.end - spans[0]!.start) / 3600).toBe(31 * 24 - 1);

@@ -88,7 +88,7 @@ export function offsetSpans(period: StatementPeriod, timezone: string): OffsetSp
   const spans: OffsetSpan[] = [];
   let start = period.open;
   let offset = offsetAt(start);
-  for (let probed = start; probed < period.close - 1; ) {
+  for (let probed = start; probed < period.close - 1;) {
     const next = Math.min(probed + DAY_SECONDS, period.close - 1);
     if (offsetAt(next) === offset) {
       probed = next;

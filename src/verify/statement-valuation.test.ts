@@ -12,18 +12,51 @@ const minor = (text: string) => BigInt(text.replace('.', ''));
 
 /** opening + in − out − fees + revaluation = closing, exactly, in minor units. */
 function reconciles(v: StatementValueTotals): boolean {
-  return minor(v.opening_value) + minor(v.value_in) - minor(v.value_out) - minor(v.value_fees) + minor(v.revaluation) === minor(v.closing_value);
+  return (
+    minor(v.opening_value) + minor(v.value_in) - minor(v.value_out) - minor(v.value_fees) + minor(v.revaluation) === minor(v.closing_value)
+  );
 }
 
-const source = (currency: 'EUR' | 'JPY'): PriceSourceDescription => ({ name: 'Test prices', exchange: 'test', market: `BTC/${currency}`, currency, interval: '1h', rule: PRICE_RULE });
+const source = (currency: 'EUR' | 'JPY'): PriceSourceDescription => ({
+  name: 'Test prices',
+  exchange: 'test',
+  market: `BTC/${currency}`,
+  currency,
+  interval: '1h',
+  rule: PRICE_RULE,
+});
 
 /** A Europe/London statement across the October 2026 clock change, with a receipt, a payment (fee paid) and a transfer to self. */
 function londonStatement(): StatementData {
   const history = [
-    tx(100, at('2026-09-10T10:00:00Z'), [[outsider(0), 200_000n]], [[receive(0), 150_000n], [outsider(1), 49_000n]]),
+    tx(
+      100,
+      at('2026-09-10T10:00:00Z'),
+      [[outsider(0), 200_000n]],
+      [
+        [receive(0), 150_000n],
+        [outsider(1), 49_000n],
+      ],
+    ),
     tx(110, at('2026-10-05T10:20:00Z'), [[outsider(0), 80_001n]], [[receive(1), 80_001n]]),
-    tx(120, at('2026-10-25T00:30:00Z'), [[receive(0), 150_000n]], [[outsider(2), 100_000n], [change(0), 49_000n]]),
-    tx(130, at('2026-11-03T10:00:00Z'), [[receive(1), 80_001n], [change(0), 49_000n]], [[receive(0), 128_001n]]),
+    tx(
+      120,
+      at('2026-10-25T00:30:00Z'),
+      [[receive(0), 150_000n]],
+      [
+        [outsider(2), 100_000n],
+        [change(0), 49_000n],
+      ],
+    ),
+    tx(
+      130,
+      at('2026-11-03T10:00:00Z'),
+      [
+        [receive(1), 80_001n],
+        [change(0), 49_000n],
+      ],
+      [[receive(0), 128_001n]],
+    ),
   ];
   return computeStatement({
     period: { open: at('2026-09-30T23:00:00Z'), close: at('2026-12-01T00:00:00Z') },
@@ -53,7 +86,12 @@ describe('valuing a statement in a fiat currency', () => {
 
   it('values each movement at the price of its time, each balance at the bounds, and every span adds up exactly', () => {
     const data = londonStatement();
-    const valued = valueStatement(data, 'EUR', source('EUR'), pricesFor(data, (open) => `${60_000 + ((open / 3600) % 100)}.005`));
+    const valued = valueStatement(
+      data,
+      'EUR',
+      source('EUR'),
+      pricesFor(data, (open) => `${60_000 + ((open / 3600) % 100)}.005`),
+    );
     const valuation = valued.valuation;
     if (valuation?.status !== 'valued') throw new Error('not valued');
     expect(reconciles(valuation.summary), 'period').toBe(true);
@@ -71,24 +109,42 @@ describe('valuing a statement in a fiat currency', () => {
     expect(minor(valuation.summary.value_out)).toBe(outs);
     // The opening value is the opening balance at the open's price.
     const opening = valuation.summary.opening_price;
-    expect(valuation.summary.opening_value).toBe((Math.round((Number(opening) * Number(data.summary.opening_balance)) / 1e6) / 100).toFixed(2));
+    expect(valuation.summary.opening_value).toBe(
+      (Math.round((Number(opening) * Number(data.summary.opening_balance)) / 1e6) / 100).toFixed(2),
+    );
     // Every price used, once per candle, in time order, with where it came from.
-    expect(valuation.prices.map((p) => p.candle_open)).toEqual([...new Set(valuationMoments(data).map(candleOpenOf))].sort((a, b) => a - b));
+    expect(valuation.prices.map((p) => p.candle_open)).toEqual(
+      [...new Set(valuationMoments(data).map(candleOpenOf))].sort((a, b) => a - b),
+    );
     expect(valuation.source).toMatchObject({ market: 'BTC/EUR', interval: '1h' });
-    expect(valuationSummary(valuation)).toMatchObject({ status: 'valued', currency: 'EUR', closing_value: valuation.summary.closing_value });
+    expect(valuationSummary(valuation)).toMatchObject({
+      status: 'valued',
+      currency: 'EUR',
+      closing_value: valuation.summary.closing_value,
+    });
   });
 
   it('rounds an exact half away from zero, and values yen in whole yen', () => {
     const data = londonStatement();
     // 80,001 sats at 1,250,000.5 yen per BTC is 1,000.0165… yen → 1,000.
-    const yen = valueStatement(data, 'JPY', source('JPY'), pricesFor(data, () => '1250000.5'));
+    const yen = valueStatement(
+      data,
+      'JPY',
+      source('JPY'),
+      pricesFor(data, () => '1250000.5'),
+    );
     if (yen.valuation?.status !== 'valued') throw new Error('not valued');
     const receipt = yen.months[0]!.transactions.find((row) => row.amount_in === '80001')!;
     expect(receipt.value_in).toBe('1000');
     expect(yen.valuation.summary.closing_value).toMatch(/^\d+$/);
     expect(reconciles(yen.valuation.summary)).toBe(true);
     // A 1,000-sat fee at 500 EUR/BTC is exactly half a cent: 0.01 EUR, away from zero.
-    const euros = valueStatement(data, 'EUR', source('EUR'), pricesFor(data, () => '500'));
+    const euros = valueStatement(
+      data,
+      'EUR',
+      source('EUR'),
+      pricesFor(data, () => '500'),
+    );
     const payment = euros.months[0]!.transactions.find((row) => row.amount_out === '100000')!;
     expect(payment.value_fee).toBe('0.01');
     expect(payment.value_out).toBe('0.50');

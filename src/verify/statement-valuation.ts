@@ -10,7 +10,14 @@
 import { fiatMinorUnits, formatFiat } from '../prices/fiat-value.js';
 import type { FiatCurrency } from '../prices/currencies.js';
 import type { PriceSourceDescription, PricedMoment } from '../prices/price.service.js';
-import { VALUATION_ROUNDING, type StatementData, type StatementTotals, type StatementValuation, type StatementValuationSummary, type StatementValueTotals } from './statement.schemas.js';
+import {
+  VALUATION_ROUNDING,
+  type StatementData,
+  type StatementTotals,
+  type StatementValuation,
+  type StatementValuationSummary,
+  type StatementValueTotals,
+} from './statement.schemas.js';
 
 /**
  * The moments a valuation needs a price for: each span's start and end (the period's open and
@@ -56,7 +63,12 @@ function spanValues(
  * `data`: the job values a statement it has just computed, and a copy of 10,000 transactions cost
  * the statement bench 17 MiB of its peak memory (docs/performance.md).
  */
-export function valueStatement(data: StatementData, currency: FiatCurrency, source: PriceSourceDescription, prices: readonly PricedMoment[]): StatementData {
+export function valueStatement(
+  data: StatementData,
+  currency: FiatCurrency,
+  source: PriceSourceDescription,
+  prices: readonly PricedMoment[],
+): StatementData {
   const at = new Map(prices.map((p) => [p.at, p]));
   const priceAt = (moment: number): PricedMoment => {
     const priced = at.get(moment);
@@ -83,7 +95,10 @@ export function valueStatement(data: StatementData, currency: FiatCurrency, sour
     whole.in += moved.in;
     whole.out += moved.out;
     whole.fees += moved.fees;
-    valuedMonths.push({ month: month.month, ...spanValues(month, { opening: priceAt(month.start).price, closing: priceAt(month.end).price }, moved, currency) });
+    valuedMonths.push({
+      month: month.month,
+      ...spanValues(month, { opening: priceAt(month.start).price, closing: priceAt(month.end).price }, moved, currency),
+    });
   }
   const used = new Map<number, string>();
   for (const moment of valuationMoments(data)) used.set(priceAt(moment).candleOpen, priceAt(moment).price);
@@ -93,7 +108,12 @@ export function valueStatement(data: StatementData, currency: FiatCurrency, sour
     source: { ...source },
     rounding: VALUATION_ROUNDING,
     prices: [...used].sort(([a], [b]) => a - b).map(([candleOpen, price]) => ({ candle_open: candleOpen, price })),
-    summary: spanValues(data.summary, { opening: priceAt(data.period.open).price, closing: priceAt(data.period.close).price }, whole, currency),
+    summary: spanValues(
+      data.summary,
+      { opening: priceAt(data.period.open).price, closing: priceAt(data.period.close).price },
+      whole,
+      currency,
+    ),
     months: valuedMonths,
   };
   data.valuation = valuation;
@@ -101,7 +121,12 @@ export function valueStatement(data: StatementData, currency: FiatCurrency, sour
 }
 
 /** The statement without a valuation, saying why (the price source could not answer): never a silent wrong number. */
-export function valuationUnavailable(data: StatementData, currency: string, reason: string, source?: PriceSourceDescription): StatementData {
+export function valuationUnavailable(
+  data: StatementData,
+  currency: string,
+  reason: string,
+  source?: PriceSourceDescription,
+): StatementData {
   return { ...data, valuation: { status: 'unavailable', currency, reason, ...(source ? { source: { ...source } } : {}) } };
 }
 

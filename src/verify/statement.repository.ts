@@ -33,7 +33,13 @@ export async function insertStatement(db: Db, row: Insertable<StatementTable>): 
 
 /** A statement of this client and mode, without its data; undefined for another tenant's id, exactly as for a missing one. */
 export async function findStatement(db: Db, scope: Scope, id: string) {
-  return db.selectFrom('verify_statements').select(API_COLUMNS).where('id', '=', id).where('client_id', '=', scope.clientId).where('mode', '=', scope.mode).executeTakeFirst();
+  return db
+    .selectFrom('verify_statements')
+    .select(API_COLUMNS)
+    .where('id', '=', id)
+    .where('client_id', '=', scope.clientId)
+    .where('mode', '=', scope.mode)
+    .executeTakeFirst();
 }
 
 export type StatementApiRow = NonNullable<Awaited<ReturnType<typeof findStatement>>>;
@@ -43,7 +49,12 @@ export async function findStatementById(db: Db, id: string): Promise<StatementAp
   return db.selectFrom('verify_statements').select(API_COLUMNS).where('id', '=', id).executeTakeFirst();
 }
 
-export async function listStatementRows(db: Db, scope: Scope, filter: { status?: StatementStatus; accountHolderId?: string }, page: PageRequest) {
+export async function listStatementRows(
+  db: Db,
+  scope: Scope,
+  filter: { status?: StatementStatus; accountHolderId?: string },
+  page: PageRequest,
+) {
   let query = db.selectFrom('verify_statements').select(API_COLUMNS).where('client_id', '=', scope.clientId).where('mode', '=', scope.mode);
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   if (filter.accountHolderId !== undefined) query = query.where('account_holder_id', '=', filter.accountHolderId);
@@ -60,5 +71,11 @@ export async function finishPendingStatement(
   id: string,
   changes: Pick<Updateable<StatementTable>, 'status' | 'failure_reason' | 'summary' | 'chain' | 'data' | 'updated_at' | 'completed_at'>,
 ): Promise<StatementApiRow | undefined> {
-  return db.updateTable('verify_statements').set(changes).where('id', '=', id).where('status', '=', 'pending').returning(API_COLUMNS).executeTakeFirst();
+  return db
+    .updateTable('verify_statements')
+    .set(changes)
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .returning(API_COLUMNS)
+    .executeTakeFirst();
 }

@@ -40,7 +40,8 @@ export const statementRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         operationId: 'retrieveStatement',
         summary: 'Retrieve a statement',
-        description: 'Its status, and once `completed` its `summary`. A completed statement stays readable after the account holder revokes the sharing.',
+        description:
+          'Its status, and once `completed` its `summary`. A completed statement stays readable after the account holder revokes the sharing.',
         params: IdParams('stmt_', 'statement'),
         response: { 200: StatementRef, ...errorResponses(404) },
       },

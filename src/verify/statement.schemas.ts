@@ -44,7 +44,8 @@ export const StatementSummary = Type.Object(
   },
   {
     additionalProperties: false,
-    description: 'The whole period, all claims together (a transfer between two of the statement’s claims is internal here). Present once `completed`.',
+    description:
+      'The whole period, all claims together (a transfer between two of the statement’s claims is internal here). Present once `completed`.',
   },
 );
 export type StatementSummary = Static<typeof StatementSummary>;
@@ -61,11 +62,17 @@ export type StatementChain = Static<typeof StatementChain>;
 
 /** An amount of money in the valuation currency: decimal text with every digit of its minor unit. */
 function Fiat(description: string) {
-  return Type.String({ description: `${description} In the valuation currency, as decimal text with every digit of its minor unit (\`1234.50\` EUR, \`123450\` JPY); negative with a leading \`-\`.` });
+  return Type.String({
+    description: `${description} In the valuation currency, as decimal text with every digit of its minor unit (\`1234.50\` EUR, \`123450\` JPY); negative with a leading \`-\`.`,
+  });
 }
 
 /** A price: the valuation currency per bitcoin, decimal text as the source gave it. */
-const Price = (description: string) => Type.String({ description: `${description} The valuation currency per BTC, decimal text as the price source gave it.`, examples: ['61234.5'] });
+const Price = (description: string) =>
+  Type.String({
+    description: `${description} The valuation currency per BTC, decimal text as the price source gave it.`,
+    examples: ['61234.5'],
+  });
 
 export const StatementPriceSource = Type.Object(
   {
@@ -125,13 +132,19 @@ export const StatementValuation = Type.Union(
       {
         status: Type.Literal('unavailable'),
         currency: Type.String({ description: 'ISO 4217.' }),
-        reason: Type.String({ description: 'Why there is no valuation, in words (the price source was unreachable, has no price that far back, …); generate the statement again to try again.' }),
+        reason: Type.String({
+          description:
+            'Why there is no valuation, in words (the price source was unreachable, has no price that far back, …); generate the statement again to try again.',
+        }),
         source: Type.Optional(StatementPriceSource),
       },
       { additionalProperties: false },
     ),
   ],
-  { description: 'The statement’s balances and movements in the valuation currency (from `version` 2 on, when `valuation_currency` was given).' },
+  {
+    description:
+      'The statement’s balances and movements in the valuation currency (from `version` 2 on, when `valuation_currency` was given).',
+  },
 );
 export type StatementValuation = Static<typeof StatementValuation>;
 
@@ -144,14 +157,19 @@ export const StatementValuationSummary = Type.Union(
     ),
     Type.Object({ status: Type.Literal('unavailable'), currency: Type.String(), reason: Type.String() }, { additionalProperties: false }),
   ],
-  { description: 'The whole period in the valuation currency, or why it could not be valued. Null until `completed`, and when no `valuation_currency` was given.' },
+  {
+    description:
+      'The whole period in the valuation currency, or why it could not be valued. Null until `completed`, and when no `valuation_currency` was given.',
+  },
 );
 export type StatementValuationSummary = Static<typeof StatementValuationSummary>;
 
 export const StatementPeriod = Type.Object(
   {
     open: Timestamp('Start of the period (Unix seconds), included.'),
-    close: Timestamp('End of the period (Unix seconds), excluded: a transaction in a block timed exactly at `close` belongs to the next period.'),
+    close: Timestamp(
+      'End of the period (Unix seconds), excluded: a transaction in a block timed exactly at `close` belongs to the next period.',
+    ),
   },
   { additionalProperties: false },
 );
@@ -161,24 +179,34 @@ export const Statement = Type.Object(
   {
     id: Type.String({ description: 'Unique identifier, prefixed `stmt_`.' }),
     object: Type.Literal('statement'),
-    status: Type.Union(STATEMENT_STATUSES.map((s) => Type.Literal(s)), {
-      description: '`pending` while it is computed, then `completed` (`statement.completed`) or `failed` (`statement.failed`, see `failure_reason`).',
-    }),
+    status: Type.Union(
+      STATEMENT_STATUSES.map((s) => Type.Literal(s)),
+      {
+        description:
+          '`pending` while it is computed, then `completed` (`statement.completed`) or `failed` (`statement.failed`, see `failure_reason`).',
+      },
+    ),
     account_holder_id: Type.String(),
     claim_ids: Type.Array(Type.String(), { description: 'The claims it covers, in the order given.' }),
     period: StatementPeriod,
     timezone: Type.String({ description: 'The IANA time zone given on generation: month sections and times in the document follow it.' }),
     summary: Type.Union([StatementSummary, Type.Null()]),
     chain: Type.Union([StatementChain, Type.Null()]),
-    valuation_currency: Type.Union([Type.String(), Type.Null()], { description: 'The currency the statement is valued in, as asked for (ISO 4217); null when not asked.' }),
+    valuation_currency: Type.Union([Type.String(), Type.Null()], {
+      description: 'The currency the statement is valued in, as asked for (ISO 4217); null when not asked.',
+    }),
     valuation: Type.Union([StatementValuationSummary, Type.Null()]),
     failure_reason: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed, in words; null unless `failed`.' }),
     created_at: Timestamp('When it was requested (Unix seconds).'),
     updated_at: Timestamp('When its status last changed (Unix seconds).'),
     completed_at: Type.Union([Timestamp('When it was computed (Unix seconds).'), Type.Null()]),
-    pdf_generated_at: Type.Union([Timestamp('When its first PDF was generated, the one billed use of its PDFs (Unix seconds).'), Type.Null()], {
-      description: 'Null until its PDF is first downloaded (either format); set once. Later downloads of either format are free. See `GET /v1/usage`.',
-    }),
+    pdf_generated_at: Type.Union(
+      [Timestamp('When its first PDF was generated, the one billed use of its PDFs (Unix seconds).'), Type.Null()],
+      {
+        description:
+          'Null until its PDF is first downloaded (either format); set once. Later downloads of either format are free. See `GET /v1/usage`.',
+      },
+    ),
     livemode: Type.Boolean(),
   },
   {
@@ -194,7 +222,11 @@ const PeriodBound = (description: string) => Type.Optional(Type.Integer({ minimu
 
 export const GenerateStatementBody = Type.Object(
   {
-    account_holder_id: Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH, description: 'An account holder of yours in this mode: the owner of every claim.' }),
+    account_holder_id: Type.String({
+      minLength: 1,
+      maxLength: MAX_ID_LENGTH,
+      description: 'An account holder of yours in this mode: the owner of every claim.',
+    }),
     claim_ids: Type.Array(Type.String({ minLength: 1, maxLength: MAX_ID_LENGTH }), {
       minItems: 1,
       maxItems: MAX_STATEMENT_CLAIMS,
@@ -223,11 +255,14 @@ export const GenerateStatementBody = Type.Object(
       examples: ['UTC'],
     }),
     valuation_currency: Type.Optional(
-      Type.Union(SUPPORTED_CURRENCIES.map((code) => Type.Literal(code)), {
-        description:
-          'Also value the statement in this currency (ISO 4217): the opening and closing balances at the period’s bounds and each movement at its time, ' +
-          'from hourly prices of a named source (docs/prices.md). If the prices cannot be had, the statement still completes, without valuation, saying why.',
-      }),
+      Type.Union(
+        SUPPORTED_CURRENCIES.map((code) => Type.Literal(code)),
+        {
+          description:
+            'Also value the statement in this currency (ISO 4217): the opening and closing balances at the period’s bounds and each movement at its time, ' +
+            'from hourly prices of a named source (docs/prices.md). If the prices cannot be had, the statement still completes, without valuation, saying why.',
+        },
+      ),
     ),
   },
   { additionalProperties: false },
@@ -237,7 +272,12 @@ export type GenerateStatementInput = Static<typeof GenerateStatementBody>;
 export const StatementListQuery = Type.Object(
   {
     ...PageQueryFields,
-    status: Type.Optional(Type.Union(STATEMENT_STATUSES.map((s) => Type.Literal(s)), { description: 'Only statements in this status.' })),
+    status: Type.Optional(
+      Type.Union(
+        STATEMENT_STATUSES.map((s) => Type.Literal(s)),
+        { description: 'Only statements in this status.' },
+      ),
+    ),
     account_holder_id: Type.Optional(Type.String({ maxLength: MAX_ID_LENGTH, description: 'Only statements of this account holder.' })),
   },
   { additionalProperties: false },
@@ -275,7 +315,10 @@ const Movement = Type.Union(
 export const MAX_COUNTERPARTIES = 3;
 
 /** Confirmations: the tip's height − the block's height + 1, or 0 for a block above the tip. */
-const Confirmations = Type.Integer({ minimum: 0, description: 'Confirmations of its block at the tip the statement was computed at; 0 for a block above that tip.' });
+const Confirmations = Type.Integer({
+  minimum: 0,
+  description: 'Confirmations of its block at the tip the statement was computed at; 0 for a block above that tip.',
+});
 
 export const StatementTransaction = Type.Object(
   {
@@ -292,7 +335,12 @@ export const StatementTransaction = Type.Object(
           'none for transfers to self. Outputs without an address (`OP_RETURN`) are not listed. From `version` 2 on.',
       }),
     ),
-    counterparties_more: Type.Optional(Type.Integer({ minimum: 0, description: 'How many more outside addresses there were than `counterparties` lists. From `version` 2 on.' })),
+    counterparties_more: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        description: 'How many more outside addresses there were than `counterparties` lists. From `version` 2 on.',
+      }),
+    ),
     amount_in: Sats('Received by the statement’s addresses from outside them.'),
     amount_out: Sats('Sent from the statement’s addresses to outside them, fee excluded.'),
     fee: Sats('The fee the statement’s addresses paid.'),
@@ -315,7 +363,10 @@ export const StatementExclusion = Type.Object(
     block_time: Timestamp('The block header’s time (Unix seconds).'),
     block_time_local: Type.String({ description: 'The same time in the statement’s time zone, ISO 8601 with its offset.' }),
     kind: Movement,
-    net: Type.String({ description: 'What it would have changed the statement’s balance by: received − sent − fee, in satoshis, as decimal text (negative when it lowers it).' }),
+    net: Type.String({
+      description:
+        'What it would have changed the statement’s balance by: received − sent − fee, in satoshis, as decimal text (negative when it lowers it).',
+    }),
     confirmations: Confirmations,
     reason: Type.String({ description: 'Why it is left out, in words.' }),
   },
@@ -345,7 +396,9 @@ export const StatementClaimSection = Type.Object(
     claim_id: Type.String(),
     subject: StatementClaimSubject,
     network: Type.String(),
-    addresses: Type.Array(Type.String(), { description: 'Every address whose history was read: the address, or each address the wallet was found to use.' }),
+    addresses: Type.Array(Type.String(), {
+      description: 'Every address whose history was read: the address, or each address the wallet was found to use.',
+    }),
     summary: StatementTotals,
     months: Type.Array(Type.Object({ ...SpanFields, ...StatementTotalsFields }, { additionalProperties: false })),
   },
@@ -373,7 +426,8 @@ export const StatementData = Type.Object(
     months: Type.Array(StatementMonth),
     excluded: Type.Optional(
       Type.Array(StatementExclusion, {
-        description: 'Every transaction of the period left out, in chain order (`summary.pending_transaction_count` counts them). From `version` 2 on.',
+        description:
+          'Every transaction of the period left out, in chain order (`summary.pending_transaction_count` counts them). From `version` 2 on.',
       }),
     ),
     valuation: Type.Optional(StatementValuation),

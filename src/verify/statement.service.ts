@@ -54,18 +54,23 @@ function readPeriod(sent: GenerateStatementInput['period'], timezone: string, no
   const usesOpen = sent.open !== undefined || sent.close !== undefined;
   const usesOpening = sent.opening_time !== undefined || sent.closing_time !== undefined;
   if (usesOpen && usesOpening) {
-    throw new ApiError('parameter_invalid', { param: 'period', message: 'Invalid value for period: send {open, close} or {opening_time, closing_time}, not a mix of both.' });
+    throw new ApiError('parameter_invalid', {
+      param: 'period',
+      message: 'Invalid value for period: send {open, close} or {opening_time, closing_time}, not a mix of both.',
+    });
   }
   const [openName, closeName] = usesOpening ? (['opening_time', 'closing_time'] as const) : (['open', 'close'] as const);
   const open = sent[openName];
   const close = sent[closeName];
   if (open === undefined) throw new ApiError('parameter_missing', { param: `period[${openName}]` });
   if (close === undefined) throw new ApiError('parameter_missing', { param: `period[${closeName}]` });
-  const invalidClose = (rule: string) => new ApiError('parameter_invalid', { param: `period[${closeName}]`, message: `Invalid value for period[${closeName}]: ${rule}.` });
+  const invalidClose = (rule: string) =>
+    new ApiError('parameter_invalid', { param: `period[${closeName}]`, message: `Invalid value for period[${closeName}]: ${rule}.` });
   if (close <= open) throw invalidClose(`must be after period[${openName}] (${open})`);
   if (close > now) throw invalidClose(`must not be in the future (now is ${now})`);
   const latest = latestClose(open, timezone);
-  if (close > latest) throw invalidClose(`the period may cover at most ${MAX_STATEMENT_YEARS} years: at most ${latest} for this open in ${timezone}`);
+  if (close > latest)
+    throw invalidClose(`the period may cover at most ${MAX_STATEMENT_YEARS} years: at most ${latest} for this open in ${timezone}`);
   return { open, close };
 }
 
@@ -81,10 +86,16 @@ async function requireStatementClaims(deps: StatementDeps, scope: Scope, input: 
     const param = `claim_ids[${index}]`;
     const claim = granted.get(claimId);
     if (!claim) {
-      throw new ApiError('resource_missing', { param, message: `No such claim: '${claimId}' (${param}); it is not shared with you, or its sharing was revoked.` });
+      throw new ApiError('resource_missing', {
+        param,
+        message: `No such claim: '${claimId}' (${param}); it is not shared with you, or its sharing was revoked.`,
+      });
     }
     if (claim.account_holder_id !== input.account_holder_id) {
-      throw new ApiError('parameter_invalid', { param, message: `Invalid value for ${param}: claim '${claimId}' belongs to another account holder than account_holder_id.` });
+      throw new ApiError('parameter_invalid', {
+        param,
+        message: `Invalid value for ${param}: claim '${claimId}' belongs to another account holder than account_holder_id.`,
+      });
     }
     if (!(JSON.parse(claim.grant_permissions) as string[]).includes('statements')) {
       throw new ApiError('statement_permission_missing', {
@@ -149,7 +160,10 @@ export async function retrieveStatement(deps: StatementDeps, scope: Scope, id: s
 export async function listStatements(deps: StatementDeps, scope: Scope, query: StatementListQuery) {
   if (query.account_holder_id !== undefined) await requireAccountHolderParam(deps, scope, query.account_holder_id, 'account_holder_id');
   const page = await resolvePage(query, async (id) => (await findStatement(deps.db, scope, id))?.seq);
-  const filter = { ...(query.status === undefined ? {} : { status: query.status }), ...(query.account_holder_id === undefined ? {} : { accountHolderId: query.account_holder_id }) };
+  const filter = {
+    ...(query.status === undefined ? {} : { status: query.status }),
+    ...(query.account_holder_id === undefined ? {} : { accountHolderId: query.account_holder_id }),
+  };
   const { rows, hasMore } = await listStatementRows(deps.db, scope, filter, page);
   return { data: rows.map(toStatement), has_more: hasMore };
 }

@@ -29,10 +29,22 @@ describe.each(engines())('statements API on %s', (engine) => {
   /** The spender's three transactions in October and November 2026. */
   const spender = { address: '', fee: 0n };
 
-  const post = (json: unknown, key = client.testKey, headers: Record<string, string> = {}) => t.call(key, { method: 'POST', url: GENERATE, json, headers });
+  const post = (json: unknown, key = client.testKey, headers: Record<string, string> = {}) =>
+    t.call(key, { method: 'POST', url: GENERATE, json, headers });
   const get = (url: string, key = client.testKey) => t.call(key, { method: 'GET', url });
-  const eventsOf = async (type: string) => ((await get(`/v1/events?type=${type}&limit=100`)).json().data as { data: { object: Record<string, unknown> } }[]).map((e) => e.data.object);
-  const count = async (table: 'verify_statements' | 'jobs') => Number((await t.ctx.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+  const eventsOf = async (type: string) =>
+    ((await get(`/v1/events?type=${type}&limit=100`)).json().data as { data: { object: Record<string, unknown> } }[]).map(
+      (e) => e.data.object,
+    );
+  const count = async (table: 'verify_statements' | 'jobs') =>
+    Number(
+      (
+        await t.ctx.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const storedData = async (id: string) => {
     const row = await t.ctx.db.selectFrom('verify_statements').select('data').where('id', '=', id).executeTakeFirstOrThrow();
     return JSON.parse(row.data as string) as StatementData;
@@ -52,8 +64,12 @@ describe.each(engines())('statements API on %s', (engine) => {
     if (missing > 0) t.clock.advance(missing);
     client = await t.newClient('Acme Lending');
     scope = { clientId: client.clientId, mode: 'test' };
-    holderId = (await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com' } })).json().id;
-    const otherHolder = (await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'eve@example.com' } })).json().id;
+    holderId = (
+      await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com' } })
+    ).json().id;
+    const otherHolder = (
+      await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'eve@example.com' } })
+    ).json().id;
 
     const spending = await prove(holderId, ['transactions']);
     claims.spender = spending.id;
@@ -128,8 +144,16 @@ describe.each(engines())('statements API on %s', (engine) => {
       ['2026-10', 2],
       ['2026-11', 1],
     ]);
-    expect(data.months[1]!.transactions[1]).toMatchObject({ amount_out: '120000', fee: spender.fee.toString(), block_time_local: '2026-10-20T08:00:00-04:00' });
-    expect(data.claims[0]).toMatchObject({ claim_id: claims.spender, subject: { type: 'address', address: spender.address }, addresses: [spender.address] });
+    expect(data.months[1]!.transactions[1]).toMatchObject({
+      amount_out: '120000',
+      fee: spender.fee.toString(),
+      block_time_local: '2026-10-20T08:00:00-04:00',
+    });
+    expect(data.claims[0]).toMatchObject({
+      claim_id: claims.spender,
+      subject: { type: 'address', address: spender.address },
+      addresses: [spender.address],
+    });
 
     // New blocks and transactions later change nothing: the figures were stored, never recomputed.
     sim.fund(spender.address, 1_000n, { time: at('2026-11-10T00:00:00Z') });
@@ -141,14 +165,29 @@ describe.each(engines())('statements API on %s', (engine) => {
   it('values the statement in the currency asked for: balances at the bounds, movements at their times, every span adding up', async () => {
     const minor = (text: string) => BigInt(text.replace('.', ''));
     const addsUp = (v: Record<string, string>) =>
-      minor(v.opening_value as string) + minor(v.value_in as string) - minor(v.value_out as string) - minor(v.value_fees as string) + minor(v.revaluation as string) === minor(v.closing_value as string);
+      minor(v.opening_value as string) +
+        minor(v.value_in as string) -
+        minor(v.value_out as string) -
+        minor(v.value_fees as string) +
+        minor(v.revaluation as string) ===
+      minor(v.closing_value as string);
     for (const currency of ['EUR', 'JPY']) {
-      const res = await post({ account_holder_id: holderId, claim_ids: [claims.spender], period: october, timezone: 'Europe/London', valuation_currency: currency });
+      const res = await post({
+        account_holder_id: holderId,
+        claim_ids: [claims.spender],
+        period: october,
+        timezone: 'Europe/London',
+        valuation_currency: currency,
+      });
       expect(res.statusCode).toBe(200);
       expect(res.json()).toMatchObject({ valuation_currency: currency, valuation: null });
       await runDueJobs(t.ctx);
       const completed = (await get(`/v1/verify/statements/${res.json().id}`)).json();
-      expect(completed.valuation).toMatchObject({ status: 'valued', currency, source: { exchange: 'sandbox', market: `BTC/${currency}`, interval: '1h' } });
+      expect(completed.valuation).toMatchObject({
+        status: 'valued',
+        currency,
+        source: { exchange: 'sandbox', market: `BTC/${currency}`, interval: '1h' },
+      });
       expect(addsUp(completed.valuation), currency).toBe(true);
       expect(completed.valuation.value_out).not.toMatch(/^-?0(\.0+)?$/);
       if (currency === 'JPY') expect(completed.valuation.closing_value).toMatch(/^-?\d+$/);
@@ -164,7 +203,13 @@ describe.each(engines())('statements API on %s', (engine) => {
 
   it('refuses a valuation currency it does not value in, naming the ones it does', async () => {
     for (const currency of ['eur', 'XBT', 'AUD', '']) {
-      const res = await post({ account_holder_id: holderId, claim_ids: [claims.spender], period: october, timezone: 'UTC', valuation_currency: currency });
+      const res = await post({
+        account_holder_id: holderId,
+        claim_ids: [claims.spender],
+        period: october,
+        timezone: 'UTC',
+        valuation_currency: currency,
+      });
       expect(res.statusCode, currency).toBe(400);
       expect(res.json().error).toMatchObject({ code: 'parameter_invalid', param: 'valuation_currency' });
       expect(res.json().error.message).toContain('"USD", "EUR", "GBP", "CHF", "CAD", "JPY"');
@@ -173,7 +218,13 @@ describe.each(engines())('statements API on %s', (engine) => {
 
   it('completes without a valuation, saying why, when a price is not final yet (a period ending a moment ago)', async () => {
     const now = Math.floor(t.clock.now() / 1000);
-    const res = await post({ account_holder_id: holderId, claim_ids: [claims.spender], period: { open: october.open, close: now - 60 }, timezone: 'UTC', valuation_currency: 'GBP' });
+    const res = await post({
+      account_holder_id: holderId,
+      claim_ids: [claims.spender],
+      period: { open: october.open, close: now - 60 },
+      timezone: 'UTC',
+      valuation_currency: 'GBP',
+    });
     await runDueJobs(t.ctx);
     const completed = (await get(`/v1/verify/statements/${res.json().id}`)).json();
     expect(completed.status).toBe('completed');
@@ -183,7 +234,12 @@ describe.each(engines())('statements API on %s', (engine) => {
   });
 
   it('takes the period as {opening_time, closing_time} too, and returns it as {open, close}', async () => {
-    const res = await post({ account_holder_id: holderId, claim_ids: [claims.spender], period: { opening_time: october.open, closing_time: october.close }, timezone: 'UTC' });
+    const res = await post({
+      account_holder_id: holderId,
+      claim_ids: [claims.spender],
+      period: { opening_time: october.open, closing_time: october.close },
+      timezone: 'UTC',
+    });
     expect(res.statusCode).toBe(200);
     expect(res.json().period).toEqual(october);
   });
@@ -201,7 +257,9 @@ describe.each(engines())('statements API on %s', (engine) => {
     expect(BigInt(statement.summary.closing_balance)).toBe((await sim.getBalance(used, { time: period.close - 1 })).confirmed);
     const november2025 = data.months.find((m) => m.month === '2025-11')!;
     expect(november2025.transactions).toEqual([expect.objectContaining({ amount_in: '0', amount_out: '0' })]);
-    expect(data.months.find((m) => m.month === '2026-11')!.transactions).toEqual([expect.objectContaining({ amount_in: '70000', block_time_local: '2026-11-04T17:30:00+05:30' })]);
+    expect(data.months.find((m) => m.month === '2026-11')!.transactions).toEqual([
+      expect.objectContaining({ amount_in: '70000', block_time_local: '2026-11-04T17:30:00+05:30' }),
+    ]);
   });
 
   it('works with an Idempotency-Key like every POST: the retry gets the same statement, and only one is made', async () => {
@@ -222,7 +280,12 @@ describe.each(engines())('statements API on %s', (engine) => {
     const close = at('2026-11-01T00:00:00+05:30');
     const ok = await post({ account_holder_id: holderId, claim_ids: [claims.spender], period: { open, close }, timezone: 'Asia/Kolkata' });
     expect(ok.statusCode).toBe(200);
-    const tooLong = await post({ account_holder_id: holderId, claim_ids: [claims.spender], period: { open, close: close + 1 }, timezone: 'Asia/Kolkata' });
+    const tooLong = await post({
+      account_holder_id: holderId,
+      claim_ids: [claims.spender],
+      period: { open, close: close + 1 },
+      timezone: 'Asia/Kolkata',
+    });
     expect(tooLong.json().error).toMatchObject({ code: 'parameter_invalid', param: 'period[close]' });
     expect(tooLong.json().error.message).toContain('10 years');
   });
@@ -244,12 +307,24 @@ describe.each(engines())('statements API on %s', (engine) => {
     ['a period without closing_time', { period: { opening_time: 1_790_000_000 } }, 400, 'parameter_missing', 'period[closing_time]'],
     ['both spellings mixed', { period: { open: 1_790_000_000, closing_time: 1_791_000_000 } }, 400, 'parameter_invalid', 'period'],
     ['open equal to close', { period: { open: 1_790_000_000, close: 1_790_000_000 } }, 400, 'parameter_invalid', 'period[close]'],
-    ['close before open', { period: { opening_time: 1_790_000_000, closing_time: 1_780_000_000 } }, 400, 'parameter_invalid', 'period[closing_time]'],
+    [
+      'close before open',
+      { period: { opening_time: 1_790_000_000, closing_time: 1_780_000_000 } },
+      400,
+      'parameter_invalid',
+      'period[closing_time]',
+    ],
     ['close in the future', { period: { open: 1_790_000_000, close: 'FUTURE' } }, 400, 'parameter_invalid', 'period[close]'],
     ['open as text', { period: { open: '1790000000', close: 1_791_000_000 } }, 400, 'parameter_invalid', 'period[open]'],
     ['a negative open', { period: { open: -1, close: 1_791_000_000 } }, 400, 'parameter_invalid', 'period[open]'],
     ['a fractional close', { period: { open: 1_790_000_000, close: 1_791_000_000.5 } }, 400, 'parameter_invalid', 'period[close]'],
-    ['a period with another field', { period: { open: 1_790_000_000, close: 1_791_000_000, from: 1 } }, 400, 'parameter_unknown', 'period[from]'],
+    [
+      'a period with another field',
+      { period: { open: 1_790_000_000, close: 1_791_000_000, from: 1 } },
+      400,
+      'parameter_unknown',
+      'period[from]',
+    ],
     ['no time zone', { timezone: undefined }, 400, 'parameter_missing', 'timezone'],
     ['a made-up time zone', { timezone: 'Mars/Olympus_Mons' }, 400, 'parameter_invalid', 'timezone'],
     ['an offset for a time zone', { timezone: '+05:30' }, 400, 'parameter_invalid', 'timezone'],
@@ -257,9 +332,21 @@ describe.each(engines())('statements API on %s', (engine) => {
     ['an unknown field', { format: 'monthly' }, 400, 'parameter_unknown', 'format'],
   ])('refuses %s with %i %s naming %s, and creates nothing', async (_what, change, status, code, param) => {
     const now = Math.floor(t.clock.now() / 1000);
-    const named: Record<string, string> = { SPENDER: claims.spender, OTHER_HOLDER: claims.ofAnotherHolder, BALANCES_ONLY: claims.balancesOnly };
+    const named: Record<string, string> = {
+      SPENDER: claims.spender,
+      OTHER_HOLDER: claims.ofAnotherHolder,
+      BALANCES_ONLY: claims.balancesOnly,
+    };
     const fill = (value: unknown): unknown =>
-      value === 'FUTURE' ? now + 60 : typeof value === 'string' && value in named ? named[value] : Array.isArray(value) ? value.map(fill) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)])) : value;
+      value === 'FUTURE'
+        ? now + 60
+        : typeof value === 'string' && value in named
+          ? named[value]
+          : Array.isArray(value)
+            ? value.map(fill)
+            : value && typeof value === 'object'
+              ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)]))
+              : value;
     const body: Record<string, unknown> = { account_holder_id: holderId, claim_ids: [claims.spender], period: october, timezone: 'UTC' };
     for (const [key, value] of Object.entries(change)) {
       if (value === undefined) delete body[key];
@@ -274,7 +361,9 @@ describe.each(engines())('statements API on %s', (engine) => {
   });
 
   it('lists newest first with account holder and status filters and pages, and hides other tenants’ statements', async () => {
-    const otherHolder = (await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'grace@example.com' } })).json().id;
+    const otherHolder = (
+      await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'grace@example.com' } })
+    ).json().id;
     const { id: claimId } = await prove(otherHolder, ['transactions']);
     const body = { account_holder_id: otherHolder, claim_ids: [claimId], period: october, timezone: 'UTC' };
     const a = (await post(body)).json();
@@ -288,10 +377,16 @@ describe.each(engines())('statements API on %s', (engine) => {
     await runDueJobs(t.ctx);
     expect((await get(`/v1/verify/statements?account_holder_id=${otherHolder}&status=completed`)).json().data).toHaveLength(2);
     expect((await get('/v1/verify/statements?status=done')).json().error).toMatchObject({ code: 'parameter_invalid', param: 'status' });
-    expect((await get('/v1/verify/statements?account_holder_id=ah_nobody')).json().error).toMatchObject({ code: 'parameter_invalid', param: 'account_holder_id' });
+    expect((await get('/v1/verify/statements?account_holder_id=ah_nobody')).json().error).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'account_holder_id',
+    });
 
     const stranger = await t.newClient('Other Lender');
-    expect((await get(`/v1/verify/statements/${a.id}`, stranger.testKey)).json().error).toMatchObject({ code: 'resource_missing', param: 'id' });
+    expect((await get(`/v1/verify/statements/${a.id}`, stranger.testKey)).json().error).toMatchObject({
+      code: 'resource_missing',
+      param: 'id',
+    });
     expect((await get(`/v1/verify/statements/${a.id}`, client.liveKey)).statusCode).toBe(404);
     expect((await get('/v1/verify/statements', stranger.testKey)).json().data).toEqual([]);
     expect((await get('/v1/verify/statements', client.liveKey)).json().data).toEqual([]);
@@ -305,7 +400,10 @@ describe.each(engines())('statements API on %s', (engine) => {
     const completed = (await get(`/v1/verify/statements/${made.id}`)).json();
     expect(completed.status).toBe('completed');
     expect(completed.summary).toMatchObject({ opening_balance: '0', closing_balance: '0', transaction_count: 0 });
-    expect(await revokeAccess(t.ctx, { controller: 'ada@example.com', modes: ['test'] }, client.clientId, claimId)).toMatchObject({ id: claimId, access: { revoked_at: expect.any(Number) } });
+    expect(await revokeAccess(t.ctx, { controller: 'ada@example.com', modes: ['test'] }, client.clientId, claimId)).toMatchObject({
+      id: claimId,
+      access: { revoked_at: expect.any(Number) },
+    });
     const refused = await post(body);
     expect(refused.statusCode).toBe(404);
     expect(refused.json().error).toMatchObject({ code: 'resource_missing', param: 'claim_ids[0]' });
@@ -333,7 +431,13 @@ describe.each(engines())('statements while the chain source is down, on %s', (en
   const generate = async () => (await t.call(key, { method: 'POST', url: GENERATE, json: body })).json().id as string;
   const read = async (id: string) => (await t.call(key, { method: 'GET', url: `/v1/verify/statements/${id}` })).json();
   const attempts = async (id: string) =>
-    (await t.ctx.db.selectFrom('jobs').select('attempts').where('dedupe_key', '=', `verify.generate_statement:${id}`).executeTakeFirstOrThrow()).attempts;
+    (
+      await t.ctx.db
+        .selectFrom('jobs')
+        .select('attempts')
+        .where('dedupe_key', '=', `verify.generate_statement:${id}`)
+        .executeTakeFirstOrThrow()
+    ).attempts;
 
   beforeAll(async () => {
     server = await startEsploraServer(sim);
@@ -342,12 +446,22 @@ describe.each(engines())('statements while the chain source is down, on %s', (en
     t = await startTestApp(engine, { seams: { chains: createChainSources({ esploraUrl: undefined, test: source }) } });
     const client = await t.newClient();
     key = client.testKey;
-    const holderId = (await t.call(key, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com' } })).json().id;
+    const holderId = (await t.call(key, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com' } })).json()
+      .id;
     const wallet = testnetWallet('p2wpkh');
-    const claim = await proveWith(t.ctx, { clientId: client.clientId, mode: 'test' }, holderId, wallet, { kind: 'connect_session', session_id: 'sess_x', permissions: ['transactions'] });
+    const claim = await proveWith(t.ctx, { clientId: client.clientId, mode: 'test' }, holderId, wallet, {
+      kind: 'connect_session',
+      session_id: 'sess_x',
+      permissions: ['transactions'],
+    });
     sim.fund(wallet.address, 250_000n, { time: at('2025-02-10T00:00:00Z') });
     sim.mine({ count: 6 });
-    body = { account_holder_id: holderId, claim_ids: [claim.id], period: { open: at('2025-01-01T00:00:00Z'), close: at('2025-06-01T00:00:00Z') }, timezone: 'UTC' };
+    body = {
+      account_holder_id: holderId,
+      claim_ids: [claim.id],
+      period: { open: at('2025-01-01T00:00:00Z'), close: at('2025-06-01T00:00:00Z') },
+      timezone: 'UTC',
+    };
   });
   afterAll(async () => {
     await t?.close();
@@ -380,7 +494,9 @@ describe.each(engines())('statements while the chain source is down, on %s', (en
     );
     expect(failed.failure_reason).not.toContain('127.0.0.1');
     expect(await attempts(id)).toBe(STATEMENT_MAX_ATTEMPTS);
-    const events = (await t.call(key, { method: 'GET', url: '/v1/events?type=statement.failed' })).json().data as { data: { object: { id: string } } }[];
+    const events = (await t.call(key, { method: 'GET', url: '/v1/events?type=statement.failed' })).json().data as {
+      data: { object: { id: string } };
+    }[];
     expect(events.map((e) => e.data.object)).toEqual([failed]);
   });
 });

@@ -21,9 +21,20 @@ describe.each(engines())('verify e-mail on a production server without SMTP_URL 
   let client: TestClient;
   let holderId: string;
   const createRequest = (app: TestApp, json: Record<string, unknown> = {}) =>
-    app.call(client.testKey, { method: 'POST', url: '/v1/verify/access_requests', json: { type: 'sharing', account_holder_id: holderId, permissions: ['balances'], ...json } });
+    app.call(client.testKey, {
+      method: 'POST',
+      url: '/v1/verify/access_requests',
+      json: { type: 'sharing', account_holder_id: holderId, permissions: ['balances'], ...json },
+    });
   const count = async (table: 'mail_outbox' | 'verify_portal_links' | 'verify_access_requests') =>
-    Number((await prod.ctx.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await prod.ctx.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   /** Runs the due jobs in the production app with a worker whose log lines are kept. */
   const runProductionJobs = async () => {
     const { stream, lines } = captureStream();
@@ -42,7 +53,13 @@ describe.each(engines())('verify e-mail on a production server without SMTP_URL 
     dev = await startTestApp(engine, { database });
     prod = await startTestApp(engine, { database, config: { NODE_ENV: 'production', MASTER_KEY: TEST_MASTER_KEY } });
     client = await dev.newClient('Acme Lending');
-    holderId = (await dev.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com', name: 'Ada' } })).json().id;
+    holderId = (
+      await dev.call(client.testKey, {
+        method: 'POST',
+        url: '/v1/connect/account_holders',
+        json: { email: 'ada@example.com', name: 'Ada' },
+      })
+    ).json().id;
   });
   afterAll(async () => {
     await prod?.close();
@@ -68,7 +85,8 @@ describe.each(engines())('verify e-mail on a production server without SMTP_URL 
 
     const read = (await prod.call(client.testKey, { method: 'GET', url: `/v1/verify/access_requests/${created.json().id}` })).json();
     expect(read.notification).toEqual({ status: 'failed', last_error: expect.stringMatching(/SMTP_URL/), sent_at: null });
-    const events = (await prod.call(client.testKey, { method: 'GET', url: '/v1/events?type=access_request.notification_failed' })).json().data;
+    const events = (await prod.call(client.testKey, { method: 'GET', url: '/v1/events?type=access_request.notification_failed' })).json()
+      .data;
     expect(events.map((e: { data: { object: { id: string } } }) => e.data.object.id)).toContain(created.json().id);
     expect(await count('mail_outbox')).toBe(outboxBefore);
     expect(await count('verify_portal_links')).toBe(linksBefore);
@@ -77,7 +95,14 @@ describe.each(engines())('verify e-mail on a production server without SMTP_URL 
   it('tells the person on the portal that it cannot e-mail a sign-in link, and queues none', async () => {
     const agent = new FormAgent(prod.app, 'portal');
     await agent.get('/portal/sign-in');
-    const jobsBefore = Number((await prod.ctx.db.selectFrom('jobs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+    const jobsBefore = Number(
+      (
+        await prod.ctx.db
+          .selectFrom('jobs')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
     const res = await agent.post('/portal/sign-in', { email: 'ada@example.com' });
     expect(res.statusCode).toBe(503);
     expect(res.body).toContain('This server cannot send e-mail at the moment');
@@ -85,7 +110,16 @@ describe.each(engines())('verify e-mail on a production server without SMTP_URL 
     // The same answer for an address nobody has: it says nothing of who is known here.
     const unknown = await agent.post('/portal/sign-in', { email: 'nobody@example.com' });
     expect(unknown.statusCode).toBe(503);
-    expect(Number((await prod.ctx.db.selectFrom('jobs').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n)).toBe(jobsBefore);
+    expect(
+      Number(
+        (
+          await prod.ctx.db
+            .selectFrom('jobs')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      ),
+    ).toBe(jobsBefore);
   });
 
   it('sends no sign-in link a person asked for before the restart, and logs why', async () => {
@@ -98,15 +132,24 @@ describe.each(engines())('verify e-mail on a production server without SMTP_URL 
 
     expect(await count('mail_outbox')).toBe(outboxBefore);
     expect(await count('verify_portal_links')).toBe(linksBefore);
-    expect(lines).toContainEqual(expect.objectContaining({ level: 50, msg: expect.stringMatching(/^portal sign-in link not sent: .*SMTP_URL/) }));
+    expect(lines).toContainEqual(
+      expect.objectContaining({ level: 50, msg: expect.stringMatching(/^portal sign-in link not sent: .*SMTP_URL/) }),
+    );
     expect(JSON.stringify(lines)).not.toContain('ada@example.com');
   });
 
   it('e-mails the client’s message with its line breaks in both parts (development outbox)', async () => {
     const created = (await createRequest(dev, { message: 'For your loan\napplication.' })).json();
     await runDueJobs(dev.ctx);
-    expect((await dev.call(client.testKey, { method: 'GET', url: `/v1/verify/access_requests/${created.id}` })).json().notification.status).toBe('sent');
-    const mail = await dev.ctx.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', 'ada@example.com').orderBy('seq', 'desc').executeTakeFirstOrThrow();
+    expect(
+      (await dev.call(client.testKey, { method: 'GET', url: `/v1/verify/access_requests/${created.id}` })).json().notification.status,
+    ).toBe('sent');
+    const mail = await dev.ctx.db
+      .selectFrom('mail_outbox')
+      .selectAll()
+      .where('to_address', '=', 'ada@example.com')
+      .orderBy('seq', 'desc')
+      .executeTakeFirstOrThrow();
     expect(mail.text_body).toContain('Their message: “For your loan\napplication.”');
     expect(mail.html_body).toContain('Their message: “For your loan<br>application.”');
   });

@@ -23,7 +23,13 @@ function utcDate(seconds: number): string {
 }
 
 /** The e-mail telling an account holder about a request: who asks, for what, why it matters, and a link that signs in and opens it. */
-export function accessRequestMail(input: { to: string; holderName: string | null; clientName: string; request: AccessRequestRow; link: string }): OutgoingMail {
+export function accessRequestMail(input: {
+  to: string;
+  holderName: string | null;
+  clientName: string;
+  request: AccessRequestRow;
+  link: string;
+}): OutgoingMail {
   const { clientName, request } = input;
   const permissions = JSON.parse(request.permissions) as AccessPermission[];
   const content = renderEmail({
@@ -65,12 +71,20 @@ export function signInMail(input: { to: string; link: string }): OutgoingMail {
  * `failed` with the server's words and records `access_request.notification_failed`; a temporary
  * failure records the error and throws, so the job retries.
  */
-export async function sendAccessRequestMail(deps: VerifyMailDeps, id: string, attempt: { lastAttempt: boolean; log: FastifyBaseLogger }): Promise<void> {
+export async function sendAccessRequestMail(
+  deps: VerifyMailDeps,
+  id: string,
+  attempt: { lastAttempt: boolean; log: FastifyBaseLogger },
+): Promise<void> {
   const row = await findAccessRequestById(deps.db, id);
   if (!row || row.notification_status !== 'pending') return;
   const now = () => unixSeconds(deps.clock);
   if (row.status !== 'pending') {
-    await updateNotification(deps.db, id, { notification_status: 'failed', notification_error: `not sent: the request was ${row.status} first`, updated_at: now() });
+    await updateNotification(deps.db, id, {
+      notification_status: 'failed',
+      notification_error: `not sent: the request was ${row.status} first`,
+      updated_at: now(),
+    });
     return;
   }
   const scope = { clientId: row.client_id, mode: row.mode };
@@ -89,13 +103,22 @@ export async function sendAccessRequestMail(deps: VerifyMailDeps, id: string, at
       throw error;
     }
     await deps.db.transaction().execute(async (trx) => {
-      const failed = await updateNotification(trx, id, { notification_status: 'failed', notification_error: error.message, updated_at: now() });
+      const failed = await updateNotification(trx, id, {
+        notification_status: 'failed',
+        notification_error: error.message,
+        updated_at: now(),
+      });
       if (failed) await recordEvent({ db: trx, clock: deps.clock }, scope, 'access_request.notification_failed', toAccessRequest(failed));
     });
     attempt.log.warn({ access_request_id: id, permanent: error.permanent }, 'access request e-mail failed');
     return;
   }
-  await updateNotification(deps.db, id, { notification_status: 'sent', notification_error: null, notification_sent_at: now(), updated_at: now() });
+  await updateNotification(deps.db, id, {
+    notification_status: 'sent',
+    notification_error: null,
+    notification_sent_at: now(),
+    updated_at: now(),
+  });
 }
 
 /**
@@ -105,7 +128,11 @@ export async function sendAccessRequestMail(deps: VerifyMailDeps, id: string, at
  * request id opens that request when it is the person's and still pending. A server that sends no
  * mail (production without SMTP_URL) makes no link and logs an error: someone is waiting for it.
  */
-export async function sendSignInMail(deps: VerifyMailDeps, input: { email: string; access_request_id?: string }, attempt: { log: FastifyBaseLogger }): Promise<void> {
+export async function sendSignInMail(
+  deps: VerifyMailDeps,
+  input: { email: string; access_request_id?: string },
+  attempt: { log: FastifyBaseLogger },
+): Promise<void> {
   const modes = reachableModes(deps.mailer);
   if (modes.length === 0) {
     attempt.log.error('portal sign-in link not sent: this production server has no SMTP_URL, so it sends no e-mail');
@@ -118,7 +145,11 @@ export async function sendSignInMail(deps: VerifyMailDeps, input: { email: strin
   }
   const request = input.access_request_id ? await findAccessRequestById(deps.db, input.access_request_id) : undefined;
   const opens = request && request.status === 'pending' && holders.some((h) => h.id === request.account_holder_id) ? request.id : undefined;
-  const link = await createSignInLink(deps, { email: input.email, ttlSeconds: SIGN_IN_LINK_TTL_SECONDS, ...(opens ? { accessRequestId: opens } : {}) });
+  const link = await createSignInLink(deps, {
+    email: input.email,
+    ttlSeconds: SIGN_IN_LINK_TTL_SECONDS,
+    ...(opens ? { accessRequestId: opens } : {}),
+  });
   try {
     await deps.mailer.send(signInMail({ to: holders[0]?.email ?? input.email, link }));
   } catch (error) {

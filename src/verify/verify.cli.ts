@@ -16,7 +16,10 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
       await cli.withRuntime(async (runtime) => {
         const rotated = await rotateSigningKey(runtime.ctx);
         if (options.json) cli.print(JSON.stringify(rotated));
-        else cli.print(`New receipt signing key ${rotated.kid}${rotated.retired.length ? `; retired ${rotated.retired.join(', ')} (still published for verification)` : ''}.`);
+        else
+          cli.print(
+            `New receipt signing key ${rotated.kid}${rotated.retired.length ? `; retired ${rotated.retired.join(', ')} (still published for verification)` : ''}.`,
+          );
       });
     });
   keys
@@ -27,14 +30,19 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
       const { describeSigningKeys } = await import('./signing-key.service.js');
       await cli.withRuntime(async (runtime) => {
         const all = await describeSigningKeys(runtime.ctx);
-        for (const key of all) cli.print(options.json ? JSON.stringify(key) : `${key.kid}  ${key.status}  created ${new Date(key.created_at * 1000).toISOString()}`);
+        for (const key of all)
+          cli.print(
+            options.json ? JSON.stringify(key) : `${key.kid}  ${key.status}  created ${new Date(key.created_at * 1000).toISOString()}`,
+          );
         if (all.length === 0 && !options.json) cli.print('No signing key yet: the first claim creates one.');
       });
     });
 
   program
     .command('verify-claim')
-    .description('Check a claim receipt offline: its signature with a saved JWKS, and the Bitcoin proof inside it (as `ownproof-verify receipt` does)')
+    .description(
+      'Check a claim receipt offline: its signature with a saved JWKS, and the Bitcoin proof inside it (as `ownproof-verify receipt` does)',
+    )
     .argument('[file]', 'a file holding the receipt, or - for stdin', '-')
     .requiredOption('--jwks <file>', "the issuer's keys, saved from its /.well-known/jwks.json")
     .option('--json', 'print the verdict as JSON')
@@ -51,7 +59,9 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
 
   program
     .command('verify-statement')
-    .description('Check a statement PDF offline with a saved JWKS: that it is unaltered as issued, its signed data, and the Bitcoin proof of each claim (as `ownproof-verify statement` does)')
+    .description(
+      'Check a statement PDF offline with a saved JWKS: that it is unaltered as issued, its signed data, and the Bitcoin proof of each claim (as `ownproof-verify statement` does)',
+    )
     .argument('<file>', 'the statement PDF, or - for stdin')
     .requiredOption('--jwks <file>', "the issuer's keys, saved from its /.well-known/jwks.json")
     .option('--json', 'print the verdict as JSON (with everything the statement states)')
@@ -62,6 +72,12 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
         import('./statement-check.js'),
         import('./statement-check-words.js'),
       ]);
-      cli.setExitCode(await runStatementCheck(cli, { name: 'verify-statement', file, ...options }, { check: checkStatementPdf, describe: describeStatementCheck }));
+      cli.setExitCode(
+        await runStatementCheck(
+          cli,
+          { name: 'verify-statement', file, ...options },
+          { check: checkStatementPdf, describe: describeStatementCheck },
+        ),
+      );
     });
 }

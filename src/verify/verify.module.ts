@@ -34,12 +34,15 @@ export const verifyModule = defineModule({
   jobs: [notifyAccessRequestJob, expireAccessRequestJob, portalSignInMailJob, generateStatementJob],
   events: [
     ...eventsOf(Claim, {
-      'claim.created': 'A wallet was proven in your connect session and the person chose Done: the claim is now shared with you (sent with `session.completed`).',
+      'claim.created':
+        'A wallet was proven in your connect session and the person chose Done: the claim is now shared with you (sent with `session.completed`).',
       'claim.revoked': 'The account holder withdrew the claim: its `status` is `revoked`. Sent to every client it was shared with.',
-      'claim.access_revoked': 'The account holder stopped sharing the claim with you: `access.revoked_at` says when. Later reads of it are 404.',
+      'claim.access_revoked':
+        'The account holder stopped sharing the claim with you: `access.revoked_at` says when. Later reads of it are 404.',
     }),
     ...eventsOf(AccessRequest, {
-      'access_request.granted': 'The account holder approved the request: `claim_ids` are the claims now shared with you (the spec’s “access granted”).',
+      'access_request.granted':
+        'The account holder approved the request: `claim_ids` are the claims now shared with you (the spec’s “access granted”).',
       'access_request.declined': 'The account holder declined the request.',
       'access_request.expired': 'Nobody answered the request by its `expires_at`.',
       'access_request.canceled': 'You canceled the request (`POST /v1/verify/access_requests/{id}/cancel`).',
@@ -59,6 +62,9 @@ export const verifyModule = defineModule({
   openApiTags: [
     { name: 'Claims', description: 'Receipts of Bitcoin ownership that account holders shared with you, and checking any receipt.' },
     { name: 'Access requests', description: 'Asking account holders, by e-mail and through their portal, to share claims with you.' },
-    { name: 'Statements', description: 'Statements of the confirmed Bitcoin activity of shared claims over a period, per month of a time zone.' },
+    {
+      name: 'Statements',
+      description: 'Statements of the confirmed Bitcoin activity of shared claims over a period, per month of a time zone.',
+    },
   ],
 });

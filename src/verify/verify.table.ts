@@ -24,8 +24,7 @@ export type { ChallengeSubject } from '@ownproof/verify';
  */
 export type ChallengeOrigin =
   /** `account_id`: the connected account the pages prove (the pages always set it; tests that call the service need not). */
-  | { kind: 'connect_session'; session_id: string; account_id?: string }
-  | { kind: 'portal' };
+  { kind: 'connect_session'; session_id: string; account_id?: string } | { kind: 'portal' };
 
 export interface ChallengeTable {
   seq: Generated<number>;

@@ -23,7 +23,15 @@ export function chromiumAvailable(): boolean {
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -54,7 +62,9 @@ export async function axeViolations(page: Page): Promise<string[]> {
   // frames, so there is nothing to gather from other documents.
   await page.evaluate(axe.source);
   // A string: this project compiles without the DOM typings, and `axe` is the page's global now.
-  const violations = await page.evaluate<Result[]>(`axe.run(document, { resultTypes: ['violations'] }).then((results) => results.violations)`);
+  const violations = await page.evaluate<Result[]>(
+    `axe.run(document, { resultTypes: ['violations'] }).then((results) => results.violations)`,
+  );
   return violations
     .filter((v) => v.impact === 'serious' || v.impact === 'critical')
     .map((v) => `${v.impact} ${v.id}: ${v.help} — ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
@@ -70,7 +80,9 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 export function smallTapTargets(page: Page, min = 44): Promise<string[]> {
   // A link alone on its line (the whole text of its block) is a control to tap, not a word in a
   // sentence: WCAG 2.5.8 exempts only links inside running text.
-  return page.evaluate<string[]>(`[...document.querySelectorAll('button, .button, input:not([type=hidden]), textarea, .provider-link, a[href]')]
+  return page.evaluate<
+    string[]
+  >(`[...document.querySelectorAll('button, .button, input:not([type=hidden]), textarea, .provider-link, a[href]')]
     .filter((e) => e.tagName !== 'A' || (e.parentElement && e.parentElement.textContent.trim() === e.textContent.trim()))
     .filter((e) => { const r = e.getBoundingClientRect(); return e.getClientRects().length > 0 && r.height < ${min}; })
     .map((e) => (e.textContent || e.getAttribute('name') || e.tagName).trim())`);

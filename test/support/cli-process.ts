@@ -27,7 +27,12 @@ export function databaseEnv(config: DatabaseConfig): Record<string, string> {
 }
 
 /** Runs `ownproof ...args` as a real child process and collects its output. */
-export function runOwnproof(args: string[], env: Record<string, string> = {}, stdin?: string, nodeOptions: string[] = []): Promise<ProcessResult> {
+export function runOwnproof(
+  args: string[],
+  env: Record<string, string> = {},
+  stdin?: string,
+  nodeOptions: string[] = [],
+): Promise<ProcessResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...nodeOptions, BIN, ...args], {
       env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env },
@@ -56,7 +61,11 @@ process.on('exit', () => writeFileSync(process.env.MODULE_TRACE_FILE, [...resolv
 `)}`;
 
 /** Runs `ownproof ...args` as runOwnproof does, and also says which modules the process loaded (file URLs). */
-export async function runOwnproofTracingModules(args: string[], env: Record<string, string> = {}, stdin?: string): Promise<ProcessResult & { modules: string[] }> {
+export async function runOwnproofTracingModules(
+  args: string[],
+  env: Record<string, string> = {},
+  stdin?: string,
+): Promise<ProcessResult & { modules: string[] }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'ownproof-trace-'));
   const traceFile = path.join(dir, 'modules.txt');
   try {
@@ -83,7 +92,12 @@ export async function runOwnproofHere(args: string[], env: Record<string, string
   const [{ runCli }, { captureStream }] = await Promise.all([import('../../src/main/cli.js'), import('./test-app.js')]);
   const stdout = captureStream();
   const stderr = captureStream();
-  const code = await runCli(args, { env: { LOG_LEVEL: 'silent', ...env }, stdin: Readable.from([Buffer.from(stdin ?? '')]), stdout: stdout.stream, stderr: stderr.stream });
+  const code = await runCli(args, {
+    env: { LOG_LEVEL: 'silent', ...env },
+    stdin: Readable.from([Buffer.from(stdin ?? '')]),
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+  });
   return { code, stdout: stdout.lines.join(''), stderr: stderr.lines.join('') };
 }
 

@@ -68,12 +68,7 @@ export function loginWith(ctx: AppContext, hosted: HostedSession, providerId: st
 }
 
 /** Walks a session through disclaimer → provider login → Done; returns the connected account ids. */
-export async function completeWith(
-  ctx: AppContext,
-  secret: string,
-  provider: string,
-  input: Record<string, string>,
-): Promise<string[]> {
+export async function completeWith(ctx: AppContext, secret: string, provider: string, input: Record<string, string>): Promise<string[]> {
   const hosted = await hostedSession(ctx, secret);
   await acceptDisclaimer(ctx, hosted);
   const attempt = await loginWith(ctx, hosted, provider, input);
@@ -126,14 +121,17 @@ export async function proveInHostedSession(t: TestApp, key: string, holderId: st
   const connected = await agent.post(`${path}/providers/bitcoin`, { wallet: sandboxWallet().descriptor });
   if (connected.statusCode !== 303) throw new Error(`connect: ${connected.statusCode}`);
   await agent.get(path);
-  const accountId = (await t.ctx.db.selectFrom('connect_accounts').select('id').where('session_id', '=', session.id).executeTakeFirstOrThrow()).id;
+  const accountId = (
+    await t.ctx.db.selectFrom('connect_accounts').select('id').where('session_id', '=', session.id).executeTakeFirstOrThrow()
+  ).id;
   const started = await agent.post(`${path}/accounts/${accountId}/prove`);
   if (started.statusCode !== 303) throw new Error(`start proof: ${started.statusCode}`);
   const challengeUrl = started.headers.location as string;
   await agent.get(challengeUrl);
   const proven = await agent.post(`${challengeUrl}/sandbox`);
   if (proven.statusCode !== 303) throw new Error(`proof: ${proven.statusCode} ${proven.body}`);
-  const claimId = (await t.ctx.db.selectFrom('connect_accounts').select('claim_id').where('id', '=', accountId).executeTakeFirstOrThrow()).claim_id;
+  const claimId = (await t.ctx.db.selectFrom('connect_accounts').select('claim_id').where('id', '=', accountId).executeTakeFirstOrThrow())
+    .claim_id;
   if (!claimId) throw new Error('the account records no claim');
   await agent.get(path);
   return { sessionId: session.id, path, agent, accountId, claimId };

@@ -15,7 +15,13 @@ export async function snapshotDatabase(db: Kysely<Database>, exclude: readonly s
   const contents = await Promise.all(
     tables.map(async (table) => {
       const rows = await untyped.selectFrom(table).selectAll().execute();
-      return [table, rows.map((row) => JSON.stringify(row, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value))).sort().join('\n')] as const;
+      return [
+        table,
+        rows
+          .map((row) => JSON.stringify(row, (_key, value: unknown) => (typeof value === 'bigint' ? String(value) : value)))
+          .sort()
+          .join('\n'),
+      ] as const;
     }),
   );
   return new Map(contents.sort(([a], [b]) => a.localeCompare(b)));

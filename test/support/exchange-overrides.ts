@@ -5,7 +5,8 @@ import { trustingFetch } from './self-signed-tls.js';
 /** Every URL of a ccxt `urls.api` tree with its origin replaced by `origin` (paths such as `/api/v3` kept). */
 function rebase(tree: unknown, origin: string): unknown {
   if (typeof tree === 'string') return tree.replace(/^https?:\/\/[^/]+/, origin);
-  if (typeof tree === 'object' && tree !== null) return Object.fromEntries(Object.entries(tree).map(([key, value]) => [key, rebase(value, origin)]));
+  if (typeof tree === 'object' && tree !== null)
+    return Object.fromEntries(Object.entries(tree).map(([key, value]) => [key, rebase(value, origin)]));
   return tree;
 }
 
@@ -19,5 +20,9 @@ function rebase(tree: unknown, origin: string): unknown {
 export function pointExchangeAt(id: string, origin: string): ExchangeOverrides {
   const Class = (ccxt as unknown as Record<string, new () => { urls: { api: unknown } }>)[id];
   if (!Class) throw new Error(`ccxt has no exchange ${id}`);
-  return { urls: { api: rebase(new Class().urls.api, origin) }, rateLimit: 0.01, ...(origin.startsWith('https:') ? { fetchImplementation: trustingFetch } : {}) };
+  return {
+    urls: { api: rebase(new Class().urls.api, origin) },
+    rateLimit: 0.01,
+    ...(origin.startsWith('https:') ? { fetchImplementation: trustingFetch } : {}),
+  };
 }

@@ -24,7 +24,11 @@ import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, typ
  */
 
 /** Where Binance's deposit addresses point (`url`): each coin's explorer; ERC-20 tokens on Etherscan. */
-const EXPLORERS: Readonly<Record<string, string>> = { BTC: 'https://mempool.space/address/', ETH: 'https://etherscan.io/address/', TRX: 'https://tronscan.org/#/address/' };
+const EXPLORERS: Readonly<Record<string, string>> = {
+  BTC: 'https://mempool.space/address/',
+  ETH: 'https://etherscan.io/address/',
+  TRX: 'https://tronscan.org/#/address/',
+};
 
 export interface BinanceDeposit {
   id: string;
@@ -199,7 +203,11 @@ export interface FakeBinance extends FakeExchangeServer {
 }
 
 /** The endpoints Binance weighs per account (its API reference: "Weight(UID)"), of those the fake answers. */
-const UID_WEIGHTS: Record<string, number> = { '/sapi/v1/fiat/orders': 90_000, '/sapi/v1/convert/tradeFlow': 3_000, '/sapi/v1/pay/transactions': 3_000 };
+const UID_WEIGHTS: Record<string, number> = {
+  '/sapi/v1/fiat/orders': 90_000,
+  '/sapi/v1/convert/tradeFlow': 3_000,
+  '/sapi/v1/pay/transactions': 3_000,
+};
 const UID_LIMIT = 180_000;
 
 const READ_ONLY: Record<string, boolean> = {
@@ -240,7 +248,14 @@ function symbol(base: string, quote: string) {
     filters: [
       { filterType: 'PRICE_FILTER', minPrice: '0.01000000', maxPrice: '1000000.00000000', tickSize: '0.01000000' },
       { filterType: 'LOT_SIZE', minQty: '0.00001000', maxQty: '9000.00000000', stepSize: '0.00001000' },
-      { filterType: 'NOTIONAL', minNotional: '5.00000000', applyMinToMarket: true, maxNotional: '9000000.00000000', applyMaxToMarket: false, avgPriceMins: 5 },
+      {
+        filterType: 'NOTIONAL',
+        minNotional: '5.00000000',
+        applyMinToMarket: true,
+        maxNotional: '9000000.00000000',
+        applyMaxToMarket: false,
+        avgPriceMins: 5,
+      },
     ],
     permissions: [],
     permissionSets: [['SPOT']],
@@ -298,11 +313,14 @@ function myTrades(query: URLSearchParams, trades: readonly BinanceTrade[]): Fake
 function convertTradeFlow(query: URLSearchParams, conversions: readonly BinanceConversion[], oldestFirst: boolean): FakeResponse {
   const start = Number(query.get('startTime'));
   const end = Number(query.get('endTime'));
-  if (!query.has('startTime') || !query.has('endTime') || !Number.isSafeInteger(start) || !Number.isSafeInteger(end)) return error(400, -1102, "Mandatory parameter 'startTime' or 'endTime' was not sent, was empty/null, or malformed.");
+  if (!query.has('startTime') || !query.has('endTime') || !Number.isSafeInteger(start) || !Number.isSafeInteger(end))
+    return error(400, -1102, "Mandatory parameter 'startTime' or 'endTime' was not sent, was empty/null, or malformed.");
   if (end - start > 30 * ONE_DAY_MS) return error(400, -1127, 'More than 720 hours between startTime and endTime.');
   const limit = Number(query.get('limit') ?? '100');
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > 1000) return error(400, -1130, "Data sent for parameter 'limit' is not valid.");
-  const found = conversions.filter((c) => c.createTime >= start && c.createTime <= end).sort((a, b) => (oldestFirst ? a.createTime - b.createTime : b.createTime - a.createTime));
+  const found = conversions
+    .filter((c) => c.createTime >= start && c.createTime <= end)
+    .sort((a, b) => (oldestFirst ? a.createTime - b.createTime : b.createTime - a.createTime));
   const list = found.slice(0, limit).map((c) => ({ ...c, ratio: '0', inverseRatio: '0' }));
   return { status: 200, body: { list, startTime: start, endTime: end, limit, moreData: found.length > limit } };
 }
@@ -314,7 +332,8 @@ function convertTradeFlow(query: URLSearchParams, conversions: readonly BinanceC
 function dustLog(query: URLSearchParams, dust: readonly BinanceDust[]): FakeResponse {
   const range = timeRange(query);
   if ('status' in range) return range;
-  if (query.has('startTime') !== query.has('endTime')) return error(400, -1102, "Mandatory parameter 'endTime' was not sent, was empty/null, or malformed.");
+  if (query.has('startTime') !== query.has('endTime'))
+    return error(400, -1102, "Mandatory parameter 'endTime' was not sent, was empty/null, or malformed.");
   const found = dust
     .filter((d) => d.operateTime >= Math.max(range.start, Date.UTC(2020, 11, 1)) && d.operateTime <= range.end)
     .sort((a, b) => b.operateTime - a.operateTime)
@@ -341,20 +360,30 @@ function dustLog(query: URLSearchParams, dust: readonly BinanceDust[]): FakeResp
  */
 function timeRange(query: URLSearchParams): { start: number; end: number } | FakeResponse {
   const now = Date.now();
-  const start = query.has('startTime') ? Number(query.get('startTime')) : query.has('endTime') ? Number(query.get('endTime')) - NINETY_DAYS_MS : now - NINETY_DAYS_MS;
+  const start = query.has('startTime')
+    ? Number(query.get('startTime'))
+    : query.has('endTime')
+      ? Number(query.get('endTime')) - NINETY_DAYS_MS
+      : now - NINETY_DAYS_MS;
   const end = query.has('endTime') ? Number(query.get('endTime')) : query.has('startTime') ? start + NINETY_DAYS_MS : now;
-  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start) return error(400, -1104, 'Not all sent parameters were read.');
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start)
+    return error(400, -1104, 'Not all sent parameters were read.');
   if (end - start > NINETY_DAYS_MS) return error(400, -1127, 'More than 2160 hours between startTime and endTime.');
   return { start, end };
 }
 
-const error = (status: number, code: number, msg: string, headers?: Record<string, string>): FakeResponse => ({ status, body: { code, msg }, ...(headers ? { headers } : {}) });
+const error = (status: number, code: number, msg: string, headers?: Record<string, string>): FakeResponse => ({
+  status,
+  body: { code, msg },
+  ...(headers ? { headers } : {}),
+});
 
 /** One page of a history list, newest first: `offset` (default 0) and `limit` (default and at most 1000). */
 function paged<T>(query: URLSearchParams, newestFirst: T[]): T[] | FakeResponse {
   const offset = Number(query.get('offset') ?? '0');
   const limit = Number(query.get('limit') ?? '1000');
-  if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(limit) || limit < 1 || limit > 1000) return error(400, -1130, 'Data sent for parameter is not valid.');
+  if (!Number.isSafeInteger(offset) || offset < 0 || !Number.isSafeInteger(limit) || limit < 1 || limit > 1000)
+    return error(400, -1130, 'Data sent for parameter is not valid.');
   return newestFirst.slice(offset, offset + limit);
 }
 
@@ -368,12 +397,18 @@ const THIRTY_DAYS_MS = 30 * 86_400_000;
 function earnPage<T extends object>(query: URLSearchParams, rows: readonly T[], ranged: boolean): FakeResponse {
   const current = Number(query.get('current') ?? '1');
   const size = Number(query.get('size') ?? '10');
-  if (!Number.isSafeInteger(current) || current < 1 || current > 1000 || !Number.isSafeInteger(size) || size < 1 || size > 100) return error(400, -1130, 'Data sent for parameter is not valid.');
+  if (!Number.isSafeInteger(current) || current < 1 || current > 1000 || !Number.isSafeInteger(size) || size < 1 || size > 100)
+    return error(400, -1130, 'Data sent for parameter is not valid.');
   let chosen = [...rows];
   if (ranged) {
-    const start = query.has('startTime') ? Number(query.get('startTime')) : query.has('endTime') ? Number(query.get('endTime')) - THIRTY_DAYS_MS : Date.now() - THIRTY_DAYS_MS;
+    const start = query.has('startTime')
+      ? Number(query.get('startTime'))
+      : query.has('endTime')
+        ? Number(query.get('endTime')) - THIRTY_DAYS_MS
+        : Date.now() - THIRTY_DAYS_MS;
     const end = query.has('endTime') ? Number(query.get('endTime')) : query.has('startTime') ? start + THIRTY_DAYS_MS : Date.now();
-    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start) return error(400, -1104, 'Not all sent parameters were read.');
+    if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start)
+      return error(400, -1104, 'Not all sent parameters were read.');
     if (end - start > NINETY_DAYS_MS) return error(400, -1127, 'More than 3 months between startTime and endTime.');
     const at = (r: T) => (r as { time?: number }).time ?? 0;
     chosen = chosen.filter((r) => at(r) >= start && at(r) <= end).sort((a, b) => at(b) - at(a));
@@ -388,9 +423,13 @@ function earnPage<T extends object>(query: URLSearchParams, rows: readonly T[], 
 function dataPage<T extends { createTime: number }>(query: URLSearchParams, rows: T[], maxRows: number): FakeResponse {
   const page = Number(query.get('page') ?? '1');
   const size = Number(query.get('rows') ?? '100');
-  if (!Number.isSafeInteger(page) || page < 1 || !Number.isSafeInteger(size) || size < 1 || size > maxRows) return error(400, -1130, 'Data sent for parameter is not valid.');
+  if (!Number.isSafeInteger(page) || page < 1 || !Number.isSafeInteger(size) || size < 1 || size > maxRows)
+    return error(400, -1130, 'Data sent for parameter is not valid.');
   const sorted = [...rows].sort((a, b) => b.createTime - a.createTime);
-  return { status: 200, body: { code: '000000', message: 'success', data: sorted.slice((page - 1) * size, page * size), total: sorted.length, success: true } };
+  return {
+    status: 200,
+    body: { code: '000000', message: 'success', data: sorted.slice((page - 1) * size, page * size), total: sorted.length, success: true },
+  };
 }
 
 /**
@@ -400,12 +439,16 @@ function dataPage<T extends { createTime: number }>(query: URLSearchParams, rows
  */
 function fiatList<T extends { transactionType: 0 | 1; createTime: number }>(query: URLSearchParams, rows: readonly T[]): FakeResponse {
   const type = query.get('transactionType');
-  if (type !== '0' && type !== '1') return error(400, -1102, "Mandatory parameter 'transactionType' was not sent, was empty/null, or malformed.");
+  if (type !== '0' && type !== '1')
+    return error(400, -1102, "Mandatory parameter 'transactionType' was not sent, was empty/null, or malformed.");
   const hasRange = query.has('beginTime') || query.has('endTime');
   const start = hasRange ? Number(query.get('beginTime') ?? '0') : Date.now() - THIRTY_DAYS_MS;
   const end = hasRange ? Number(query.get('endTime') ?? String(Date.now())) : Date.now();
-  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start) return error(400, -1104, 'Not all sent parameters were read.');
-  const found = rows.filter((r) => String(r.transactionType) === type && r.createTime >= start && r.createTime <= end).map(({ transactionType: _type, ...row }) => row);
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start)
+    return error(400, -1104, 'Not all sent parameters were read.');
+  const found = rows
+    .filter((r) => String(r.transactionType) === type && r.createTime >= start && r.createTime <= end)
+    .map(({ transactionType: _type, ...row }) => row);
   return dataPage(query, found, 500);
 }
 
@@ -419,12 +462,25 @@ const SIX_MONTHS_MS = 183 * 86_400_000;
 function p2pList(query: URLSearchParams, orders: readonly BinanceP2pOrder[]): FakeResponse {
   const type = query.get('tradeType');
   if (type !== null && type !== 'BUY' && type !== 'SELL') return error(400, -1102, "Parameter 'tradeType' is malformed.");
-  const start = query.has('startTimestamp') ? Number(query.get('startTimestamp')) : query.has('endTimestamp') ? Number(query.get('endTimestamp')) - THIRTY_DAYS_MS : Date.now() - THIRTY_DAYS_MS;
-  const end = query.has('endTimestamp') ? Number(query.get('endTimestamp')) : query.has('startTimestamp') ? start + THIRTY_DAYS_MS : Date.now();
-  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start) return error(400, -1104, 'Not all sent parameters were read.');
+  const start = query.has('startTimestamp')
+    ? Number(query.get('startTimestamp'))
+    : query.has('endTimestamp')
+      ? Number(query.get('endTimestamp')) - THIRTY_DAYS_MS
+      : Date.now() - THIRTY_DAYS_MS;
+  const end = query.has('endTimestamp')
+    ? Number(query.get('endTimestamp'))
+    : query.has('startTimestamp')
+      ? start + THIRTY_DAYS_MS
+      : Date.now();
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start)
+    return error(400, -1104, 'Not all sent parameters were read.');
   if (end - start > THIRTY_DAYS_MS) return error(400, -1127, 'More than 30 days between startTimestamp and endTimestamp.');
   const kept = Date.now() - SIX_MONTHS_MS;
-  return dataPage(query, orders.filter((o) => (type === null || o.tradeType === type) && o.createTime >= Math.max(start, kept) && o.createTime <= end), 100);
+  return dataPage(
+    query,
+    orders.filter((o) => (type === null || o.tradeType === type) && o.createTime >= Math.max(start, kept) && o.createTime <= end),
+    100,
+  );
 }
 
 /**
@@ -438,8 +494,14 @@ function payList(query: URLSearchParams, transactions: readonly BinancePayTransa
   const limit = Number(query.get('limit') ?? '100');
   if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100) return error(400, -1130, "Data sent for parameter 'limit' is not valid.");
   const kept = Date.now() - 548 * 86_400_000;
-  const found = transactions.filter((p) => p.transactionTime >= Math.max(range.start, kept) && p.transactionTime <= range.end).sort((a, b) => b.transactionTime - a.transactionTime);
-  const data = found.slice(0, limit).map((p) => ({ ...p, walletTypes: [p.walletType], fundsDetail: p.fundsDetail.map((f) => ({ ...f, walletAssetCost: [{ [String(p.walletType)]: f.amount }] })) }));
+  const found = transactions
+    .filter((p) => p.transactionTime >= Math.max(range.start, kept) && p.transactionTime <= range.end)
+    .sort((a, b) => b.transactionTime - a.transactionTime);
+  const data = found.slice(0, limit).map((p) => ({
+    ...p,
+    walletTypes: [p.walletType],
+    fundsDetail: p.fundsDetail.map((f) => ({ ...f, walletAssetCost: [{ [String(p.walletType)]: f.amount }] })),
+  }));
   return { status: 200, body: { code: '000000', message: 'success', data, success: true } };
 }
 
@@ -466,7 +528,12 @@ export async function startFakeBinance(): Promise<FakeBinance> {
     if (used + weight > UID_LIMIT) {
       uidRefusals.push(request);
       uidCalls.set(key, recent);
-      return error(429, -1003, `Too much request weight used; current limit is ${UID_LIMIT} request weight per 1 MINUTE. Please use WebSocket Streams for live updates to avoid polling the API.`, { 'retry-after': '60' });
+      return error(
+        429,
+        -1003,
+        `Too much request weight used; current limit is ${UID_LIMIT} request weight per 1 MINUTE. Please use WebSocket Streams for live updates to avoid polling the API.`,
+        { 'retry-after': '60' },
+      );
     }
     uidCalls.set(key, [...recent, { at: request.at, weight }]);
     return undefined;
@@ -475,7 +542,16 @@ export async function startFakeBinance(): Promise<FakeBinance> {
   function publicCall(path: string): FakeResponse {
     switch (path) {
       case '/api/v3/exchangeInfo':
-        return { status: 200, body: { timezone: 'UTC', serverTime: Date.now(), rateLimits: [], exchangeFilters: [], symbols: BINANCE_MARKETS.map(([base, quote]) => symbol(base, quote)) } };
+        return {
+          status: 200,
+          body: {
+            timezone: 'UTC',
+            serverTime: Date.now(),
+            rateLimits: [],
+            exchangeFilters: [],
+            symbols: BINANCE_MARKETS.map(([base, quote]) => symbol(base, quote)),
+          },
+        };
       case '/api/v3/time':
         return { status: 200, body: { serverTime: Date.now() + state.clockOffset } };
       case '/sapi/v1/system/status':
@@ -499,7 +575,8 @@ export async function startFakeBinance(): Promise<FakeBinance> {
     const query = inQuery ? (inQuery[1] as string) : request.rawQuery;
     const body = inBody ? (inBody[1] as string) : request.body;
     const expected = Buffer.from(binanceSignature(account.secret, query + body));
-    if (!timingSafeEqual(expected, Buffer.from(((inQuery ?? inBody) as RegExpExecArray)[2] as string))) return error(400, -1022, 'Signature for this request is not valid.');
+    if (!timingSafeEqual(expected, Buffer.from(((inQuery ?? inBody) as RegExpExecArray)[2] as string)))
+      return error(400, -1022, 'Signature for this request is not valid.');
     const params = new URLSearchParams([...new URLSearchParams(query), ...new URLSearchParams(body)]);
     const timestamp = Number(params.get('timestamp'));
     const recvWindow = Number(params.get('recvWindow') ?? '5000');
@@ -546,8 +623,13 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         return earnPage(request.query, account.earn.locked, false);
       case '/sapi/v1/simple-earn/flexible/history/rewardsRecord': {
         const type = request.query.get('type');
-        if (type === null || !['BONUS', 'REALTIME', 'REWARDS', 'ALL'].includes(type)) return error(400, -1102, "Mandatory parameter 'type' was not sent, was empty/null, or malformed.");
-        return earnPage(request.query, account.earn.flexibleRewards.filter((r) => type === 'ALL' || r.type === type), true);
+        if (type === null || !['BONUS', 'REALTIME', 'REWARDS', 'ALL'].includes(type))
+          return error(400, -1102, "Mandatory parameter 'type' was not sent, was empty/null, or malformed.");
+        return earnPage(
+          request.query,
+          account.earn.flexibleRewards.filter((r) => type === 'ALL' || r.type === type),
+          true,
+        );
       }
       case '/sapi/v1/simple-earn/locked/history/rewardsRecord':
         return earnPage(request.query, account.earn.lockedRewards, true);
@@ -564,7 +646,12 @@ export async function startFakeBinance(): Promise<FakeBinance> {
       case '/sapi/v1/capital/deposit/hisrec': {
         const range = timeRange(request.query);
         if ('status' in range) return range;
-        const found = paged(request.query, account.deposits.filter((d) => d.insertTime >= range.start && d.insertTime <= range.end).sort((a, b) => b.insertTime - a.insertTime));
+        const found = paged(
+          request.query,
+          account.deposits
+            .filter((d) => d.insertTime >= range.start && d.insertTime <= range.end)
+            .sort((a, b) => b.insertTime - a.insertTime),
+        );
         if ('status' in found) return found;
         return ok(found.map((d) => ({ ...d, addressTag: '', transferType: 0, confirmTimes: '1/1', unlockConfirm: 0, walletType: 0 })));
       }
@@ -572,9 +659,14 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         const range = timeRange(request.query);
         if ('status' in range) return range;
         const time = (w: BinanceWithdrawal) => Date.parse(`${w.applyTime.replace(' ', 'T')}Z`);
-        const found = paged(request.query, account.withdrawals.filter((w) => time(w) >= range.start && time(w) <= range.end).sort((a, b) => time(b) - time(a)));
+        const found = paged(
+          request.query,
+          account.withdrawals.filter((w) => time(w) >= range.start && time(w) <= range.end).sort((a, b) => time(b) - time(a)),
+        );
         if ('status' in found) return found;
-        return ok(found.map((w) => ({ ...w, transferType: 0, info: '', confirmNo: 3, walletType: 0, txKey: '', completeTime: w.applyTime })));
+        return ok(
+          found.map((w) => ({ ...w, transferType: 0, info: '', confirmNo: 3, walletType: 0, txKey: '', completeTime: w.applyTime })),
+        );
       }
       case '/api/v3/myTrades':
         return myTrades(request.query, account.trades);
@@ -587,7 +679,9 @@ export async function startFakeBinance(): Promise<FakeBinance> {
         const address = account.depositAddresses[coin];
         // As captured (ccxt/ccxt ts/src/test/static/response/binance.json, fetchDepositAddress):
         // `url` is the address on the network's explorer, which ccxt reads the network from.
-        return address ? ok({ coin, address, tag: '', url: `${EXPLORERS[coin] ?? 'https://etherscan.io/address/'}${address}`, isDefault: 0 }) : error(400, -4018, 'The deposit address is not available.');
+        return address
+          ? ok({ coin, address, tag: '', url: `${EXPLORERS[coin] ?? 'https://etherscan.io/address/'}${address}`, isDefault: 0 })
+          : error(400, -4018, 'The deposit address is not available.');
       }
       default:
         return error(404, -1000, 'Unknown path.');
@@ -595,7 +689,8 @@ export async function startFakeBinance(): Promise<FakeBinance> {
   }
 
   const server = await startFakeExchangeServer((request) => {
-    if (request.path === '/api/v3/exchangeInfo' || request.path === '/api/v3/time' || request.path === '/sapi/v1/system/status') return publicCall(request.path);
+    if (request.path === '/api/v3/exchangeInfo' || request.path === '/api/v3/time' || request.path === '/sapi/v1/system/status')
+      return publicCall(request.path);
     const account = authenticate(request);
     return 'key' in account ? signedCall(request, account) : account;
   });
@@ -639,4 +734,9 @@ export async function startFakeBinance(): Promise<FakeBinance> {
 }
 
 /** An answer to set as `failWith`: Binance's rate limit (HTTP 429, code -1003, Retry-After). */
-export const BINANCE_RATE_LIMITED: FakeResponse = error(429, -1003, 'Too much request weight used; current limit is 6000 request weight per 1 MINUTE.', { 'retry-after': '30' });
+export const BINANCE_RATE_LIMITED: FakeResponse = error(
+  429,
+  -1003,
+  'Too much request weight used; current limit is 6000 request weight per 1 MINUTE.',
+  { 'retry-after': '30' },
+);

@@ -37,7 +37,18 @@ import { startFakeExchangeServer, type FakeExchangeServer, type FakeRequest, typ
  */
 
 /** The scopes of a key (`auth/r/permissions`, Bitfinex's documented list). */
-export const BITFINEX_SCOPES = ['account', 'history', 'orders', 'positions', 'funding', 'settings', 'wallets', 'withdraw', 'ui_withdraw', 'bfxpay'] as const;
+export const BITFINEX_SCOPES = [
+  'account',
+  'history',
+  'orders',
+  'positions',
+  'funding',
+  'settings',
+  'wallets',
+  'withdraw',
+  'ui_withdraw',
+  'bfxpay',
+] as const;
 export type BitfinexScope = (typeof BITFINEX_SCOPES)[number];
 
 export type BitfinexWallet = 'exchange' | 'margin' | 'funding';
@@ -113,10 +124,14 @@ const CONF: Record<string, unknown[]> = {
   'pub:map:currency:unit': [],
   'pub:map:currency:undl': [],
   'pub:map:currency:pool': [['UST', 'TRX']],
-  'pub:map:currency:explorer': Object.entries(CURRENCIES).flatMap(([id, c]) => (c.explorer ? [[id, [c.explorer, `${c.explorer}/address/VAL`, `${c.explorer}/tx/VAL`]]] : [])),
+  'pub:map:currency:explorer': Object.entries(CURRENCIES).flatMap(([id, c]) =>
+    c.explorer ? [[id, [c.explorer, `${c.explorer}/address/VAL`, `${c.explorer}/tx/VAL`]]] : [],
+  ),
   'pub:map:currency:tx:fee': Object.keys(CURRENCIES).map((id) => [id, [0, 0.0004]]),
   'pub:map:tx:method': Object.entries(CURRENCIES).flatMap(([id, c]) => (c.method ? [[c.method, [id]]] : [])),
-  'pub:info:tx:status': Object.values(CURRENCIES).flatMap((c) => (c.method ? [[c.method, 1, 1, null, null, null, null, 0, 0, null, null, 3]] : [])),
+  'pub:info:tx:status': Object.values(CURRENCIES).flatMap((c) =>
+    c.method ? [[c.method, 1, 1, null, null, null, null, 0, 0, null, null, 3]] : [],
+  ),
   'pub:list:currency:margin': ['BTC', 'USD'],
 };
 
@@ -180,7 +195,12 @@ export async function startFakeBitfinex(): Promise<FakeBitfinex> {
     const expected = Buffer.from(bitfinexSignature(account.secret, request.path, nonce, request.body));
     const given = Buffer.from(String(request.headers['bfx-signature'] ?? ''));
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return refused(10100, 'apikey: digest invalid');
-    if (!/^\d{1,16}$/.test(nonce) || BigInt(nonce) > BigInt(Number.MAX_SAFE_INTEGER) || BigInt(nonce) <= (lastNonce.get(account.key) ?? -1n)) return refused(10114, 'nonce: small');
+    if (
+      !/^\d{1,16}$/.test(nonce) ||
+      BigInt(nonce) > BigInt(Number.MAX_SAFE_INTEGER) ||
+      BigInt(nonce) <= (lastNonce.get(account.key) ?? -1n)
+    )
+      return refused(10114, 'nonce: small');
     lastNonce.set(account.key, BigInt(nonce));
     return { account, body: body as Record<string, unknown> };
   }
@@ -193,7 +213,12 @@ export async function startFakeBitfinex(): Promise<FakeBitfinex> {
     if (start === null || end === null) return refused(10020, 'time_interval: invalid');
     const oldest = Date.now() - SIX_YEARS_MS;
     const page = withBalances(account)
-      .filter((e) => e.mts >= oldest && (start === undefined || e.mts >= start) && (end === undefined || e.mts < end || (e.mts === end && account.endExclusive !== true)))
+      .filter(
+        (e) =>
+          e.mts >= oldest &&
+          (start === undefined || e.mts >= start) &&
+          (end === undefined || e.mts < end || (e.mts === end && account.endExclusive !== true)),
+      )
       .sort((a, b) => b.mts - a.mts || b.id - a.id)
       .slice(0, limit);
     return ok(page.map((e) => [e.id, e.currency, e.wallet, e.mts, null, Number(e.amount), Number(e.balance), null, e.description]));
@@ -234,7 +259,11 @@ export async function startFakeBitfinex(): Promise<FakeBitfinex> {
     const ascending = query.get('sort') === '1';
     const rows: number[][] = [];
     // Ascending from `start` (or, newest first, down from `last`), skipping hours without trade.
-    for (let open = ascending ? (start ?? 0) : last, steps = 0; rows.length < limit && steps < 200_000 && (ascending ? open <= last : open >= (start ?? 0)); open += ascending ? HOUR_MS : -HOUR_MS, steps++) {
+    for (
+      let open = ascending ? (start ?? 0) : last, steps = 0;
+      rows.length < limit && steps < 200_000 && (ascending ? open <= last : open >= (start ?? 0));
+      open += ascending ? HOUR_MS : -HOUR_MS, steps++
+    ) {
       const close = series(pair, open);
       if (close === undefined) continue;
       const previous = series(pair, open - HOUR_MS) ?? close;
@@ -248,7 +277,8 @@ export async function startFakeBitfinex(): Promise<FakeBitfinex> {
     if (request.path === '/v2/platform/status') return ok([state.status === 'operative' ? 1 : 0]);
     if (state.status !== 'operative') return MAINTENANCE;
     const candle = /^\/v2\/candles\/trade:([^:]+):t([A-Z]+)\/hist$/.exec(decodeURIComponent(request.path));
-    if (request.method === 'GET' && candle) return candle[1] === '1h' ? candles(candle[2] as string, request.query) : refused(10020, 'only 1h candles in this fake');
+    if (request.method === 'GET' && candle)
+      return candle[1] === '1h' ? candles(candle[2] as string, request.query) : refused(10020, 'only 1h candles in this fake');
     const conf = /^\/v2\/conf\/(.+)$/.exec(request.path);
     if (request.method !== 'GET' || !conf) return refused(10020, `no endpoint ${request.path} in this fake`);
     const labels = decodeURIComponent(conf[1] as string).split(',');
@@ -267,7 +297,13 @@ export async function startFakeBitfinex(): Promise<FakeBitfinex> {
 
   return Object.assign(server, {
     addAccount(options: Partial<Omit<BitfinexAccount, 'key' | 'secret'>> = {}): BitfinexAccount {
-      const account: BitfinexAccount = { key: randomBytes(21).toString('hex'), secret: randomBytes(21).toString('hex'), writes: [], ledger: [], ...options };
+      const account: BitfinexAccount = {
+        key: randomBytes(21).toString('hex'),
+        secret: randomBytes(21).toString('hex'),
+        writes: [],
+        ledger: [],
+        ...options,
+      };
       accounts.set(account.key, account);
       return account;
     },
@@ -285,13 +321,15 @@ export async function startFakeBitfinex(): Promise<FakeBitfinex> {
       series = closes;
     },
     candleCalls: (from = 0) =>
+      server.requests.slice(from).flatMap((r) => {
+        const candle = /^\/v2\/candles\/trade:[^:]+:t([A-Z]+)\/hist$/.exec(decodeURIComponent(r.path));
+        return candle ? [{ pair: candle[1] as string, ...Object.fromEntries(r.query) }] : [];
+      }),
+    ledgerCalls: (from = 0) =>
       server.requests
         .slice(from)
-        .flatMap((r) => {
-          const candle = /^\/v2\/candles\/trade:[^:]+:t([A-Z]+)\/hist$/.exec(decodeURIComponent(r.path));
-          return candle ? [{ pair: candle[1] as string, ...Object.fromEntries(r.query) }] : [];
-        }),
-    ledgerCalls: (from = 0) => server.requests.slice(from).filter((r) => r.path === '/v2/auth/r/ledgers/hist').map((r) => JSON.parse(r.body) as Record<string, unknown>),
+        .filter((r) => r.path === '/v2/auth/r/ledgers/hist')
+        .map((r) => JSON.parse(r.body) as Record<string, unknown>),
   });
 }
 
@@ -303,14 +341,24 @@ export async function startFakeBitfinex(): Promise<FakeBitfinex> {
  * millisecond, older than the rest, so that pages of 2,500 end inside a millisecond. Ids rise with
  * time from `firstId`; the newest entry is an hour before `now`.
  */
-export function bitfinexLedger(options: { padding?: number; perMillisecond?: number; firstId?: number; now?: number } = {}): BitfinexLedgerEntry[] {
+export function bitfinexLedger(
+  options: { padding?: number; perMillisecond?: number; firstId?: number; now?: number } = {},
+): BitfinexLedgerEntry[] {
   const { padding = 0, perMillisecond = 7, firstId = 1000, now = Date.now() } = options;
   let id = firstId;
   const entries: BitfinexLedgerEntry[] = [];
   const add = (daysAgo: number, wallet: BitfinexWallet, currency: string, amount: string, description: string) =>
     entries.push({ id: id++, currency, wallet, mts: Math.floor(now - 3_600_000 - daysAgo * 86_400_000), amount, description });
   const base = Math.floor(now - 50 * 86_400_000);
-  for (let i = 0; i < padding; i++) entries.push({ id: id++, currency: 'USD', wallet: 'funding', mts: base + Math.floor(i / perMillisecond), amount: '0.01', description: 'Margin Funding Payment on wallet funding' });
+  for (let i = 0; i < padding; i++)
+    entries.push({
+      id: id++,
+      currency: 'USD',
+      wallet: 'funding',
+      mts: base + Math.floor(i / perMillisecond),
+      amount: '0.01',
+      description: 'Margin Funding Payment on wallet funding',
+    });
   add(40, 'exchange', 'USD', '10000', 'Deposit (WIRE) #5001 on wallet exchange');
   add(39, 'exchange', 'BTC', '0.5', 'Deposit (BITCOIN) #5002 on wallet exchange');
   add(30, 'exchange', 'BTC', '-0.1', 'Exchange 0.1 BTC for USD @ 30000 on wallet exchange');

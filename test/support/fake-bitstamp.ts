@@ -88,7 +88,10 @@ const MAX_LIMIT = 1000;
 const THIRTY_DAYS_S = 30 * 86_400;
 
 const authFailure = (code: string, reason: string): FakeResponse => ({ status: 403, body: { status: 'error', reason, code } });
-const failure = (status: number, responseCode: string, reason: string): FakeResponse => ({ status, body: { status: 'error', reason, response_code: responseCode } });
+const failure = (status: number, responseCode: string, reason: string): FakeResponse => ({
+  status,
+  body: { status: 'error', reason, response_code: responseCode },
+});
 
 /**
  * Bitstamp's documented rate-limit answer: response code 400.002, "Request rejected due to
@@ -96,11 +99,19 @@ const failure = (status: number, responseCode: string, reason: string): FakeResp
  */
 export const BITSTAMP_RATE_LIMITED: FakeResponse = {
   status: 400,
-  body: { status: 'error', reason: 'Rate limit exceeded', response_code: '400.002', response_explanation: 'Request rejected due to exceeded rate limit.' },
+  body: {
+    status: 'error',
+    reason: 'Rate limit exceeded',
+    response_code: '400.002',
+    response_explanation: 'Request rejected due to exceeded rate limit.',
+  },
 };
 
 /** The maintenance answer ccxt knows Bitstamp by (its `exceptions`; the HTTP status is our reading). */
-export const BITSTAMP_MAINTENANCE: FakeResponse = { status: 503, body: { error: "Bitstamp.net is under scheduled maintenance. We'll be back soon." } };
+export const BITSTAMP_MAINTENANCE: FakeResponse = {
+  status: 503,
+  body: { error: "Bitstamp.net is under scheduled maintenance. We'll be back soon." },
+};
 
 /** hex(HMAC-SHA256(secret, message)), the signature Bitstamp's v2 authentication uses both ways. */
 export function bitstampHmac(secret: string, message: string): string {
@@ -133,7 +144,8 @@ export async function startFakeBitstamp(): Promise<FakeBitstamp> {
     if (Math.abs(Number(timestamp) - Date.now()) > WINDOW_MS) return authFailure('API0017', 'X-Auth-Timestamp header is out of boundaries');
     if (!/^[0-9a-z-]{36}$/.test(nonce)) return authFailure('API0004', 'Invalid nonce');
     const contentType = header('content-type');
-    if (request.body !== '' && contentType !== 'application/x-www-form-urlencoded') return authFailure('API0019', 'Content-Type header is not accepted');
+    if (request.body !== '' && contentType !== 'application/x-www-form-urlencoded')
+      return authFailure('API0019', 'Content-Type header is not accepted');
     if (request.body === '' && contentType !== undefined) return authFailure('API0020', 'Content-Type header should not be present');
     const message = `BITSTAMP ${key}${request.method}${header('host') ?? ''}${request.path}${request.rawQuery === '' ? '' : `?${request.rawQuery}`}${request.body === '' ? '' : contentType}${nonce}${timestamp}v2${request.body}`;
     const expected = Buffer.from(bitstampHmac(account.secret, message));
@@ -155,14 +167,20 @@ export async function startFakeBitstamp(): Promise<FakeBitstamp> {
     if (request.path === '/api/v2/account_balances/') {
       return {
         status: 200,
-        body: Object.entries(account.balances).map(([currency, b]) => ({ currency, total: b.total, available: b.available, reserved: subtract(b.total, b.available) })),
+        body: Object.entries(account.balances).map(([currency, b]) => ({
+          currency,
+          total: b.total,
+          available: b.available,
+          reserved: subtract(b.total, b.available),
+        })),
       };
     }
     if (request.path === '/api/v2/user_transactions/') return userTransactions(account, params);
     const address = /^\/api\/v2\/([a-z]+)_address\/$/.exec(request.path)?.[1];
     if (address !== undefined) {
       const found = account.addresses[address];
-      if (!MARKETS.some(([base, quote]) => base.toLowerCase() === address || quote.toLowerCase() === address)) return failure(404, '404.006', 'Currency not found for corresponding request.');
+      if (!MARKETS.some(([base, quote]) => base.toLowerCase() === address || quote.toLowerCase() === address))
+        return failure(404, '404.006', 'Currency not found for corresponding request.');
       return found ? { status: 200, body: found } : failure(404, '404.001', 'Unknown not found error.');
     }
     return failure(404, '404.001', `no endpoint ${request.path} in this fake`);
@@ -170,7 +188,7 @@ export async function startFakeBitstamp(): Promise<FakeBitstamp> {
 
   /** `user_transactions`, with the parameters and errors Bitstamp documents. */
   function userTransactions(account: BitstampAccount, params: URLSearchParams): FakeResponse {
-    const number = (name: string) => (params.has(name) ? params.get(name) ?? '' : undefined);
+    const number = (name: string) => (params.has(name) ? (params.get(name) ?? '') : undefined);
     const offset = number('offset') ?? '0';
     if (!/^\d+$/.test(offset) || Number(offset) > MAX_OFFSET) return failure(400, '400.010', 'Invalid offset');
     let limit = number('limit') ?? '100';
@@ -187,7 +205,8 @@ export async function startFakeBitstamp(): Promise<FakeBitstamp> {
       const value = number(name);
       if (value === undefined) continue;
       if (!/^\d+$/.test(value)) return failure(400, code, `Invalid ${name} parameter`);
-      if (Number(value) < nowSeconds - THIRTY_DAYS_S) return failure(400, code, `${name} parameter must be higher than ${nowSeconds - THIRTY_DAYS_S}`);
+      if (Number(value) < nowSeconds - THIRTY_DAYS_S)
+        return failure(400, code, `${name} parameter must be higher than ${nowSeconds - THIRTY_DAYS_S}`);
       bounds[name] = Number(value);
     }
     const sinceId = number('since_id');
@@ -197,8 +216,18 @@ export async function startFakeBitstamp(): Promise<FakeBitstamp> {
     }
     const seconds = (entry: BitstampEntry) => Date.parse(`${entry.datetime.replace(' ', 'T')}Z`) / 1000;
     const matching = account.transactions
-      .filter((e) => (bounds.since_timestamp === undefined || seconds(e) >= bounds.since_timestamp) && (bounds.until_timestamp === undefined || seconds(e) <= bounds.until_timestamp))
-      .filter((e) => sinceId === undefined || account.sinceId === 'ignored' || e.id > Number(sinceId) || (e.id === Number(sinceId) && account.sinceId !== 'exclusive'))
+      .filter(
+        (e) =>
+          (bounds.since_timestamp === undefined || seconds(e) >= bounds.since_timestamp) &&
+          (bounds.until_timestamp === undefined || seconds(e) <= bounds.until_timestamp),
+      )
+      .filter(
+        (e) =>
+          sinceId === undefined ||
+          account.sinceId === 'ignored' ||
+          e.id > Number(sinceId) ||
+          (e.id === Number(sinceId) && account.sinceId !== 'exclusive'),
+      )
       .sort((a, b) => (sort === 'desc' || account.ignoresSort === true ? 1 : -1) * (seconds(b) - seconds(a) || b.id - a.id));
     return { status: 200, body: matching.slice(Number(offset), Number(offset) + Number(limit)) };
   }
@@ -228,7 +257,10 @@ export async function startFakeBitstamp(): Promise<FakeBitstamp> {
       if (!('account' in authenticated)) return authenticated;
       const response = privateCall(request, authenticated.account);
       if (response.status !== 200) return response;
-      const signature = bitstampHmac(authenticated.account.secret, `${authenticated.nonce}${authenticated.timestamp}application/json${JSON.stringify(response.body)}`);
+      const signature = bitstampHmac(
+        authenticated.account.secret,
+        `${authenticated.nonce}${authenticated.timestamp}application/json${JSON.stringify(response.body)}`,
+      );
       return { ...response, headers: { ...response.headers, 'X-Server-Auth-Signature': signature } };
     },
     { tls: SELF_SIGNED_TLS },
@@ -281,7 +313,28 @@ export function bitstampTransfer(id: number, ms: number, currency: string, amoun
  * Bitstamp books them (the quote rounded to the market's decimals, not price × amount), the fee
  * in the quote currency.
  */
-export function bitstampTrade(id: number, ms: number, pair: [string, string], base: string, quote: string, rate: number, fee: string, orderId = id * 7): BitstampEntry {
+export function bitstampTrade(
+  id: number,
+  ms: number,
+  pair: [string, string],
+  base: string,
+  quote: string,
+  rate: number,
+  fee: string,
+  orderId = id * 7,
+): BitstampEntry {
   const [b, q] = pair;
-  return { ...ZEROS, id, datetime: bitstampTime(ms), type: '2', fee, [b]: base, [q]: quote, [`${b}_${q}`]: rate, order_id: orderId, self_trade: false, self_trade_order_id: '' };
+  return {
+    ...ZEROS,
+    id,
+    datetime: bitstampTime(ms),
+    type: '2',
+    fee,
+    [b]: base,
+    [q]: quote,
+    [`${b}_${q}`]: rate,
+    order_id: orderId,
+    self_trade: false,
+    self_trade_order_id: '',
+  };
 }

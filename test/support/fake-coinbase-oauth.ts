@@ -47,7 +47,8 @@ export async function startFakeCoinbaseOAuth(coinbase: FakeCoinbase): Promise<Fa
     req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
     req.on('end', () => {
       const params = new URLSearchParams(body);
-      if (params.get('client_id') !== OAUTH_CLIENT_ID || params.get('client_secret') !== OAUTH_CLIENT_SECRET) return res.writeHead(401).end();
+      if (params.get('client_id') !== OAUTH_CLIENT_ID || params.get('client_secret') !== OAUTH_CLIENT_SECRET)
+        return res.writeHead(401).end();
       revoked.push(params.get('token') ?? '');
       liveRefreshTokens.delete(params.get('token') ?? '');
       res.writeHead(200).end();
@@ -66,27 +67,33 @@ export async function startFakeCoinbaseOAuth(coinbase: FakeCoinbase): Promise<Fa
   });
   oauth.service.on('beforeTokenSigning', (token: { payload: Record<string, unknown> }, req: { body: Record<string, string> }) => {
     const account = req.body.grant_type === 'refresh_token' ? liveRefreshTokens.get(req.body.refresh_token ?? '') : signingIn;
-    Object.assign(token.payload, { sub: account, scope: 'wallet:accounts:read wallet:transactions:read wallet:addresses:read wallet:user:read' });
+    Object.assign(token.payload, {
+      sub: account,
+      scope: 'wallet:accounts:read wallet:transactions:read wallet:addresses:read wallet:user:read',
+    });
   });
-  oauth.service.on('beforeResponse', (response: { statusCode: number; body: Record<string, unknown> }, req: { body: Record<string, string> }) => {
-    const body = req.body;
-    tokenRequests.push(body);
-    if (body.client_id !== OAUTH_CLIENT_ID || body.client_secret !== OAUTH_CLIENT_SECRET) {
-      Object.assign(response, { statusCode: 401, body: { error: 'invalid_client' } });
-      return;
-    }
-    let account = signingIn as string;
-    if (body.grant_type === 'refresh_token') {
-      const owner = liveRefreshTokens.get(body.refresh_token ?? '');
-      if (!owner) {
-        Object.assign(response, { statusCode: 400, body: { error: 'invalid_grant' } });
+  oauth.service.on(
+    'beforeResponse',
+    (response: { statusCode: number; body: Record<string, unknown> }, req: { body: Record<string, string> }) => {
+      const body = req.body;
+      tokenRequests.push(body);
+      if (body.client_id !== OAUTH_CLIENT_ID || body.client_secret !== OAUTH_CLIENT_SECRET) {
+        Object.assign(response, { statusCode: 401, body: { error: 'invalid_client' } });
         return;
       }
-      liveRefreshTokens.delete(body.refresh_token as string);
-      account = owner;
-    }
-    liveRefreshTokens.set(response.body.refresh_token as string, account);
-  });
+      let account = signingIn as string;
+      if (body.grant_type === 'refresh_token') {
+        const owner = liveRefreshTokens.get(body.refresh_token ?? '');
+        if (!owner) {
+          Object.assign(response, { statusCode: 400, body: { error: 'invalid_grant' } });
+          return;
+        }
+        liveRefreshTokens.delete(body.refresh_token as string);
+        account = owner;
+      }
+      liveRefreshTokens.set(response.body.refresh_token as string, account);
+    },
+  );
 
   return {
     issuer,

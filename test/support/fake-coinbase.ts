@@ -132,7 +132,13 @@ const CRYPTO: readonly [string, string, number][] = [
 ];
 
 /** Coinbase's network names (a transaction's `network_name`) by wallet currency. */
-const NETWORK_NAMES: Readonly<Record<string, string>> = { BTC: 'bitcoin', ETH: 'ethereum', USDT: 'ethereum', XRP: 'ripple', XLM: 'stellar' };
+const NETWORK_NAMES: Readonly<Record<string, string>> = {
+  BTC: 'bitcoin',
+  ETH: 'ethereum',
+  USDT: 'ethereum',
+  XRP: 'ripple',
+  XLM: 'stellar',
+};
 
 const json = (status: number, body: unknown): FakeResponse => ({ status, body });
 const b64url = (text: string) => Buffer.from(text, 'base64url');
@@ -145,7 +151,12 @@ export async function startFakeCoinbase(): Promise<FakeCoinbase> {
   /** Checks the bearer JWT against the CDP definition; returns the account or the 401. */
   function authenticate(request: FakeRequest): CoinbaseAccount | FakeResponse {
     // Coinbase answers a bad JWT with a bare text 401; the reason is kept for a failing test to show.
-    const unauthorized = (why: string): FakeResponse => ({ status: 401, body: 'Unauthorized\n', text: true, headers: { 'x-fake-reason': encodeURIComponent(why) } });
+    const unauthorized = (why: string): FakeResponse => ({
+      status: 401,
+      body: 'Unauthorized\n',
+      text: true,
+      headers: { 'x-fake-reason': encodeURIComponent(why) },
+    });
     const token = /^Bearer ([\w-]+)\.([\w-]+)\.([\w-]+)$/.exec(String(request.headers.authorization ?? ''));
     if (!token) return unauthorized('no bearer JWT');
     const [, head, body, signature] = token as unknown as [string, string, string, string];
@@ -161,7 +172,8 @@ export async function startFakeCoinbase(): Promise<FakeCoinbase> {
     const account = accounts.get(String(header.kid ?? ''));
     if (!account) return unauthorized('unknown kid');
     if (header.alg !== 'ES256') return unauthorized('alg');
-    if (!verify('sha256', Buffer.from(`${head}.${body}`), { key: account.publicKey, dsaEncoding: 'ieee-p1363' }, b64url(signature))) return unauthorized('signature');
+    if (!verify('sha256', Buffer.from(`${head}.${body}`), { key: account.publicKey, dsaEncoding: 'ieee-p1363' }, b64url(signature)))
+      return unauthorized('signature');
     const nonce = String(header.nonce ?? '');
     if (nonce === '' || usedNonces.has(nonce)) return unauthorized('nonce missing or reused');
     usedNonces.add(nonce);
@@ -179,24 +191,53 @@ export async function startFakeCoinbase(): Promise<FakeCoinbase> {
    * An OAuth access token ("Sign in with Coinbase"): a JWT of the trusted issuer, signed by one of
    * its keys, not expired, granting the accounts read scope; its subject is the account's key.
    */
-  function oauthAccount(head: string, body: string, signature: string, header: Record<string, unknown>, claims: Record<string, unknown>): CoinbaseAccount | undefined {
+  function oauthAccount(
+    head: string,
+    body: string,
+    signature: string,
+    header: Record<string, unknown>,
+    claims: Record<string, unknown>,
+  ): CoinbaseAccount | undefined {
     const key = oauth?.keys.get(String(header.kid ?? ''));
     if (!oauth || !key || !verify('sha256', Buffer.from(`${head}.${body}`), key, b64url(signature))) return undefined;
     if (claims.iss !== oauth.issuer || !(Number(claims.exp) > Math.floor(Date.now() / 1000))) return undefined;
-    if (!String(claims.scope ?? '').split(' ').includes('wallet:accounts:read')) return undefined;
+    if (
+      !String(claims.scope ?? '')
+        .split(' ')
+        .includes('wallet:accounts:read')
+    )
+      return undefined;
     return accounts.get(String(claims.sub ?? ''));
   }
 
   function publicCall(request: FakeRequest): FakeResponse | undefined {
     switch (request.path) {
       case '/api/v3/brokerage/market/products':
-        return json(200, request.query.get('product_type') === 'FUTURE' ? { products: [], num_products: 0 } : { products: [product('BTC', 'USD'), product('ETH', 'USD')], num_products: 2 });
+        return json(
+          200,
+          request.query.get('product_type') === 'FUTURE'
+            ? { products: [], num_products: 0 }
+            : { products: [product('BTC', 'USD'), product('ETH', 'USD')], num_products: 2 },
+        );
       case '/v2/currencies':
         return json(200, { data: [{ id: 'USD', name: 'US Dollar', min_size: '0.01' }] });
       case '/v2/currencies/crypto':
-        return json(200, { data: CRYPTO.map(([code, name, exponent], i) => ({ asset_id: randomUUID(), code, name, color: '#F7931A', sort_index: 100 + i, exponent, type: 'crypto', address_regex: '^.+$' })) });
+        return json(200, {
+          data: CRYPTO.map(([code, name, exponent], i) => ({
+            asset_id: randomUUID(),
+            code,
+            name,
+            color: '#F7931A',
+            sort_index: 100 + i,
+            exponent,
+            type: 'crypto',
+            address_regex: '^.+$',
+          })),
+        });
       case '/v2/exchange-rates':
-        return json(200, { data: { currency: 'USD', rates: { BTC: '0.0000105', ETH: '0.00029', USDT: '1', XRP: '0.4', XLM: '3', USD: '1' } } });
+        return json(200, {
+          data: { currency: 'USD', rates: { BTC: '0.0000105', ETH: '0.00029', USDT: '1', XRP: '0.4', XLM: '3', USD: '1' } },
+        });
       default:
         return undefined;
     }
@@ -204,10 +245,22 @@ export async function startFakeCoinbase(): Promise<FakeCoinbase> {
 
   function privateCall(request: FakeRequest, account: CoinbaseAccount): FakeResponse {
     if (account.failWith) return account.failWith;
-    if (request.path === '/api/v3/brokerage/key_permissions') return json(200, { ...account.permissions, portfolio_uuid: randomUUID(), portfolio_type: 'DEFAULT' });
-    if (!account.permissions.can_view) return json(403, { error: 'PERMISSION_DENIED', message: 'Missing required scopes', error_details: 'Missing required scopes' });
+    if (request.path === '/api/v3/brokerage/key_permissions')
+      return json(200, { ...account.permissions, portfolio_uuid: randomUUID(), portfolio_type: 'DEFAULT' });
+    if (!account.permissions.can_view)
+      return json(403, { error: 'PERMISSION_DENIED', message: 'Missing required scopes', error_details: 'Missing required scopes' });
     if (request.path === '/api/v3/brokerage/transaction_summary') {
-      return json(200, { total_volume: 0, total_fees: 0, fee_tier: { pricing_tier: 'Advanced 1', usd_from: '0', usd_to: '1000', taker_fee_rate: '0.012', maker_fee_rate: '0.006' }, margin_rate: null, goods_and_services_tax: null, advanced_trade_only_volume: 0, advanced_trade_only_fees: 0, coinbase_pro_volume: 0, coinbase_pro_fees: 0 });
+      return json(200, {
+        total_volume: 0,
+        total_fees: 0,
+        fee_tier: { pricing_tier: 'Advanced 1', usd_from: '0', usd_to: '1000', taker_fee_rate: '0.012', maker_fee_rate: '0.006' },
+        margin_rate: null,
+        goods_and_services_tax: null,
+        advanced_trade_only_volume: 0,
+        advanced_trade_only_fees: 0,
+        coinbase_pro_volume: 0,
+        coinbase_pro_fees: 0,
+      });
     }
     if (request.path === '/api/v3/brokerage/accounts') {
       // Cursor pagination: the cursor is the index of the next wallet.
@@ -298,7 +351,9 @@ export async function startFakeCoinbase(): Promise<FakeCoinbase> {
           resource: 'addresses',
           resource_path: `v2/accounts/${wallet.uuid}/addresses/${a.id}`,
           destination_tag: a.destination_tag ?? '',
-          ...(a.addressInfo ? { address_info: { address: a.address, ...(a.destination_tag ? { destination_tag: a.destination_tag } : {}) } } : {}),
+          ...(a.addressInfo
+            ? { address_info: { address: a.address, ...(a.destination_tag ? { destination_tag: a.destination_tag } : {}) } }
+            : {}),
         })),
         pagination: { ending_before: listed[0]?.id ?? null, starting_after: '', limit, order: 'desc', page: 0 },
       });
@@ -331,7 +386,10 @@ export async function startFakeCoinbase(): Promise<FakeCoinbase> {
       return account;
     },
     trustOAuthIssuer(issuer: string, keys: JsonWebKey[]): void {
-      oauth = { issuer, keys: new Map(keys.map((jwk) => [String((jwk as { kid?: string }).kid), createPublicKey({ key: jwk, format: 'jwk' })])) };
+      oauth = {
+        issuer,
+        keys: new Map(keys.map((jwk) => [String((jwk as { kid?: string }).kid), createPublicKey({ key: jwk, format: 'jwk' })])),
+      };
     },
   });
 }

@@ -102,7 +102,8 @@ export async function startFakeGemini(): Promise<FakeGemini> {
     }
     if (params.request !== request.path) return error(400, 'EndpointMismatch', 'EndpointMismatch');
     const nonce = Number(params.nonce);
-    if (!Number.isSafeInteger(nonce) || Math.abs(nonce - Date.now()) > 30_000) return error(400, 'InvalidNonce', 'Nonce is not within 30 seconds of server time');
+    if (!Number.isSafeInteger(nonce) || Math.abs(nonce - Date.now()) > 30_000)
+      return error(400, 'InvalidNonce', 'Nonce is not within 30 seconds of server time');
     return { account, params };
   }
 
@@ -110,7 +111,15 @@ export async function startFakeGemini(): Promise<FakeGemini> {
     const ok = (body: unknown): FakeResponse => ({ status: 200, body });
     switch (path) {
       case '/v1/balances':
-        return ok(account.balances.map((b) => ({ type: 'exchange', currency: b.currency, amount: b.amount, available: b.available, availableForWithdrawal: b.available })));
+        return ok(
+          account.balances.map((b) => ({
+            type: 'exchange',
+            currency: b.currency,
+            amount: b.amount,
+            available: b.available,
+            availableForWithdrawal: b.available,
+          })),
+        );
       case '/v1/roles':
         return ok({ ...account.roles, counterparty_id: 'fake-counterparty' });
       case '/v1/mytrades': {
@@ -118,7 +127,8 @@ export async function startFakeGemini(): Promise<FakeGemini> {
         if (!GEMINI_MARKETS.includes(symbol)) return error(400, 'InvalidSymbol', 'InvalidSymbol');
         const limit = Number(params.limit_trades ?? 50);
         const from = timestampMs(params.timestamp);
-        if (!Number.isSafeInteger(limit) || limit < 1 || limit > 500 || Number.isNaN(from)) return error(400, 'InvalidTimestampInPayload', 'bad limit_trades or timestamp');
+        if (!Number.isSafeInteger(limit) || limit < 1 || limit > 500 || Number.isNaN(from))
+          return error(400, 'InvalidTimestampInPayload', 'bad limit_trades or timestamp');
         return ok(
           listFrom(
             account.trades.filter((t) => t.symbol === symbol),
@@ -145,13 +155,21 @@ export async function startFakeGemini(): Promise<FakeGemini> {
       case '/v1/transfers': {
         const limit = Number(params.limit_transfers ?? 10);
         const from = timestampMs(params.timestamp);
-        if (!Number.isSafeInteger(limit) || limit < 1 || limit > 50 || Number.isNaN(from)) return error(400, 'InvalidTimestampInPayload', 'bad limit_transfers or timestamp');
-        return ok(listFrom(account.transfers, from, limit).map((t) => ({ method: 'Blockchain', ...t, timestamp: Math.floor(t.timestampms / 1000) })));
+        if (!Number.isSafeInteger(limit) || limit < 1 || limit > 50 || Number.isNaN(from))
+          return error(400, 'InvalidTimestampInPayload', 'bad limit_transfers or timestamp');
+        return ok(
+          listFrom(account.transfers, from, limit).map((t) => ({
+            method: 'Blockchain',
+            ...t,
+            timestamp: Math.floor(t.timestampms / 1000),
+          })),
+        );
       }
       default: {
         const network = /^\/v1\/addresses\/([a-z]+)$/.exec(path)?.[1];
         if (network === undefined) return error(404, 'EndpointNotFound', 'EndpointNotFound');
-        if (!account.roles.isAuditor && !account.roles.isFundManager) return error(403, 'MissingRole', 'The API key does not have the required role');
+        if (!account.roles.isAuditor && !account.roles.isFundManager)
+          return error(403, 'MissingRole', 'The API key does not have the required role');
         return ok(account.addresses[network] ?? []);
       }
     }

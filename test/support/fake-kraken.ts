@@ -90,8 +90,14 @@ function assetPair(base: string, quote: string, altname: string, wsname: string)
     lot_multiplier: 1,
     leverage_buy: [2, 3],
     leverage_sell: [2, 3],
-    fees: [[0, 0.26], [50000, 0.24]],
-    fees_maker: [[0, 0.16], [50000, 0.14]],
+    fees: [
+      [0, 0.26],
+      [50000, 0.24],
+    ],
+    fees_maker: [
+      [0, 0.16],
+      [50000, 0.14],
+    ],
     fee_volume_currency: 'ZUSD',
     margin_call: 80,
     margin_stop: 40,
@@ -134,8 +140,12 @@ const fail = (error: string): FakeResponse => ({ status: 200, body: { error: [er
 
 /** The API-Sign Kraken expects for this request, computed from its documented definition. */
 export function krakenSignature(secret: string, uriPath: string, nonce: string, body: string): string {
-  const digest = createHash('sha256').update(nonce + body).digest();
-  return createHmac('sha512', Buffer.from(secret, 'base64')).update(Buffer.concat([Buffer.from(uriPath), digest])).digest('base64');
+  const digest = createHash('sha256')
+    .update(nonce + body)
+    .digest();
+  return createHmac('sha512', Buffer.from(secret, 'base64'))
+    .update(Buffer.concat([Buffer.from(uriPath), digest]))
+    .digest('base64');
 }
 
 export async function startFakeKraken(): Promise<FakeKraken> {
@@ -261,7 +271,8 @@ export async function startFakeKraken(): Promise<FakeKraken> {
       series = closes;
     },
     ohlcCalls: () => server.requests.filter((r) => r.path === '/0/public/OHLC').map((r) => Object.fromEntries(r.query)),
-    ledgerOffsets: () => server.requests.filter((r) => r.path === '/0/private/Ledgers').map((r) => Number(new URLSearchParams(r.body).get('ofs') ?? '0')),
+    ledgerOffsets: () =>
+      server.requests.filter((r) => r.path === '/0/private/Ledgers').map((r) => Number(new URLSearchParams(r.body).get('ofs') ?? '0')),
   });
 }
 
@@ -282,13 +293,50 @@ export function krakenLedger(count: number, options: { startTime?: number; spaci
     const time = startTime + entries.length * spacing + 0.1234;
     const kind = i % 3;
     if (kind === 0) {
-      entries.push({ id: id('L', entries.length), refid: id('D', i), time, type: 'deposit', asset: 'ZEUR', amount: `${1000 + (i % 50)}.0000`, fee: '0.0000', balance: '0.0000' });
+      entries.push({
+        id: id('L', entries.length),
+        refid: id('D', i),
+        time,
+        type: 'deposit',
+        asset: 'ZEUR',
+        amount: `${1000 + (i % 50)}.0000`,
+        fee: '0.0000',
+        balance: '0.0000',
+      });
     } else if (kind === 1) {
       const refid = id('T', i);
-      entries.push({ id: id('L', entries.length), refid, time, type: 'trade', asset: 'ZEUR', amount: '-500.0000', fee: '1.3000', balance: '0.0000' });
-      if (entries.length < count) entries.push({ id: id('L', entries.length), refid, time, type: 'trade', asset: 'XXBT', amount: `0.0${String(51_234_567 + i).padStart(8, '0')}1`, fee: '0.0000000000', balance: '0.0000000000' });
+      entries.push({
+        id: id('L', entries.length),
+        refid,
+        time,
+        type: 'trade',
+        asset: 'ZEUR',
+        amount: '-500.0000',
+        fee: '1.3000',
+        balance: '0.0000',
+      });
+      if (entries.length < count)
+        entries.push({
+          id: id('L', entries.length),
+          refid,
+          time,
+          type: 'trade',
+          asset: 'XXBT',
+          amount: `0.0${String(51_234_567 + i).padStart(8, '0')}1`,
+          fee: '0.0000000000',
+          balance: '0.0000000000',
+        });
     } else {
-      entries.push({ id: id('L', entries.length), refid: id('W', i), time, type: 'withdrawal', asset: 'XXBT', amount: '-0.0012345678', fee: '0.0000150000', balance: '0.0000000000' });
+      entries.push({
+        id: id('L', entries.length),
+        refid: id('W', i),
+        time,
+        type: 'withdrawal',
+        asset: 'XXBT',
+        amount: '-0.0012345678',
+        fee: '0.0000150000',
+        balance: '0.0000000000',
+      });
     }
   }
   return entries;

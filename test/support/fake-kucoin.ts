@@ -78,7 +78,11 @@ const MARKETS: readonly string[] = ['BTC-USDT', 'ETH-USDT', 'ETH-BTC'];
 const CURRENCIES: Record<string, string[]> = { BTC: ['btc'], ETH: ['eth'], USDT: ['eth', 'trx'] };
 
 const ok = (data: unknown): FakeResponse => ({ status: 200, body: { code: '200000', data } });
-const failure = (status: number, code: string, msg: string, headers?: Record<string, string>): FakeResponse => ({ status, body: { code, msg }, ...(headers ? { headers } : {}) });
+const failure = (status: number, code: string, msg: string, headers?: Record<string, string>): FakeResponse => ({
+  status,
+  body: { code, msg },
+  ...(headers ? { headers } : {}),
+});
 
 const sign = (secret: string, text: string) => createHmac('sha256', secret).update(text).digest('base64');
 
@@ -111,7 +115,8 @@ function whole(query: URLSearchParams, name: string): number | undefined {
 }
 
 /** Whether `time` is between `start` and `end`, both included unless `exclusive`. */
-const within = (time: number, start: number, end: number, exclusive: boolean) => (exclusive ? time > start && time < end : time >= start && time <= end);
+const within = (time: number, start: number, end: number, exclusive: boolean) =>
+  exclusive ? time > start && time < end : time >= start && time <= end;
 
 /** One page of the account ledger, as documented (24 hours a call at most, one year back). */
 function accountLedger(account: KucoinAccount, query: URLSearchParams): FakeResponse {
@@ -119,7 +124,15 @@ function accountLedger(account: KucoinAccount, query: URLSearchParams): FakeResp
   const page = whole(query, 'currentPage') ?? 1;
   let start = whole(query, 'startAt');
   let end = whole(query, 'endAt');
-  if (Number.isNaN(pageSize) || Number.isNaN(page) || Number.isNaN(start) || Number.isNaN(end) || page < 1 || pageSize < 10 || pageSize > 500) {
+  if (
+    Number.isNaN(pageSize) ||
+    Number.isNaN(page) ||
+    Number.isNaN(start) ||
+    Number.isNaN(end) ||
+    page < 1 ||
+    pageSize < 10 ||
+    pageSize > 500
+  ) {
     return failure(400, '400100', 'Parameter error');
   }
   const now = Date.now();
@@ -129,7 +142,12 @@ function accountLedger(account: KucoinAccount, query: URLSearchParams): FakeResp
   if (end - start > DAY) return failure(400, '400100', 'The time range cannot exceed 24 hours');
   const kept = now - 365 * DAY;
   const inRange = account.entries
-    .filter((e) => e.accountType !== 'TRADE_HF' && e.createdAt >= kept && within(e.createdAt, start as number, end as number, account.boundsExclusive === true))
+    .filter(
+      (e) =>
+        e.accountType !== 'TRADE_HF' &&
+        e.createdAt >= kept &&
+        within(e.createdAt, start as number, end as number, account.boundsExclusive === true),
+    )
     .sort(newestFirst);
   const items = inRange.slice((page - 1) * pageSize, page * pageSize).map(kucoinEntryAnswer);
   return ok({ currentPage: page, pageSize, totalNum: inRange.length, totalPage: Math.ceil(inRange.length / pageSize), items });
@@ -139,7 +157,8 @@ function accountLedger(account: KucoinAccount, query: URLSearchParams): FakeResp
 function hfLedger(account: KucoinAccount, query: URLSearchParams): FakeResponse {
   const limit = whole(query, 'limit') ?? 100;
   const lastId = query.get('lastId');
-  if (Number.isNaN(limit) || limit < 1 || limit > 200 || (lastId !== null && !/^\d+$/.test(lastId))) return failure(400, '400100', 'Parameter error');
+  if (Number.isNaN(limit) || limit < 1 || limit > 200 || (lastId !== null && !/^\d+$/.test(lastId)))
+    return failure(400, '400100', 'Parameter error');
   const from = Date.now() - 3 * DAY;
   const items = account.entries
     .filter((e) => e.accountType === 'TRADE_HF' && e.createdAt >= from && (lastId === null || BigInt(e.id) < BigInt(lastId)))
@@ -154,12 +173,20 @@ export async function startFakeKucoin(): Promise<FakeKucoin> {
 
   function authenticate(request: FakeRequest): KucoinAccount | FakeResponse {
     const headers = request.headers;
-    const [key, passphrase, timestamp, signature] = ['kc-api-key', 'kc-api-passphrase', 'kc-api-timestamp', 'kc-api-sign'].map((h) => String(headers[h] ?? ''));
-    if (!key || !passphrase || !timestamp || !signature) return failure(401, '400001', 'Please check the header of your request for KC-API-KEY, KC-API-SIGN, KC-API-TIMESTAMP, KC-API-PASSPHRASE');
+    const [key, passphrase, timestamp, signature] = ['kc-api-key', 'kc-api-passphrase', 'kc-api-timestamp', 'kc-api-sign'].map((h) =>
+      String(headers[h] ?? ''),
+    );
+    if (!key || !passphrase || !timestamp || !signature)
+      return failure(
+        401,
+        '400001',
+        'Please check the header of your request for KC-API-KEY, KC-API-SIGN, KC-API-TIMESTAMP, KC-API-PASSPHRASE',
+      );
     if (headers['kc-api-key-version'] !== '2') return failure(401, '400001', 'KC-API-KEY-VERSION must be 2');
     const account = accounts.get(key as string);
     if (!account) return failure(401, '400003', 'KC-API-KEY not exists');
-    if (!/^\d+$/.test(timestamp as string) || Math.abs(Number(timestamp) - Date.now()) > 5_000) return failure(401, '400002', 'KC-API-TIMESTAMP Invalid -- Time differs from server time by more than 5 seconds');
+    if (!/^\d+$/.test(timestamp as string) || Math.abs(Number(timestamp) - Date.now()) > 5_000)
+      return failure(401, '400002', 'KC-API-TIMESTAMP Invalid -- Time differs from server time by more than 5 seconds');
     if (passphrase !== sign(account.secret, account.passphrase)) return failure(401, '400004', 'Invalid KC-API-PASSPHRASE');
     const endpoint = `${request.path}${request.rawQuery === '' ? '' : `?${request.rawQuery}`}`;
     const expected = Buffer.from(sign(account.secret, `${timestamp}${request.method}${endpoint}${request.body}`));
@@ -180,14 +207,30 @@ export async function startFakeKucoin(): Promise<FakeKucoin> {
       case '/api/v1/isolated/symbols':
         return ok([]);
       case '/api/v1/user/api-key':
-        return ok({ remark: 'read', apiKey: account.key, apiVersion: 3, permission: account.permission, ipWhitelist: '', createdAt: 1728443843000, uid: 165111215, isMaster: true });
+        return ok({
+          remark: 'read',
+          apiKey: account.key,
+          apiVersion: 3,
+          permission: account.permission,
+          ipWhitelist: '',
+          createdAt: 1728443843000,
+          uid: 165111215,
+          isMaster: true,
+        });
       case '/api/v1/accounts': {
         const type = request.query.get('type');
         const currency = request.query.get('currency');
         return ok(
           account.balances
             .filter((b) => (type === null || b.type === type) && (currency === null || b.currency === currency))
-            .map((b, i) => ({ id: `64feeeb6b4f1fb00079${String(i).padStart(5, '0')}`, currency: b.currency, type: b.type, balance: b.balance, available: b.available, holds: '0' })),
+            .map((b, i) => ({
+              id: `64feeeb6b4f1fb00079${String(i).padStart(5, '0')}`,
+              currency: b.currency,
+              type: b.type,
+              balance: b.balance,
+              available: b.available,
+              holds: '0',
+            })),
         );
       }
       case '/api/v1/accounts/ledgers':
@@ -202,7 +245,15 @@ export async function startFakeKucoin(): Promise<FakeKucoin> {
         return ok(
           (account.addresses[currency] ?? [])
             .filter((a) => chains.includes(a.chain))
-            .map((a) => ({ address: a.address, memo: a.memo ?? '', chain: a.chain.toUpperCase(), chainId: a.chain, to: 'MAIN', currency, contractAddress: '' })),
+            .map((a) => ({
+              address: a.address,
+              memo: a.memo ?? '',
+              chain: a.chain.toUpperCase(),
+              chainId: a.chain,
+              to: 'MAIN',
+              currency,
+              contractAddress: '',
+            })),
         );
       }
       default:

@@ -80,7 +80,15 @@ function okxSignature(secret: string, prehash: string): string {
  * funding account's without (no capture: OKX's API reference).
  */
 export function okxBillAnswer(bill: OkxBill, book: 'trading' | 'funding'): Record<string, string> {
-  const common = { billId: bill.billId, ccy: bill.ccy, balChg: bill.balChg, bal: bill.bal, type: bill.type, ts: String(bill.ts), notes: '' };
+  const common = {
+    billId: bill.billId,
+    ccy: bill.ccy,
+    balChg: bill.balChg,
+    bal: bill.bal,
+    type: bill.type,
+    ts: String(bill.ts),
+    notes: '',
+  };
   if (book === 'funding') return { ...common, clientId: '' };
   const traded = bill.ordId !== undefined;
   return {
@@ -117,7 +125,8 @@ export function okxBillAnswer(bill: OkxBill, book: 'trading' | 'funding'): Recor
 function billsPage(bills: readonly OkxBill[], query: URLSearchParams, book: 'trading' | 'funding', byTime: boolean): FakeResponse {
   const limit = Number(query.get('limit') ?? '100');
   const after = query.get('after');
-  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100 || (after !== null && !/^\d+$/.test(after))) return failure(400, '51000', 'Parameter limit or after error');
+  if (!Number.isSafeInteger(limit) || limit < 1 || limit > 100 || (after !== null && !/^\d+$/.test(after)))
+    return failure(400, '51000', 'Parameter limit or after error');
   const sorted = [...bills].sort((a, b) => (BigInt(b.billId) > BigInt(a.billId) ? 1 : -1));
   const older = after === null ? sorted : sorted.filter((bill) => (byTime ? bill.ts < Number(after) : BigInt(bill.billId) < BigInt(after)));
   return ok(older.slice(0, limit).map((bill) => okxBillAnswer(bill, book)));
@@ -129,10 +138,12 @@ export async function startFakeOkx(): Promise<FakeOkx> {
   function authenticate(request: FakeRequest): OkxAccount | FakeResponse {
     const account = accounts.get(String(request.headers['ok-access-key'] ?? ''));
     if (!account) return failure(401, '50111', 'Invalid OK-ACCESS-KEY');
-    if (request.headers['ok-access-passphrase'] !== account.passphrase) return failure(401, '50105', 'Your OK-ACCESS-PASSPHRASE is incorrect');
+    if (request.headers['ok-access-passphrase'] !== account.passphrase)
+      return failure(401, '50105', 'Your OK-ACCESS-PASSPHRASE is incorrect');
     const timestamp = String(request.headers['ok-access-timestamp'] ?? '');
     const at = Date.parse(timestamp);
-    if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(timestamp) || Number.isNaN(at)) return failure(401, '50112', 'Invalid OK-ACCESS-TIMESTAMP');
+    if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(timestamp) || Number.isNaN(at))
+      return failure(401, '50112', 'Invalid OK-ACCESS-TIMESTAMP');
     if (Math.abs(at - Date.now()) > 30_000) return failure(401, '50102', 'Timestamp request expired');
     const prehash = `${timestamp}${request.method}${request.path}${request.rawQuery === '' ? '' : `?${request.rawQuery}`}${request.body}`;
     const expected = Buffer.from(okxSignature(account.secret, prehash));
@@ -148,7 +159,22 @@ export async function startFakeOkx(): Promise<FakeOkx> {
       case '/api/v5/asset/currencies':
         return ok(
           Object.entries(CURRENCIES).flatMap(([ccy, chains]) =>
-            chains.map((chain, i) => ({ ccy, chain, name: ccy, canDep: true, canWd: true, canInternal: true, mainNet: i === 0, minFee: '0.0001', maxFee: '0.001', fee: '0.0005', minWd: '0.001', maxWd: '100', wdTickSz: '8', minDep: '0.00001' })),
+            chains.map((chain, i) => ({
+              ccy,
+              chain,
+              name: ccy,
+              canDep: true,
+              canWd: true,
+              canInternal: true,
+              mainNet: i === 0,
+              minFee: '0.0001',
+              maxFee: '0.001',
+              fee: '0.0005',
+              minWd: '0.001',
+              maxWd: '100',
+              wdTickSz: '8',
+              minDep: '0.00001',
+            })),
           ),
         );
       case '/api/v5/account/balance': {
@@ -181,11 +207,29 @@ export async function startFakeOkx(): Promise<FakeOkx> {
           upl: '0',
           uplLiab: '0',
         }));
-        return ok([{ adjEq: '', availEq: '', borrowFroz: '', details, imr: '', isoEq: '0', mgnRatio: '', mmr: '', notionalUsd: '', ordFroz: '', totalEq: '0', uTime, upl: '0' }]);
+        return ok([
+          {
+            adjEq: '',
+            availEq: '',
+            borrowFroz: '',
+            details,
+            imr: '',
+            isoEq: '0',
+            mgnRatio: '',
+            mmr: '',
+            notionalUsd: '',
+            ordFroz: '',
+            totalEq: '0',
+            uTime,
+            upl: '0',
+          },
+        ]);
       }
       case '/api/v5/asset/balances':
         // The captured answer's fields (fetchBalance "funding balance").
-        return ok(account.funding.map((b) => ({ availBal: b.availBal, bal: b.bal, ccy: b.ccy, frozenBal: addDecimals(b.bal, `-${b.availBal}`) })));
+        return ok(
+          account.funding.map((b) => ({ availBal: b.availBal, bal: b.bal, ccy: b.ccy, frozenBal: addDecimals(b.bal, `-${b.availBal}`) })),
+        );
       case '/api/v5/account/bills-archive':
         return billsPage(account.tradingBills, request.query, 'trading', false);
       case '/api/v5/asset/bills-history':
@@ -195,7 +239,18 @@ export async function startFakeOkx(): Promise<FakeOkx> {
         if (!(ccy in CURRENCIES)) return failure(400, '51001', 'Instrument ID or currency does not exist');
         // The captured answer's fields (fetchDepositAddress); a memo in `addrEx.comment`, as the
         // capture's TON address has it.
-        return ok((account.addresses[ccy] ?? []).map((a) => ({ chain: a.chain, ...(a.memo ? { addrEx: { comment: a.memo } } : {}), ctAddr: '', ccy, to: '6', verifiedName: '', addr: a.addr, selected: true })));
+        return ok(
+          (account.addresses[ccy] ?? []).map((a) => ({
+            chain: a.chain,
+            ...(a.memo ? { addrEx: { comment: a.memo } } : {}),
+            ctAddr: '',
+            ccy,
+            to: '6',
+            verifiedName: '',
+            addr: a.addr,
+            selected: true,
+          })),
+        );
       }
       default:
         return failure(404, '50050', `no endpoint ${request.path} in this fake`);
@@ -208,7 +263,24 @@ export async function startFakeOkx(): Promise<FakeOkx> {
       return ok(
         OKX_MARKETS.map((instId) => {
           const [baseCcy, quoteCcy] = instId.split('-');
-          return { instId, instType: 'SPOT', baseCcy, quoteCcy, state: 'live', tickSz: '0.1', lotSz: '0.00000001', minSz: '0.00001', listTime: '1548133413000', category: '1', ctVal: '', ctMult: '', ctValCcy: '', settleCcy: '', uly: '', lever: '' };
+          return {
+            instId,
+            instType: 'SPOT',
+            baseCcy,
+            quoteCcy,
+            state: 'live',
+            tickSz: '0.1',
+            lotSz: '0.00000001',
+            minSz: '0.00001',
+            listTime: '1548133413000',
+            category: '1',
+            ctVal: '',
+            ctMult: '',
+            ctValCcy: '',
+            settleCcy: '',
+            uly: '',
+            lever: '',
+          };
         }),
       );
     }

@@ -71,7 +71,9 @@ export class FormAgent {
   /** The Cookie header a browser would send to `url`, with the CSRF cookie replaced or left out. */
   private cookieHeader(url: string, csrfCookie: string | null | undefined): string {
     const path = new URL(url, 'http://agent.invalid').pathname;
-    const jar = new Map([...this.cookies].filter(([, cookie]) => pathMatches(path, cookie.path)).map(([name, cookie]) => [name, cookie.value]));
+    const jar = new Map(
+      [...this.cookies].filter(([, cookie]) => pathMatches(path, cookie.path)).map(([name, cookie]) => [name, cookie.value]),
+    );
     const csrfName = this.csrfCookieName;
     if (csrfCookie === null) jar.delete(csrfName);
     else if (csrfCookie !== undefined) jar.set(csrfName, csrfCookie);
@@ -84,8 +86,7 @@ export class FormAgent {
       const split = pair.indexOf('=');
       const name = pair.slice(0, split);
       const value = pair.slice(split + 1);
-      const attribute = (key: string) =>
-        attributes.find((a) => a.toLowerCase().startsWith(`${key}=`))?.slice(key.length + 1);
+      const attribute = (key: string) => attributes.find((a) => a.toLowerCase().startsWith(`${key}=`))?.slice(key.length + 1);
       const maxAge = attribute('max-age');
       const expires = attribute('expires');
       const removed = (maxAge !== undefined && Number(maxAge) <= 0) || (expires !== undefined && Date.parse(expires) <= Date.now());

@@ -13,13 +13,21 @@ export function injectOverHttp(baseUrl: string): Pick<FastifyInstance, 'inject'>
       method: options.method ?? 'GET',
       headers,
       redirect: 'manual',
-      ...(options.payload === undefined ? {} : { body: typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload) }),
+      ...(options.payload === undefined
+        ? {}
+        : { body: typeof options.payload === 'string' ? options.payload : JSON.stringify(options.payload) }),
     });
     const body = await res.text();
     const responseHeaders: Record<string, string | string[]> = Object.fromEntries(res.headers);
     const cookies = res.headers.getSetCookie();
     if (cookies.length > 0) responseHeaders['set-cookie'] = cookies;
-    return { statusCode: res.status, headers: responseHeaders, body, payload: body, json: () => JSON.parse(body) } as unknown as LightMyRequestResponse;
+    return {
+      statusCode: res.status,
+      headers: responseHeaders,
+      body,
+      payload: body,
+      json: () => JSON.parse(body),
+    } as unknown as LightMyRequestResponse;
   };
   return { inject } as unknown as Pick<FastifyInstance, 'inject'>;
 }

@@ -36,7 +36,8 @@ export function netByAsset(transactions: ListedTransaction[]): Record<string, st
  * form agent, the API with the client's live key, the refresh job with the real worker.
  */
 export function liveExchangeSteps(t: () => TestApp, client: () => TestClient) {
-  const call = (method: 'GET' | 'POST', url: string, json?: unknown) => t().call(client().liveKey, { method, url, ...(json === undefined ? {} : { json }) });
+  const call = (method: 'GET' | 'POST', url: string, json?: unknown) =>
+    t().call(client().liveKey, { method, url, ...(json === undefined ? {} : { json }) });
 
   /** A live session whose account holder has accepted the disclaimer. */
   async function consented() {
@@ -87,7 +88,9 @@ export function liveExchangeSteps(t: () => TestApp, client: () => TestClient) {
     const all: ListedTransaction[] = [];
     let after: string | undefined;
     for (;;) {
-      const page = (await call('GET', `/v1/connect/accounts/${id}/transactions?limit=100${after ? `&starting_after=${after}` : ''}`)).json();
+      const page = (
+        await call('GET', `/v1/connect/accounts/${id}/transactions?limit=100${after ? `&starting_after=${after}` : ''}`)
+      ).json();
       all.push(...page.data);
       if (!page.has_more) return all;
       after = page.data.at(-1).id;
@@ -104,10 +107,18 @@ export function liveExchangeSteps(t: () => TestApp, client: () => TestClient) {
  * hold over the whole file), then the fake closed. `fake` and `app` are set once the tests run;
  * the steps act on that app.
  */
-export function liveExchangeSuite<F extends FakeExchangeServer>(engine: Engine, id: string, startFake: () => Promise<F>, options: { app?: Parameters<typeof startTestApp>[1]; check?: (fake: F) => void } = {}) {
+export function liveExchangeSuite<F extends FakeExchangeServer>(
+  engine: Engine,
+  id: string,
+  startFake: () => Promise<F>,
+  options: { app?: Parameters<typeof startTestApp>[1]; check?: (fake: F) => void } = {},
+) {
   const live = fakeForTests(startFake, options.check) as { fake: F; app: TestApp; client: TestClient };
   beforeAll(async () => {
-    live.app = await startTestApp(engine, { ...options.app, seams: { ...options.app?.seams, exchangeOverrides: { [id]: pointExchangeAt(id, live.fake.url) } } });
+    live.app = await startTestApp(engine, {
+      ...options.app,
+      seams: { ...options.app?.seams, exchangeOverrides: { [id]: pointExchangeAt(id, live.fake.url) } },
+    });
     live.client = await live.app.newClient();
   });
   afterAll(async () => {

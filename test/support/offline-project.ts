@@ -43,7 +43,9 @@ export function writeOfflineProject(dir: string, packed: PackedPackage[]): void 
   const own: Record<string, unknown> = {};
   const dependencies: Record<string, string> = {};
   for (const { name, folder, tarball } of packed) {
-    const manifest = JSON.parse(readFileSync(path.join(REPO, folder, 'package.json'), 'utf8')) as LockEntry & { dependencies?: Record<string, string> };
+    const manifest = JSON.parse(readFileSync(path.join(REPO, folder, 'package.json'), 'utf8')) as LockEntry & {
+      dependencies?: Record<string, string>;
+    };
     visit('', manifest.dependencies);
     const spec = `file:${path.basename(tarball)}`;
     const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;
@@ -60,5 +62,12 @@ export function writeOfflineProject(dir: string, packed: PackedPackage[]): void 
   }
   const root = { name: 'integrator', version: '1.0.0', private: true, type: 'module', dependencies };
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify(root, null, 2));
-  writeFileSync(path.join(dir, 'package-lock.json'), JSON.stringify({ name: root.name, version: root.version, lockfileVersion: 3, requires: true, packages: { '': root, ...own, ...entries } }, null, 2));
+  writeFileSync(
+    path.join(dir, 'package-lock.json'),
+    JSON.stringify(
+      { name: root.name, version: root.version, lockfileVersion: 3, requires: true, packages: { '': root, ...own, ...entries } },
+      null,
+      2,
+    ),
+  );
 }

@@ -38,7 +38,6 @@ export interface OpenApiDocument {
 /** Methods Fastify reads a request body for (GET, HEAD and TRACE bodies are ignored). */
 export const BODY_METHODS: readonly string[] = ['POST', 'PUT', 'PATCH', 'DELETE'];
 
-
 export interface ApiOperation {
   method: string;
   /** The OpenAPI path, `/v1/connect/accounts/{id}`. */
@@ -76,7 +75,10 @@ export function readOperations(document: OpenApiDocument): ApiOperation[] {
 }
 
 /** The operation's URL with each path parameter replaced by `ids[name]` (or by `fallback`). */
-export function urlOf(op: ApiOperation, ids: Record<string, string> | ((param: ApiOperation['pathParams'][number]) => string | undefined)): string {
+export function urlOf(
+  op: ApiOperation,
+  ids: Record<string, string> | ((param: ApiOperation['pathParams'][number]) => string | undefined),
+): string {
   return op.path.replace(/\{([^}]+)\}/g, (_, name: string) => {
     const param = op.pathParams.find((p) => p.name === name) ?? { name, prefix: undefined };
     const value = typeof ids === 'function' ? ids(param) : ids[name];

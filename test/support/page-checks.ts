@@ -107,9 +107,14 @@ export class PageChecks {
 
   private async replay(document: Promise<ServedDocument>, viewport: Viewport, name: string): Promise<string[]> {
     const [served, page] = await Promise.all([document, this.replayPage(viewport)]);
-    await page.route((url) => url.href === served.url, (route) => route.fulfill({ status: served.status, headers: served.headers, body: served.body }), { times: 1 });
+    await page.route(
+      (url) => url.href === served.url,
+      (route) => route.fulfill({ status: served.status, headers: served.headers, body: served.body }),
+      { times: 1 },
+    );
     const response = await page.goto(served.url);
-    if (response?.status() !== served.status) return [`${viewport.name} ${name}: the replay answered ${response?.status()}, not ${served.status}`];
+    if (response?.status() !== served.status)
+      return [`${viewport.name} ${name}: the replay answered ${response?.status()}, not ${served.status}`];
     return inspect(page, viewport, name);
   }
 

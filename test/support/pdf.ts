@@ -45,11 +45,19 @@ export interface PdfWord {
 export async function pdfWordBoxes(pdf: Buffer): Promise<{ width: number; height: number; words: PdfWord[] }[]> {
   return withPdf(pdf, async (file) => {
     const { stdout } = await run('pdftotext', ['-bbox', '-enc', 'UTF-8', file, '-'], { maxBuffer: 256 * 1024 * 1024 });
-    const unescape = (text: string) => text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+    const unescape = (text: string) =>
+      text
+        .replace(/&lt;/g, '<')
+        .replace(/&gt;/g, '>')
+        .replace(/&quot;/g, '"')
+        .replace(/&apos;/g, "'")
+        .replace(/&amp;/g, '&');
     return [...stdout.matchAll(/<page width="([\d.]+)" height="([\d.]+)">([\s\S]*?)<\/page>/g)].map(([, width, height, body]) => ({
       width: Number(width),
       height: Number(height),
-      words: [...(body as string).matchAll(/<word xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">([^<]*)<\/word>/g)].map(([, xMin, yMin, xMax, yMax, text]) => ({
+      words: [
+        ...(body as string).matchAll(/<word xMin="([\d.-]+)" yMin="([\d.-]+)" xMax="([\d.-]+)" yMax="([\d.-]+)">([^<]*)<\/word>/g),
+      ].map(([, xMin, yMin, xMax, yMax, text]) => ({
         text: unescape(text as string),
         xMin: Number(xMin),
         yMin: Number(yMin),

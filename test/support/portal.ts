@@ -9,10 +9,21 @@ import type { TestApp } from './test-app.js';
 export async function askPortalLink(t: TestApp, email: string): Promise<string | undefined> {
   const agent = new FormAgent(t.app, 'portal');
   await agent.get('/portal/sign-in');
-  const before = await t.ctx.db.selectFrom('mail_outbox').select('seq').where('kind', '=', 'portal_sign_in').orderBy('seq', 'desc').executeTakeFirst();
+  const before = await t.ctx.db
+    .selectFrom('mail_outbox')
+    .select('seq')
+    .where('kind', '=', 'portal_sign_in')
+    .orderBy('seq', 'desc')
+    .executeTakeFirst();
   await agent.post('/portal/sign-in', { email });
   await runDueJobs(t.ctx);
-  const mail = await t.ctx.db.selectFrom('mail_outbox').selectAll().where('kind', '=', 'portal_sign_in').where('seq', '>', before?.seq ?? 0).orderBy('seq', 'desc').executeTakeFirst();
+  const mail = await t.ctx.db
+    .selectFrom('mail_outbox')
+    .selectAll()
+    .where('kind', '=', 'portal_sign_in')
+    .where('seq', '>', before?.seq ?? 0)
+    .orderBy('seq', 'desc')
+    .executeTakeFirst();
   if (!mail) return undefined;
   if (mail.to_address.toLowerCase() !== email.toLowerCase()) throw new Error(`the link went to ${mail.to_address}, not ${email}`);
   return /\/portal\/sign-in\/pl_[0-9A-Za-z]+/.exec(mail.text_body)?.[0];

@@ -15,7 +15,10 @@ export function databaseUrl(serverUrl: string, database: string): string {
 
 /** Runs `fn` with a connection to the server; `connectTimeoutMs` makes an unreachable server fail fast. */
 export async function withAdminClient<T>(serverUrl: string, fn: (client: pg.Client) => Promise<T>, connectTimeoutMs?: number): Promise<T> {
-  const client = new pg.Client({ connectionString: serverUrl, ...(connectTimeoutMs === undefined ? {} : { connectionTimeoutMillis: connectTimeoutMs }) });
+  const client = new pg.Client({
+    connectionString: serverUrl,
+    ...(connectTimeoutMs === undefined ? {} : { connectionTimeoutMillis: connectTimeoutMs }),
+  });
   await client.connect();
   try {
     return await fn(client);

@@ -14,7 +14,12 @@ export function providerAt(id: string, origin: string, history?: ExchangeRow['hi
   if (row.accountLimits) throw new Error(`${id} paces calls per account in the database: walk it through an app (startTestApp)`);
   // Without accountLimits the provider never logs a call.
   const calls = { reserve: () => Promise.reject(new Error('no call log outside an app')) };
-  return ccxtProvider(history ? { ...row, history } : row, { load: () => import('ccxt'), throttles: exchangeThrottles(), calls, overrides: pointExchangeAt(id, origin) });
+  return ccxtProvider(history ? { ...row, history } : row, {
+    load: () => import('ccxt'),
+    throttles: exchangeThrottles(),
+    calls,
+    overrides: pointExchangeAt(id, origin),
+  });
 }
 
 export interface WalkedPage {
@@ -27,7 +32,12 @@ export interface WalkedPage {
  * at most (then stops it, as a refresh out of time does); returns the pages read and, if it got to
  * the end, the cursor it returned.
  */
-export async function walkHistory(provider: Provider, connection: Record<string, unknown>, cursor: string | null, pages = Infinity): Promise<{ read: WalkedPage[]; returned: string | null | undefined }> {
+export async function walkHistory(
+  provider: Provider,
+  connection: Record<string, unknown>,
+  cursor: string | null,
+  pages = Infinity,
+): Promise<{ read: WalkedPage[]; returned: string | null | undefined }> {
   const read: WalkedPage[] = [];
   const history = provider.fetchTransactions(connection, { cursor });
   for (;;) {

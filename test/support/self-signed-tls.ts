@@ -33,18 +33,30 @@ RD0GXfJ1n9aCrYhgMaQKx64HpAIgcBz6yguQOCtHYfDhlaAdD6jX07TBcFDhCOcU
  * A fetch for ccxt (its `fetchImplementation` option) that trusts this certificate and nothing
  * else, without touching the process's TLS settings: how ccxt reaches a fake exchange over HTTPS.
  */
-export async function trustingFetch(url: string, init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal }): Promise<Response> {
+export async function trustingFetch(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; body?: string; signal?: AbortSignal },
+): Promise<Response> {
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(url, { method: init.method ?? 'GET', headers: init.headers ?? {}, ca: SELF_SIGNED_TLS.cert, ...(init.signal ? { signal: init.signal } : {}) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const headers = new Headers();
-        for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') headers.set(name, value);
-        resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 500, headers }));
-      });
-      res.on('error', reject);
-    });
+    const req = httpsRequest(
+      url,
+      {
+        method: init.method ?? 'GET',
+        headers: init.headers ?? {},
+        ca: SELF_SIGNED_TLS.cert,
+        ...(init.signal ? { signal: init.signal } : {}),
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const headers = new Headers();
+          for (const [name, value] of Object.entries(res.headers)) if (typeof value === 'string') headers.set(name, value);
+          resolve(new Response(Buffer.concat(chunks), { status: res.statusCode ?? 500, headers }));
+        });
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(init.body);
   });

@@ -22,7 +22,11 @@ export interface SmtpSink {
  * only the addresses it lists in `only` (lower case; the others are taken).
  */
 export async function startSmtpSink(
-  options: { port?: number; login?: { user: string; pass: string }; refuseRecipient?: { code: number; text: string; only?: readonly string[] } } = {},
+  options: {
+    port?: number;
+    login?: { user: string; pass: string };
+    refuseRecipient?: { code: number; text: string; only?: readonly string[] };
+  } = {},
 ): Promise<SmtpSink> {
   const received: ReceivedMail[] = [];
   const settings: SMTPServerOptions = {
@@ -31,7 +35,8 @@ export async function startSmtpSink(
     authOptional: !options.login,
     allowInsecureAuth: true,
     onAuth(auth, _session, callback) {
-      if (options.login && auth.username === options.login.user && auth.password === options.login.pass) return callback(null, { user: auth.username });
+      if (options.login && auth.username === options.login.user && auth.password === options.login.pass)
+        return callback(null, { user: auth.username });
       return callback(new Error('Invalid username or password'));
     },
     onRcptTo(address, _session, callback) {
@@ -144,7 +149,9 @@ function decodeQuotedPrintable(text: string): string {
 
 /** RFC 2047: `=?UTF-8?Q?Zugang_f=C3=BCr?=` and `=?UTF-8?B?…?=`; white space between two encoded words is dropped. */
 function decodeWords(value: string): string {
-  return value.replace(/\?=\s+=\?/g, '?==?').replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_match, _charset: string, mode: string, text: string) =>
-    mode.toUpperCase() === 'B' ? Buffer.from(text, 'base64').toString('utf8') : decodeQuotedPrintable(text.replace(/_/g, ' ')),
-  );
+  return value
+    .replace(/\?=\s+=\?/g, '?==?')
+    .replace(/=\?([^?]+)\?([QqBb])\?([^?]*)\?=/g, (_match, _charset: string, mode: string, text: string) =>
+      mode.toUpperCase() === 'B' ? Buffer.from(text, 'base64').toString('utf8') : decodeQuotedPrintable(text.replace(/_/g, ' ')),
+    );
 }

@@ -46,9 +46,11 @@ export function tx(height: number, time: number, inputs: [string, bigint][], out
 
 /** The chain's view for these transactions: tip far above them; a block counts before an instant by its effective time (running maximum). */
 export function chainOf(transactions: readonly ChainTx[], tipHeight = 10_000, minConfirmations = 6): StatementChainInput {
-  const blocks = [...new Map(transactions.map((t) => [t.status.confirmed ? t.status.blockHeight : -1, t.status.confirmed ? t.status.blockTime : 0])).entries()].sort(
-    (a, b) => a[0] - b[0],
-  );
+  const blocks = [
+    ...new Map(
+      transactions.map((t) => [t.status.confirmed ? t.status.blockHeight : -1, t.status.confirmed ? t.status.blockTime : 0]),
+    ).entries(),
+  ].sort((a, b) => a[0] - b[0]);
   let running = 0;
   const effective = blocks.map(([height, time]) => {
     running = Math.max(running, time);
@@ -62,7 +64,12 @@ export function chainOf(transactions: readonly ChainTx[], tipHeight = 10_000, mi
   };
 }
 
-export const addressClaim = (id: string, address: string): StatementClaimInput => ({ claim_id: id, subject: { type: 'address', address }, network: 'testnet', addresses: [address] });
+export const addressClaim = (id: string, address: string): StatementClaimInput => ({
+  claim_id: id,
+  subject: { type: 'address', address },
+  network: 'testnet',
+  addresses: [address],
+});
 export const walletClaim = (id: string, addresses: string[]): StatementClaimInput => ({
   claim_id: id,
   subject: { type: 'wallet', descriptor: wallet.descriptor },

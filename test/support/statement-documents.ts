@@ -15,7 +15,9 @@ const at = (iso: string) => Date.parse(iso) / 1000;
 /** The claim statement of each claim section of `data`, as its receipt would sign it. */
 function claimOf(section: StatementData['claims'][number]): ClaimStatement {
   const subject: ClaimStatement['subject'] =
-    section.subject.type === 'address' ? section.subject : { type: 'wallet', descriptor: section.subject.descriptor, addresses_derived_to: { receive: 20, change: 20 } };
+    section.subject.type === 'address'
+      ? section.subject
+      : { type: 'wallet', descriptor: section.subject.descriptor, addresses_derived_to: { receive: 20, change: 20 } };
   return {
     id: section.claim_id,
     account_holder_id: 'ah_1',
@@ -23,7 +25,12 @@ function claimOf(section: StatementData['claims'][number]): ClaimStatement {
     address_type: 'p2wpkh',
     network: section.network,
     label: null,
-    proof: { format: 'bip322-simple', message: 'challenge', address: section.addresses[0] ?? sandboxWallet().address('receive', 0), signature: 'c2ln' },
+    proof: {
+      format: 'bip322-simple',
+      message: 'challenge',
+      address: section.addresses[0] ?? sandboxWallet().address('receive', 0),
+      signature: 'c2ln',
+    },
     verified_at: at('2025-01-02T00:00:00Z'),
     chain: { height: 100, block_hash: DOCUMENT_HASH },
     livemode: false,
@@ -31,7 +38,10 @@ function claimOf(section: StatementData['claims'][number]): ClaimStatement {
 }
 
 /** The document of `data` in `format`, issued and computed at `issuedAt`. */
-export function documentOf(data: StatementData, options: { format?: StatementPdfFormat; pageSize?: 'A4' | 'Letter'; issuedAt?: number } = {}): StatementDocument {
+export function documentOf(
+  data: StatementData,
+  options: { format?: StatementPdfFormat; pageSize?: 'A4' | 'Letter'; issuedAt?: number } = {},
+): StatementDocument {
   const issuedAt = options.issuedAt ?? data.period.close + 3600;
   return {
     iss: 'https://proofs.example.com',

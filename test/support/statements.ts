@@ -24,16 +24,28 @@ export interface StatementWorld {
    */
   proveSandboxWalletByDeposit(sim: SimulatedChain, time: number): Promise<{ id: string; txid: string; depositAddress: string }>;
   /** Generates a statement through the API and runs its job; returns the completed statement. */
-  completedStatement(body: { claim_ids: string[]; period: { open: number; close: number }; timezone: string; valuation_currency?: string }): Promise<Record<string, unknown> & { id: string }>;
+  completedStatement(body: {
+    claim_ids: string[];
+    period: { open: number; close: number };
+    timezone: string;
+    valuation_currency?: string;
+  }): Promise<Record<string, unknown> & { id: string }>;
 }
 
-export async function makeStatementWorld(t: TestApp, options: { clientName?: string; holder?: Record<string, string> } = {}): Promise<StatementWorld> {
+export async function makeStatementWorld(
+  t: TestApp,
+  options: { clientName?: string; holder?: Record<string, string> } = {},
+): Promise<StatementWorld> {
   // The periods of these tests end in November 2026; a machine whose clock is earlier still takes them.
   const missing = at('2026-12-01T00:00:00Z') - Math.floor(t.clock.now() / 1000);
   if (missing > 0) t.clock.advance(missing);
   const client = await t.newClient(options.clientName ?? 'Acme Lending');
   const scope: Scope = { clientId: client.clientId, mode: 'test' };
-  const holder = await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: options.holder ?? { email: 'ada@example.com' } });
+  const holder = await t.call(client.testKey, {
+    method: 'POST',
+    url: '/v1/connect/account_holders',
+    json: options.holder ?? { email: 'ada@example.com' },
+  });
   if (holder.statusCode !== 200) throw new Error(`account holder: ${holder.body}`);
   const holderId = holder.json().id as string;
   return {
@@ -42,12 +54,22 @@ export async function makeStatementWorld(t: TestApp, options: { clientName?: str
     holderId,
     async proveAddress() {
       const wallet = testnetWallet('p2wpkh');
-      const claim = await proveWith(t.ctx, scope, holderId, wallet, { kind: 'connect_session', session_id: 'sess_statements', permissions: ['transactions'] });
+      const claim = await proveWith(t.ctx, scope, holderId, wallet, {
+        kind: 'connect_session',
+        session_id: 'sess_statements',
+        permissions: ['transactions'],
+      });
       return { id: claim.id, address: wallet.address, privateKey: wallet.privateKeys[0] as Uint8Array };
     },
     async proveSandboxWalletByDeposit(sim, time) {
       const origin = { kind: 'connect_session' as const, session_id: 'sess_statements', permissions: ['transactions'] };
-      const request = { scope, accountHolderId: holderId, requesterName: 'Acme Lending', origin, controller: emailIdentity(options.holder?.email ?? 'ada@example.com') };
+      const request = {
+        scope,
+        accountHolderId: holderId,
+        requesterName: 'Acme Lending',
+        origin,
+        controller: emailIdentity(options.holder?.email ?? 'ada@example.com'),
+      };
       const started = await startDepositChallenge(t.ctx, request, sandboxWallet().descriptor);
       if (!started.ok) throw new Error(started.message);
       const { deposit_address: depositAddress, deposit_amount: amount } = started.challenge;
@@ -61,7 +83,11 @@ export async function makeStatementWorld(t: TestApp, options: { clientName?: str
       return { id: proven.claim.id, txid: proof.txid as string, depositAddress };
     },
     async completedStatement(body) {
-      const res = await t.call(client.testKey, { method: 'POST', url: '/v1/verify/statements/generate', json: { account_holder_id: holderId, ...body } });
+      const res = await t.call(client.testKey, {
+        method: 'POST',
+        url: '/v1/verify/statements/generate',
+        json: { account_holder_id: holderId, ...body },
+      });
       if (res.statusCode !== 200) throw new Error(`generate: ${res.body}`);
       await runDueJobs(t.ctx);
       const statement = (await t.call(client.testKey, { method: 'GET', url: `/v1/verify/statements/${res.json().id}` })).json();
@@ -72,7 +98,10 @@ export async function makeStatementWorld(t: TestApp, options: { clientName?: str
 }
 
 /** Funds and spends from `address` on the simulated chain in October and November 2026, each buried under 6 blocks. */
-export async function octoberHistory(sim: SimulatedChain, claim: { address: string; privateKey: Uint8Array }): Promise<{ fee: bigint; txids: string[] }> {
+export async function octoberHistory(
+  sim: SimulatedChain,
+  claim: { address: string; privateKey: Uint8Array },
+): Promise<{ fee: bigint; txids: string[] }> {
   sim.registerKey(claim.privateKey);
   const merchant = sim.newAddress('p2wpkh');
   const funding = sim.fund(claim.address, 500_000n, { time: at('2026-10-05T12:00:00Z') });

@@ -28,7 +28,10 @@ const LIVE_PROVIDER = acceptingExchange('tenancy_live_exchange', 'Tenancy Live E
 export const TENANCY_SEAMS: Partial<AppContext> = {
   extraProviders: { live: [LIVE_PROVIDER] },
   webhookNetwork: { resolve: fakeResolver({ [PUBLIC_HOOK_HOST]: ['93.184.216.34'] }) },
-  chains: createChainSources({ esploraUrl: undefined, live: new SimulatedChain({ seed: 'tenancy-mainnet', network: 'mainnet', premineBlocks: 101 }) }),
+  chains: createChainSources({
+    esploraUrl: undefined,
+    live: new SimulatedChain({ seed: 'tenancy-mainnet', network: 'mainnet', premineBlocks: 101 }),
+  }),
 };
 
 /**
@@ -66,12 +69,14 @@ async function get(t: TestApp, key: string, url: string): Promise<Record<string,
 export const FIXTURE_MAKERS: readonly { prefix: string; make: (f: FixtureContext) => Promise<string> }[] = [
   {
     prefix: 'ah_',
-    make: async ({ t, key }) => (await post(t, key, '/v1/connect/account_holders', { email: 'tenant@example.com', name: 'Tenant' })).id as string,
+    make: async ({ t, key }) =>
+      (await post(t, key, '/v1/connect/account_holders', { email: 'tenant@example.com', name: 'Tenant' })).id as string,
   },
   {
     prefix: 'sess_',
     make: async ({ t, key, made }) =>
-      (await post(t, key, '/v1/connect/sessions', { account_holder: made.ah_, permissions: ['balances', 'transactions', 'addresses'] })).id as string,
+      (await post(t, key, '/v1/connect/sessions', { account_holder: made.ah_, permissions: ['balances', 'transactions', 'addresses'] }))
+        .id as string,
   },
   {
     // Completes the session above: test mode with the sandbox exchange, live mode with an exchange
@@ -113,14 +118,21 @@ export const FIXTURE_MAKERS: readonly { prefix: string; make: (f: FixtureContext
   {
     // A request to the account holder above (live mode needs SMTP: the tenancy app sets SMTP_URL).
     prefix: 'ar_',
-    make: async ({ t, key, made }) => (await post(t, key, '/v1/verify/access_requests', { type: 'sharing', account_holder_id: made.ah_, permissions: ['balances'] })).id as string,
+    make: async ({ t, key, made }) =>
+      (await post(t, key, '/v1/verify/access_requests', { type: 'sharing', account_holder_id: made.ah_, permissions: ['balances'] }))
+        .id as string,
   },
   {
     // A statement of the claim above over the last 30 days (it stays pending: no worker runs here).
     prefix: 'stmt_',
     make: async ({ t, key, made }) => {
       const now = Math.floor(t.clock.now() / 1000);
-      const body = { account_holder_id: made.ah_, claim_ids: [made.clm_], period: { open: now - 30 * 24 * 3600, close: now }, timezone: 'UTC' };
+      const body = {
+        account_holder_id: made.ah_,
+        claim_ids: [made.clm_],
+        period: { open: now - 30 * 24 * 3600, close: now },
+        timezone: 'UTC',
+      };
       return (await post(t, key, '/v1/verify/statements/generate', body)).id as string;
     },
   },

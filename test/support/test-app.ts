@@ -33,7 +33,13 @@ export { TEST_MASTER_KEY, TEST_MASTER_KEY_BYTES };
 /** Configuration for tests: the same loader as production, fed a fixed environment. */
 export function testConfig(overrides: Record<string, string> = {}): Config {
   // Tests fire requests far faster than a real client; the rate-limit tests set their own limits.
-  return loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: '/nonexistent-ownproof-test', RATE_LIMIT_PER_SECOND: '100000', ...overrides });
+  return loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: '/nonexistent-ownproof-test',
+    RATE_LIMIT_PER_SECOND: '100000',
+    ...overrides,
+  });
 }
 
 /**

@@ -17,7 +17,9 @@ export async function effects(db: Db): Promise<{ job_id: string; label: string; 
 }
 
 async function note(db: Db, jobId: string, label: string, phase: string): Promise<void> {
-  await sql`insert into job_effects (job_id, label, phase, worker) values (${jobId}, ${label}, ${phase}, ${String(process.pid)})`.execute(db);
+  await sql`insert into job_effects (job_id, label, phase, worker) values (${jobId}, ${label}, ${phase}, ${String(process.pid)})`.execute(
+    db,
+  );
 }
 
 /** Records one 'done' row per run. */
@@ -44,7 +46,9 @@ export const slowRecordJob = defineJob({
   async run(payload, run) {
     await note(run.ctx.db, run.jobId, payload.label, 'started');
     await new Promise((resolve) => setTimeout(resolve, payload.ms));
-    const done = await sql<{ n: number }>`select count(*) as n from job_effects where job_id = ${run.jobId} and phase = 'done'`.execute(run.ctx.db);
+    const done = await sql<{ n: number }>`select count(*) as n from job_effects where job_id = ${run.jobId} and phase = 'done'`.execute(
+      run.ctx.db,
+    );
     if (Number(done.rows[0]?.n) === 0) await note(run.ctx.db, run.jobId, payload.label, 'done');
   },
 });

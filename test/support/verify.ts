@@ -24,7 +24,11 @@ export type InSession = Extract<ChallengeOrigin, { kind: 'connect_session' }> & 
 /** The origin a challenge records: a session's permissions are the session's, not the challenge's. */
 function challengeOrigin(origin: ChallengeOrigin | InSession): ChallengeOrigin {
   if (origin.kind !== 'connect_session') return origin;
-  return { kind: 'connect_session', session_id: origin.session_id, ...(origin.account_id === undefined ? {} : { account_id: origin.account_id }) };
+  return {
+    kind: 'connect_session',
+    session_id: origin.session_id,
+    ...(origin.account_id === undefined ? {} : { account_id: origin.account_id }),
+  };
 }
 
 /**
@@ -54,7 +58,13 @@ export async function startChallenge(
  * shared with the client by the function session completion calls (`shareSessionClaims`), as the
  * hosted flow's Done would (`proveInHostedSession` in connect.ts drives the real pages).
  */
-export async function proveWith(deps: ProofDeps & Pick<Parameters<typeof shareSessionClaims>[1], 'capabilities'>, scope: Scope, accountHolderId: string, wallet: TestWallet, origin?: Extract<ChallengeOrigin, { kind: 'portal' }> | InSession) {
+export async function proveWith(
+  deps: ProofDeps & Pick<Parameters<typeof shareSessionClaims>[1], 'capabilities'>,
+  scope: Scope,
+  accountHolderId: string,
+  wallet: TestWallet,
+  origin?: Extract<ChallengeOrigin, { kind: 'portal' }> | InSession,
+) {
   const challenge = await startChallenge(deps, scope, accountHolderId, wallet.address, origin);
   const outcome = await submitSignature(deps, challenge, signMessage(wallet, challenge.message));
   if (!outcome.ok) throw new Error(`proof refused: ${JSON.stringify(outcome)}`);
@@ -69,5 +79,7 @@ export async function shareAsSessionDone(
   origin: InSession,
   claimId: string,
 ): Promise<void> {
-  await deps.db.transaction().execute((trx) => shareSessionClaims(trx, deps, { id: origin.session_id, scope, permissions: origin.permissions }, [claimId]));
+  await deps.db
+    .transaction()
+    .execute((trx) => shareSessionClaims(trx, deps, { id: origin.session_id, scope, permissions: origin.permissions }, [claimId]));
 }

@@ -11,7 +11,11 @@ import { JobCatalog } from '../../src/platform/jobs/catalog.js';
 import { Worker } from '../../src/platform/jobs/worker.js';
 import { TEST_JOBS } from './test-jobs.js';
 
-const config = loadConfig({ ...process.env, DATA_DIR: mkdtempSync(path.join(tmpdir(), 'ownproof-worker-')), LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn' });
+const config = loadConfig({
+  ...process.env,
+  DATA_DIR: mkdtempSync(path.join(tmpdir(), 'ownproof-worker-')),
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
+});
 const runtime = await service.openRuntime(config);
 const worker = new Worker(runtime.ctx, new JobCatalog(TEST_JOBS), {
   leaseMs: Number(process.env.LEASE_MS ?? 30_000),

@@ -95,7 +95,10 @@ function accountsTable(accounts: ApplicationView['accounts']): string {
   if (accounts.length === 0) return '<p>No accounts.</p>';
   return accounts
     .map(
-      ({ account, balances }) => `<h3>${esc(account.display_name)} ${account.ownership.status === 'verified' ? '<span class="badge">Ownership proven</span>' : ''}</h3>
+      ({
+        account,
+        balances,
+      }) => `<h3>${esc(account.display_name)} ${account.ownership.status === 'verified' ? '<span class="badge">Ownership proven</span>' : ''}</h3>
 ${
   account.balance_refresh?.status === 'succeeded'
     ? `<table><caption class="muted">Balances of ${esc(account.display_name)}</caption><thead><tr><th scope="col">Asset</th><th scope="col">Total</th><th scope="col">Available</th></tr></thead><tbody>

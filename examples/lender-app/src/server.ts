@@ -27,14 +27,25 @@ if (!webhookSecret) {
   try {
     const endpoint = await ownproof.webhookEndpoints.create({
       url: `${appUrl}/webhooks`,
-      enabled_events: ['session.completed', 'session.abandoned', 'access_request.granted', 'access_request.declined', 'statement.completed', 'statement.failed'],
+      enabled_events: [
+        'session.completed',
+        'session.abandoned',
+        'access_request.granted',
+        'access_request.declined',
+        'statement.completed',
+        'statement.failed',
+      ],
       description: 'examples/lender-app',
     });
     webhookSecret = endpoint.secret as string;
     registeredEndpoint = endpoint.id;
   } catch (error) {
-    if (error instanceof OwnproofConnectionError) console.error(`No answer from ownproof at ${ownproofUrl}: start it (\`npm start\` at the repository's root) or set OWNPROOF_BASE_URL.`);
-    else if (error instanceof OwnproofApiError) console.error(`ownproof refused to register our webhook endpoint: ${error.code}: ${error.message}`);
+    if (error instanceof OwnproofConnectionError)
+      console.error(
+        `No answer from ownproof at ${ownproofUrl}: start it (\`npm start\` at the repository's root) or set OWNPROOF_BASE_URL.`,
+      );
+    else if (error instanceof OwnproofApiError)
+      console.error(`ownproof refused to register our webhook endpoint: ${error.code}: ${error.message}`);
     else throw error;
     process.exit(1);
   }
@@ -57,7 +68,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
       const { hostedUrl } = await applications.apply(name, email);
       return redirect(res, hostedUrl);
     } catch (error) {
-      if (error instanceof OwnproofApiError && error.param === 'email') return send(res, 400, applyPage('Please check your e-mail address.'));
+      if (error instanceof OwnproofApiError && error.param === 'email')
+        return send(res, 400, applyPage('Please check your e-mail address.'));
       throw error;
     }
   }
@@ -87,7 +99,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
     const accounts = [];
     if (application.sessionStatus === 'completed') {
       for await (const account of ownproof.connect.accounts.list({ session: application.sessionId })) {
-        const balances = account.balance_refresh?.status === 'succeeded' ? await ownproof.connect.accounts.balances(account.id).toArray() : [];
+        const balances =
+          account.balance_refresh?.status === 'succeeded' ? await ownproof.connect.accounts.balances(account.id).toArray() : [];
         accounts.push({ account, balances });
       }
     }
@@ -132,7 +145,12 @@ const server = createServer((req, res) => {
     // The request id lets ownproof's operator find the details; nothing else reaches the page.
     const requestId = error instanceof OwnproofApiError ? ` (ownproof request ${error.requestId})` : '';
     console.error(`${req.method} ${req.url}: ${error instanceof Error ? error.message : String(error)}${requestId}`);
-    if (!res.headersSent) send(res, 500, '<!doctype html><html lang="en"><title>Error</title><main><h1>Something went wrong</h1><p>Please try again.</p></main></html>');
+    if (!res.headersSent)
+      send(
+        res,
+        500,
+        '<!doctype html><html lang="en"><title>Error</title><main><h1>Something went wrong</h1><p>Please try again.</p></main></html>',
+      );
   });
 });
 server.listen(port, '127.0.0.1', () => console.log(`Northwind Loans (examples/lender-app) is listening on ${appUrl}`));

@@ -75,7 +75,11 @@ describe.skipIf(!chromiumAvailable())('the example lender app', () => {
     await page.getByRole('heading', { name: 'Application of Ada Lovelace' }).waitFor();
 
     // The first refresh runs after Done; the page reads the balances once it has.
-    await expect.poll(async () => (await page.reload(), page.getByRole('table', { name: 'Balances of Sandbox Exchange (user_good)' }).count()), { timeout: 30_000 }).toBe(1);
+    await expect
+      .poll(async () => (await page.reload(), page.getByRole('table', { name: 'Balances of Sandbox Exchange (user_good)' }).count()), {
+        timeout: 30_000,
+      })
+      .toBe(1);
     await page.getByRole('table', { name: 'Balances of Bitcoin wallet (native segwit)' }).waitFor();
     const main = await page.textContent('main');
     expect(main).toContain('Ownership proven');
@@ -93,7 +97,11 @@ describe.skipIf(!chromiumAvailable())('the example lender app', () => {
     // The applicant, in the portal from the e-mail; then back at the lender's page.
     await approveInPortal(page, ownproof.url, requestId, 'ada@example.com', shoot);
     await page.goto(applicationUrl);
-    await expect.poll(async () => (await page.reload(), page.getByRole('link', { name: 'Download the statement (PDF)' }).count()), { timeout: 60_000 }).toBe(1);
+    await expect
+      .poll(async () => (await page.reload(), page.getByRole('link', { name: 'Download the statement (PDF)' }).count()), {
+        timeout: 60_000,
+      })
+      .toBe(1);
     // The page reads the statement from the API; its webhook is delivered by another job and may come a moment later.
     await expect.poll(async () => (await page.reload(), page.getByText('statement.completed').count()), { timeout: 30_000 }).toBe(1);
     const statement = await page.textContent('main');
@@ -101,16 +109,30 @@ describe.skipIf(!chromiumAvailable())('the example lender app', () => {
     for (const event of ['session.completed', 'access_request.granted', 'statement.completed']) expect(statement).toContain(event);
     await look('04-statement');
 
-    const pdf = await page.request.get(await page.getByRole('link', { name: 'Download the statement (PDF)' }).getAttribute('href').then((href) => new URL(href as string, appUrl).href));
+    const pdf = await page.request.get(
+      await page
+        .getByRole('link', { name: 'Download the statement (PDF)' })
+        .getAttribute('href')
+        .then((href) => new URL(href as string, appUrl).href),
+    );
     expect(pdf.headers()['content-type']).toBe('application/pdf');
-    const check = await fetch(`${ownproof.url}/v1/verify/statements/verify`, { method: 'POST', headers: { 'Content-Type': 'application/pdf' }, body: await pdf.body() });
+    const check = await fetch(`${ownproof.url}/v1/verify/statements/verify`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/pdf' },
+      body: await pdf.body(),
+    });
     expect(await check.json()).toMatchObject({ valid: true });
   }, 180_000);
 
   it('refuses a webhook whose signature does not check, and a return_url visit for a session it does not know', async () => {
     const forged = await fetch(`${appUrl}/webhooks`, {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'webhook-id': 'msg_1', 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAA' },
+      headers: {
+        'Content-Type': 'application/json',
+        'webhook-id': 'msg_1',
+        'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+        'webhook-signature': 'v1,AAAA',
+      },
       body: JSON.stringify({ id: 'evt_1', type: 'statement.completed', data: { object: {} } }),
     });
     expect(forged.status).toBe(400);
@@ -119,4 +141,3 @@ describe.skipIf(!chromiumAvailable())('the example lender app', () => {
     await look('05-not-found');
   });
 });
-

@@ -1,5 +1,12 @@
 export { Ownproof, type OwnproofOptions } from './client.js';
-export { OwnproofApiError, OwnproofConnectionError, OwnproofError, WebhookVerificationError, type ApiErrorBody, type ErrorCode } from './errors.js';
+export {
+  OwnproofApiError,
+  OwnproofConnectionError,
+  OwnproofError,
+  WebhookVerificationError,
+  type ApiErrorBody,
+  type ErrorCode,
+} from './errors.js';
 export { ListPromise, type Page } from './list.js';
 export type { BodyOf, ItemOf, ListParams, OperationId, QueryOf, ResultOf } from './operations.js';
 export type { PollOptions } from './poll.js';

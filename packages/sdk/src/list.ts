@@ -21,7 +21,10 @@ export class ListPromise<T> implements PromiseLike<Page<T>>, AsyncIterable<T> {
     return this.first;
   }
 
-  then<R1 = Page<T>, R2 = never>(onFulfilled?: ((page: Page<T>) => R1 | PromiseLike<R1>) | null, onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null): Promise<R1 | R2> {
+  then<R1 = Page<T>, R2 = never>(
+    onFulfilled?: ((page: Page<T>) => R1 | PromiseLike<R1>) | null,
+    onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
     return this.firstPage().then(onFulfilled, onRejected);
   }
 

@@ -8,17 +8,19 @@ export type OperationId = keyof operations;
 type Op<K extends OperationId> = operations[K];
 
 /** The JSON request body of an operation. */
-export type BodyOf<K extends OperationId> = Op<K> extends { requestBody: { content: { 'application/json': infer B } } }
-  ? B
-  : Op<K> extends { requestBody?: { content: { 'application/json': infer B } } }
+export type BodyOf<K extends OperationId> =
+  Op<K> extends { requestBody: { content: { 'application/json': infer B } } }
     ? B
-    : never;
+    : Op<K> extends { requestBody?: { content: { 'application/json': infer B } } }
+      ? B
+      : never;
 
 /** The query parameters of an operation. */
 export type QueryOf<K extends OperationId> = Op<K> extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
 
 /** The parsed 200 answer of an operation. */
-export type ResultOf<K extends OperationId> = Op<K> extends { responses: { 200: { content: { 'application/json': infer R } } } } ? R : never;
+export type ResultOf<K extends OperationId> =
+  Op<K> extends { responses: { 200: { content: { 'application/json': infer R } } } } ? R : never;
 
 /** The object type of a list operation's pages. */
 export type ItemOf<K extends OperationId> = ResultOf<K> extends { data: (infer T)[] } ? T : never;

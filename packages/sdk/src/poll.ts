@@ -27,14 +27,14 @@ export async function pollUntil<T>(read: () => Promise<T>, done: (value: T) => b
       if (done(value)) return value;
     } catch (error) {
       const transient =
-        error instanceof OwnproofConnectionError ||
-        (error instanceof OwnproofApiError && (error.status === 429 || error.status >= 500));
+        error instanceof OwnproofConnectionError || (error instanceof OwnproofApiError && (error.status === 429 || error.status >= 500));
       if (!transient) throw error;
       if (error instanceof OwnproofApiError && error.retryAfter !== undefined) wait = Math.max(wait, error.retryAfter * 1000);
     }
     // Counted from the answer, not from the request: however long a request takes, the next
     // leaves at least `wait` after this one did.
-    if (performance.now() + wait > deadline) throw new OwnproofConnectionError(`gave up polling after ${options.timeoutMs ?? 15 * 60_000} ms`);
+    if (performance.now() + wait > deadline)
+      throw new OwnproofConnectionError(`gave up polling after ${options.timeoutMs ?? 15 * 60_000} ms`);
     await sleep(wait, options.signal);
   }
 }

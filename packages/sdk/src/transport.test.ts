@@ -33,7 +33,13 @@ async function scripted(answer: Answer): Promise<{ url: string; seen: Seen[] }> 
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const entry = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString(), at: Date.now() };
+      const entry = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString(),
+        at: Date.now(),
+      };
       seen.push(entry);
       answer(entry, res, seen.length);
     });
@@ -46,7 +52,9 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
   res.end(JSON.stringify(body));
 };
-const error = (code: string, type = 'invalid_request_error', param?: string) => ({ error: { type, code, message: `${code} happened`, request_id: 'req_123', ...(param ? { param } : {}) } });
+const error = (code: string, type = 'invalid_request_error', param?: string) => ({
+  error: { type, code, message: `${code} happened`, request_id: 'req_123', ...(param ? { param } : {}) },
+});
 const holder = { id: 'ah_1', object: 'account_holder' };
 
 describe('the SDK over HTTP', () => {
@@ -85,7 +93,13 @@ describe('the SDK over HTTP', () => {
     const ownproof = new Ownproof({ apiKey: 'sk_test_abc', baseUrl: url });
     const failure = await ownproof.connect.accountHolders.create({ email: 'nope' }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(OwnproofApiError);
-    expect(failure).toMatchObject({ status: 400, code: 'parameter_invalid', param: 'email', requestId: 'req_123', type: 'invalid_request_error' });
+    expect(failure).toMatchObject({
+      status: 400,
+      code: 'parameter_invalid',
+      param: 'email',
+      requestId: 'req_123',
+      type: 'invalid_request_error',
+    });
     expect(seen).toHaveLength(1);
   });
 
@@ -117,7 +131,9 @@ describe('the SDK over HTTP', () => {
   });
 
   it('does not wait out a Retry-After longer than it was told to, and throws it to the caller', async () => {
-    const { url, seen } = await scripted((_req, res) => json(res, 429, error('rate_limit_exceeded', 'rate_limit_error'), { 'retry-after': '3600' }));
+    const { url, seen } = await scripted((_req, res) =>
+      json(res, 429, error('rate_limit_exceeded', 'rate_limit_error'), { 'retry-after': '3600' }),
+    );
     const ownproof = new Ownproof({ apiKey: 'sk_test_abc', baseUrl: url, maxRetries: 3 });
     await expect(ownproof.connect.accountHolders.retrieve('ah_1')).rejects.toMatchObject({ status: 429, retryAfter: 3600 });
     expect(seen).toHaveLength(1);
@@ -130,7 +146,12 @@ describe('the SDK over HTTP', () => {
       const after = query.get('starting_after');
       const start = after ? all.findIndex((h) => h.id === after) + 1 : 0;
       const limit = Number(query.get('limit') ?? 10);
-      json(res, 200, { object: 'list', url: '/v1/connect/account_holders', data: all.slice(start, start + limit), has_more: start + limit < all.length });
+      json(res, 200, {
+        object: 'list',
+        url: '/v1/connect/account_holders',
+        data: all.slice(start, start + limit),
+        has_more: start + limit < all.length,
+      });
     });
     const ownproof = new Ownproof({ apiKey: 'sk_test_abc', baseUrl: url });
     const first = await ownproof.connect.accountHolders.list({ limit: 3 });
@@ -178,10 +199,16 @@ describe('the SDK over HTTP', () => {
     const { url } = await scripted((_req, res) => json(res, 404, error('resource_missing', 'invalid_request_error', 'id')));
     const ownproof = new Ownproof({ apiKey: 'sk_test_abc', baseUrl: url });
     await expect(ownproof.connect.sessions.poll('sess_nope')).rejects.toMatchObject({ code: 'resource_missing' });
-    await expect(pollUntil(async () => 'open', (s) => s === 'done', { intervalMs: 500, timeoutMs: 1_200 })).rejects.toBeInstanceOf(OwnproofConnectionError);
+    await expect(
+      pollUntil(
+        async () => 'open',
+        (s) => s === 'done',
+        { intervalMs: 500, timeoutMs: 1_200 },
+      ),
+    ).rejects.toBeInstanceOf(OwnproofConnectionError);
   });
 
-  it('leaves no listener behind on the caller\'s signal between reads, however long it polls', async () => {
+  it("leaves no listener behind on the caller's signal between reads, however long it polls", async () => {
     const controller = new AbortController();
     const listeners: number[] = [];
     let reads = 0;

@@ -105,7 +105,9 @@ export class Transport {
           continue;
         }
         const what = timeout.aborted ? `timed out after ${timeoutMs} ms` : 'failed';
-        throw new OwnproofConnectionError(`${request.method} ${request.path} ${what} (${attempt + 1} attempt${attempt === 0 ? '' : 's'})`, { cause: error });
+        throw new OwnproofConnectionError(`${request.method} ${request.path} ${what} (${attempt + 1} attempt${attempt === 0 ? '' : 's'})`, {
+          cause: error,
+        });
       }
       if (response.ok) return response;
       const failure = await apiError(response);
@@ -144,8 +146,14 @@ async function apiError(response: Response): Promise<OwnproofApiError> {
     parsed = undefined;
   }
   const error = (parsed as { error?: ApiErrorBody } | undefined)?.error;
-  if (error && typeof error.code === 'string' && typeof error.message === 'string') return new OwnproofApiError(response.status, error, retryAfter);
+  if (error && typeof error.code === 'string' && typeof error.message === 'string')
+    return new OwnproofApiError(response.status, error, retryAfter);
   // Not our error shape (a proxy in front of the server answered): keep the status, say so.
-  const body = { type: 'api_error', code: 'api_error', message: `HTTP ${response.status} without an ownproof error body`, request_id: requestId } as ApiErrorBody;
+  const body = {
+    type: 'api_error',
+    code: 'api_error',
+    message: `HTTP ${response.status} without an ownproof error body`,
+    request_id: requestId,
+  } as ApiErrorBody;
   return new OwnproofApiError(response.status, body, retryAfter);
 }

@@ -6,7 +6,14 @@ import { unwrap } from './webhooks.js';
 /** Deliveries signed by the `standardwebhooks` package, the library the service signs with. */
 const secret = `whsec_${Buffer.from('a secret of thirty-two bytes long').toString('base64')}`;
 const other = `whsec_${Buffer.from('another secret, thirty-two bytes').toString('base64')}`;
-const event = { id: 'evt_1', object: 'event', type: 'session.completed', created_at: 1, livemode: false, data: { object: { id: 'sess_1' } } };
+const event = {
+  id: 'evt_1',
+  object: 'event',
+  type: 'session.completed',
+  created_at: 1,
+  livemode: false,
+  data: { object: { id: 'sess_1' } },
+};
 const body = JSON.stringify(event);
 
 function signed(withSecret: string, at = new Date(), id = 'evt_1', payload = body) {

@@ -34,14 +34,21 @@ function base64ToBytes(text: string): Uint8Array<ArrayBuffer> {
  * the raw bytes, never re-serialized JSON). Throws {@link WebhookVerificationError} otherwise.
  * Deduplicate on the event id: a delivery can arrive more than once.
  */
-export async function unwrap(body: string | Uint8Array, headers: WebhookHeaders, secret: string, options: { now?: Date } = {}): Promise<OwnproofEvent> {
+export async function unwrap(
+  body: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string,
+  options: { now?: Date } = {},
+): Promise<OwnproofEvent> {
   const id = header(headers, 'webhook-id');
   const timestamp = header(headers, 'webhook-timestamp');
   const signatures = header(headers, 'webhook-signature');
-  if (!id || !timestamp || !signatures) throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature header');
+  if (!id || !timestamp || !signatures)
+    throw new WebhookVerificationError('missing webhook-id, webhook-timestamp or webhook-signature header');
   const sentAt = Number(timestamp);
   const now = (options.now ?? new Date()).getTime() / 1000;
-  if (!/^\d+$/.test(timestamp) || Math.abs(now - sentAt) > TOLERANCE_SECONDS) throw new WebhookVerificationError('webhook-timestamp is missing, malformed or more than 5 minutes from now');
+  if (!/^\d+$/.test(timestamp) || Math.abs(now - sentAt) > TOLERANCE_SECONDS)
+    throw new WebhookVerificationError('webhook-timestamp is missing, malformed or more than 5 minutes from now');
   if (!secret.startsWith('whsec_')) throw new WebhookVerificationError('the secret is not a webhook secret (whsec_…)');
   let keyBytes: Uint8Array<ArrayBuffer>;
   try {
@@ -75,6 +82,7 @@ export async function unwrap(body: string | Uint8Array, headers: WebhookHeaders,
   } catch {
     throw new WebhookVerificationError('the body is not JSON');
   }
-  if (typeof event !== 'object' || event === null || (event as { id?: unknown }).id !== id) throw new WebhookVerificationError('the body is not the event named by webhook-id');
+  if (typeof event !== 'object' || event === null || (event as { id?: unknown }).id !== id)
+    throw new WebhookVerificationError('the body is not the event named by webhook-id');
   return event as OwnproofEvent;
 }

@@ -28,7 +28,14 @@ describe.each(engines())('the SDK journey on %s', (engine) => {
   beforeAll(async () => {
     database = await createTestDatabase(engine);
     dataDir = mkdtempSync(path.join(tmpdir(), 'ownproof-sdk-journey-'));
-    const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', MASTER_KEY: TEST_MASTER_KEY });
+    const config = loadConfig({
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'silent',
+      DATA_DIR: dataDir,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      MASTER_KEY: TEST_MASTER_KEY,
+    });
     const quiet = { write: () => true } as unknown as NodeJS.WritableStream;
     server = await startServer({ ...config, database: database.config }, quiet);
     const client = await createClient(server.runtime.ctx, { name: 'Lender' });
@@ -50,7 +57,10 @@ describe.each(engines())('the SDK journey on %s', (engine) => {
 
     const session = await ownproof.connect.sessions.create({ account_holder: holder.id, permissions: ['balances', 'transactions'] });
     expect(session.status).toBe('open');
-    await ownproof.testHelpers.connect.sessions.complete(session.id, { exchange_logins: [{ username: 'user_good' }], wallets: [{ prove_ownership: true }] });
+    await ownproof.testHelpers.connect.sessions.complete(session.id, {
+      exchange_logins: [{ username: 'user_good' }],
+      wallets: [{ prove_ownership: true }],
+    });
     const completed = await ownproof.connect.sessions.poll(session.id, { intervalMs: 500 });
     expect(completed.status).toBe('completed');
     expect(completed.accounts).toHaveLength(2);
@@ -67,7 +77,11 @@ describe.each(engines())('the SDK journey on %s', (engine) => {
     const wallet = accounts.find((a) => a.ownership?.status === 'verified');
     expect(wallet).toBeDefined();
 
-    const request = await ownproof.verify.accessRequests.create({ type: 'sharing', account_holder_id: holder.id, permissions: ['balances', 'statements'] });
+    const request = await ownproof.verify.accessRequests.create({
+      type: 'sharing',
+      account_holder_id: holder.id,
+      permissions: ['balances', 'statements'],
+    });
     const granted = await ownproof.testHelpers.verify.accessRequests.approve(request.id);
     expect(granted.status).toBe('granted');
     expect(granted.claim_ids).toHaveLength(1);

@@ -61,9 +61,16 @@ describe('the packed SDK and verifier in a project of its own', () => {
     mkdirSync(project);
     // `npm pack` runs the packages' prepack: types generated from the served document, then tsc.
     // The server starts after it: both compile the whole service, too much at once on 2 cores.
-    const packed = await run('npm', ['pack', '--json', '--pack-destination', project, ...NAMES.flatMap((name) => ['-w', name])], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', project, ...NAMES.flatMap((name) => ['-w', name])], {
+      cwd: ROOT,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     serve = await startServe({ DATA_DIR: path.join(work, 'data'), PORT: String(await freePort()) });
-    const tarballs = (JSON.parse(packed.stdout) as { name: string; filename: string }[]).map((p) => ({ name: p.name, folder: PACKAGES[p.name] as string, tarball: path.join(project, p.filename) }));
+    const tarballs = (JSON.parse(packed.stdout) as { name: string; filename: string }[]).map((p) => ({
+      name: p.name,
+      folder: PACKAGES[p.name] as string,
+      tarball: path.join(project, p.filename),
+    }));
     expect(tarballs.map((t) => t.name)).toEqual(NAMES);
     // The verifier has dependencies: the lockfile lets npm take them from its cache, offline.
     writeOfflineProject(project, tarballs);
@@ -84,7 +91,9 @@ describe('the packed SDK and verifier in a project of its own', () => {
     const installed = readdirSync(path.join(project, 'node_modules/@ownproof/sdk/dist'));
     expect(installed).toEqual(expect.arrayContaining(['index.js', 'index.d.ts']));
     expect(installed.filter((f) => f.includes('.test.'))).toEqual([]);
-    expect(readdirSync(path.join(project, 'node_modules/@ownproof/verify/dist/packages/verify/src'))).toEqual(expect.arrayContaining(['index.js', 'index.d.ts']));
+    expect(readdirSync(path.join(project, 'node_modules/@ownproof/verify/dist/packages/verify/src'))).toEqual(
+      expect.arrayContaining(['index.js', 'index.d.ts']),
+    );
   });
 
   it('type-checks a journey under tsc --strict, and reports a mistyped call as an error', async () => {
@@ -93,7 +102,9 @@ describe('the packed SDK and verifier in a project of its own', () => {
     expect(good.code).toBe(0);
     const bad = await typeCheck(['mistyped.ts'], false);
     expect(bad.code).not.toBe(0);
-    expect(bad.output).toMatch(/mistyped\.ts\(6,\d+\): error TS2820: Type '"balance"' is not assignable to type '"balances" \| "transactions" \| "addresses"'/);
+    expect(bad.output).toMatch(
+      /mistyped\.ts\(6,\d+\): error TS2820: Type '"balance"' is not assignable to type '"balances" \| "transactions" \| "addresses"'/,
+    );
     expect(bad.output).toMatch(/mistyped\.ts\(9,\d+\): error TS2339: Property 'accounts' does not exist/);
     // Two runs of tsc: ~25 s on an idle 2-core machine.
   }, 120_000);

@@ -13,5 +13,8 @@ try {
   process.stderr.write('@ownproof/verify: TypeScript is not installed (no devDependencies), so dist/ is not built\n');
   process.exit(0);
 }
-const build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], { stdio: 'inherit', cwd: fileURLToPath(new URL('..', import.meta.url)) });
+const build = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.build.json'], {
+  stdio: 'inherit',
+  cwd: fileURLToPath(new URL('..', import.meta.url)),
+});
 process.exit(build.status ?? 1);

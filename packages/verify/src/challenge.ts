@@ -46,7 +46,10 @@ export function challengeMessage(text: ChallengeText): string {
     `Account holder: ${text.accountHolderId}`,
     ...(text.subject.type === 'address'
       ? [`Address: ${text.subject.address}`]
-      : [`Wallet: ${text.subject.descriptor}`, ...(text.deposit ? [] : [`Signing address: ${text.signingAddress} (path ${text.signingPath})`])]),
+      : [
+          `Wallet: ${text.subject.descriptor}`,
+          ...(text.deposit ? [] : [`Signing address: ${text.signingAddress} (path ${text.signingPath})`]),
+        ]),
     ...(text.deposit ? [`Deposit: ${text.deposit.amount} sats to ${text.deposit.address}`] : []),
     `Nonce: ${text.nonce}`,
     `Issued at: ${iso(text.issuedAt)}`,
@@ -78,7 +81,8 @@ export function challengeMismatch(message: string, service: string, subject: Cha
   if (subject.type === 'wallet') {
     if (fields.get('Wallet') !== subject.descriptor) return 'the signed message names another wallet';
     // A deposit names the service address instead: any address of the wallet may pay it.
-    if (!fields.has('Deposit') && !fields.get('Signing address')?.startsWith(`${signingAddress} `)) return 'the signed message names another signing address';
+    if (!fields.has('Deposit') && !fields.get('Signing address')?.startsWith(`${signingAddress} `))
+      return 'the signed message names another signing address';
   }
   return undefined;
 }

@@ -9,8 +9,7 @@ export const MAX_RECEIPT_LENGTH = 500_000;
 
 /** What is proven: one address, or every address of a wallet (an output descriptor with checksum). */
 export type ClaimSubject =
-  | { type: 'address'; address: string }
-  | { type: 'wallet'; descriptor: string; addresses_derived_to: { receive: number; change: number } };
+  { type: 'address'; address: string } | { type: 'wallet'; descriptor: string; addresses_derived_to: { receive: number; change: number } };
 
 export interface ClaimProof {
   format: ProofFormat;
@@ -71,4 +70,3 @@ export const isClaimStatement = object({
   chain: object({ height: isInteger, block_hash: isString }),
   livemode: isBoolean,
 }) as (value: unknown) => value is ClaimStatement;
-

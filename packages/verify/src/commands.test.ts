@@ -65,7 +65,11 @@ describe('ownproof-verify', () => {
 
   it('reads a receipt from stdin by default and says why it is not one (exit 1)', async () => {
     const result = await verify(['receipt', '--jwks', jwks], 'not a receipt\n');
-    expect(result).toEqual({ code: EXIT_INVALID, stdout: 'INVALID: the receipt is not a compact JWS (three base64url parts separated by dots)\n', stderr: '' });
+    expect(result).toEqual({
+      code: EXIT_INVALID,
+      stdout: 'INVALID: the receipt is not a compact JWS (three base64url parts separated by dots)\n',
+      stderr: '',
+    });
   });
 
   it('says a file that is not a PDF is not a statement (exit 1)', async () => {

@@ -72,7 +72,11 @@ export async function runReceiptCheck(io: VerifyIo, command: ReceiptCommand): Pr
 
 /** Checks the statement PDF of `command.file` ({@link checkStatementPdf} unless `report` says), writes the verdict and resolves to the exit code. */
 export async function runStatementCheck(io: VerifyIo, command: StatementCommand): Promise<number>;
-export async function runStatementCheck<C extends StatementCheck>(io: VerifyIo, command: StatementCommand, report: StatementReport<C>): Promise<number>;
+export async function runStatementCheck<C extends StatementCheck>(
+  io: VerifyIo,
+  command: StatementCommand,
+  report: StatementReport<C>,
+): Promise<number>;
 export async function runStatementCheck(io: VerifyIo, command: StatementCommand, report = OFFLINE_REPORT): Promise<number> {
   const keys = await readKeySet(io, command);
   if (!keys) return EXIT_USAGE;
@@ -117,11 +121,13 @@ export async function runVerifyCli(argv: string[], io: VerifyIo): Promise<number
     return EXIT_VALID;
   }
   const [what, file, ...extra] = positionals;
-  if (what !== 'receipt' && what !== 'statement') return usage(io, what === undefined ? 'say what to check: receipt or statement' : `unknown command ${what}: receipt or statement`);
+  if (what !== 'receipt' && what !== 'statement')
+    return usage(io, what === undefined ? 'say what to check: receipt or statement' : `unknown command ${what}: receipt or statement`);
   if (extra.length > 0) return usage(io, `one file at a time (also given: ${extra.join(' ')})`);
   if (values.jwks === undefined) return usage(io, "--jwks FILE is required: the issuer's keys, saved from its /.well-known/jwks.json");
   const name = `ownproof-verify ${what}`;
-  if (what === 'receipt') return runReceiptCheck(io, { name, file: file ?? '-', jwks: values.jwks, json: values.json, batch: values.batch });
+  if (what === 'receipt')
+    return runReceiptCheck(io, { name, file: file ?? '-', jwks: values.jwks, json: values.json, batch: values.batch });
   if (file === undefined) return usage(io, 'give the statement PDF to check (or - for stdin)');
   if (values.batch) return usage(io, '--batch is for receipts');
   return runStatementCheck(io, { name, file, jwks: values.jwks, json: values.json });

@@ -6,7 +6,9 @@ import type { StatementCheck, StatementDocument } from './statement.js';
  * issuer's database, which an offline check never reads (the issuer's online check answers it).
  */
 export function receiptVerdictJson(verdict: ReceiptVerdict) {
-  return verdict.valid ? { valid: true, issuer: verdict.issuer, kid: verdict.kid, claim: verdict.claim, status: null } : { valid: false, reason: verdict.reason };
+  return verdict.valid
+    ? { valid: true, issuer: verdict.issuer, kid: verdict.kid, claim: verdict.claim, status: null }
+    : { valid: false, reason: verdict.reason };
 }
 
 /** A receipt verdict for people: VALID and what the receipt states, or INVALID and why. */
@@ -19,9 +21,12 @@ export function describeReceiptVerdict(verdict: ReceiptVerdict): string {
     `  claim ${claim.id}, proven by ${claim.proof.format}${claim.proof.signed_path ? ` with the key at ${claim.proof.signed_path} (${claim.proof.address})` : ''}`,
     `  verified ${isoTime(claim.verified_at)} at block ${claim.chain.height} (${claim.chain.block_hash}); signed with key ${verdict.kid}`,
   ];
-  if (claim.proof.format === 'deposit') lines.push(`  a deposit cannot be re-checked offline: look up transaction ${claim.proof.txid} on a block explorer`);
+  if (claim.proof.format === 'deposit')
+    lines.push(`  a deposit cannot be re-checked offline: look up transaction ${claim.proof.txid} on a block explorer`);
   else lines.push('  the Bitcoin signature was verified again here');
-  lines.push(`  not checked: whether the claim was revoked since it was issued — only the issuer knows; check the receipt at ${verdict.issuer}/verify`);
+  lines.push(
+    `  not checked: whether the claim was revoked since it was issued — only the issuer knows; check the receipt at ${verdict.issuer}/verify`,
+  );
   return lines.join('\n');
 }
 
@@ -45,7 +50,10 @@ function statementLines({ statement, document, data, claims }: StatementDocument
     `Account holder: ${statement.account_holder.id}`,
     `Period: from ${isoTime(data.period.open)} to ${isoTime(data.period.close)} (excluded); the statement's time zone is ${data.timezone}`,
     `Chain tip: block ${data.chain.height}, hash ${data.chain.block_hash}`,
-    ...claims.map(({ claim }) => `Claim: ${claim.subject.type === 'address' ? `address ${claim.subject.address}` : `wallet ${claim.subject.descriptor}`} (${claim.network}), ${claim.id}`),
+    ...claims.map(
+      ({ claim }) =>
+        `Claim: ${claim.subject.type === 'address' ? `address ${claim.subject.address}` : `wallet ${claim.subject.descriptor}`} (${claim.network}), ${claim.id}`,
+    ),
     `Balance: ${bitcoin(summary.opening_balance)} BTC at the start, ${bitcoin(summary.closing_balance)} BTC at the end`,
     `Movements: ${bitcoin(summary.total_in)} BTC in, ${bitcoin(summary.total_out)} BTC out, ${bitcoin(summary.total_fees)} BTC of network fees, in ${summary.transaction_count} transactions`,
   ];

@@ -36,7 +36,8 @@ export async function checkSignedJws(text: string, keys: VerificationKeys, signe
   } catch (error) {
     return { ok: false, reason: signatureFailure(error, signed) };
   }
-  if (verified.protectedHeader.typ !== signed.typ) return { ok: false, reason: `${signed.subject} is not ${signed.kind} (its typ is ${String(verified.protectedHeader.typ)})` };
+  if (verified.protectedHeader.typ !== signed.typ)
+    return { ok: false, reason: `${signed.subject} is not ${signed.kind} (its typ is ${String(verified.protectedHeader.typ)})` };
   return { ok: true, kid: verified.protectedHeader.kid as string, payload: verified.payload };
 }
 
@@ -52,7 +53,8 @@ export function jsonPayload(payload: Uint8Array): unknown {
 function signatureFailure(error: unknown, signed: SignedKind): string {
   const code = (error as { code?: string }).code;
   if (code === 'ERR_JWKS_NO_MATCHING_KEY') return `${signed.signature} was made with a key the issuer does not publish (unknown kid)`;
-  if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED') return `${signed.signature} does not match the content it signs: it was altered or not issued with this key`;
+  if (code === 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED')
+    return `${signed.signature} does not match the content it signs: it was altered or not issued with this key`;
   if (code === 'ERR_JOSE_ALG_NOT_ALLOWED') return `${signed.signature} uses an algorithm other than EdDSA`;
   return `${signed.subject} is not a valid JWS`;
 }

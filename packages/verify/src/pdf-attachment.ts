@@ -7,12 +7,18 @@ import { decodePDFRawStream, PDFArray, PDFDict, PDFDocument, PDFHexString, PDFNa
  */
 export async function pdfAttachment(pdf: Uint8Array, name: string): Promise<Uint8Array | undefined> {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false });
-  const names = doc.catalog.lookupMaybe(PDFName.of('Names'), PDFDict)?.lookupMaybe(PDFName.of('EmbeddedFiles'), PDFDict)?.lookupMaybe(PDFName.of('Names'), PDFArray);
+  const names = doc.catalog
+    .lookupMaybe(PDFName.of('Names'), PDFDict)
+    ?.lookupMaybe(PDFName.of('EmbeddedFiles'), PDFDict)
+    ?.lookupMaybe(PDFName.of('Names'), PDFArray);
   if (!names) return undefined;
   for (let i = 0; i + 1 < names.size(); i += 2) {
     const key = names.lookup(i);
     if (!(key instanceof PDFString || key instanceof PDFHexString) || key.decodeText() !== name) continue;
-    const stream = names.lookupMaybe(i + 1, PDFDict)?.lookupMaybe(PDFName.of('EF'), PDFDict)?.lookup(PDFName.of('F'));
+    const stream = names
+      .lookupMaybe(i + 1, PDFDict)
+      ?.lookupMaybe(PDFName.of('EF'), PDFDict)
+      ?.lookup(PDFName.of('F'));
     return stream instanceof PDFRawStream ? decodePDFRawStream(stream).decode() : undefined;
   }
   return undefined;

@@ -13,7 +13,12 @@ export type ReceiptVerdict =
   | { valid: true; kid: string; issuer: string; claim: ClaimStatement }
   | { valid: false; reason: string; issuer?: string; claim?: ClaimStatement };
 
-const CLAIM_RECEIPT: SignedKind = { typ: RECEIPT_TYPE, subject: 'the receipt', signature: 'the receipt’s signature', kind: 'a claim receipt' };
+const CLAIM_RECEIPT: SignedKind = {
+  typ: RECEIPT_TYPE,
+  subject: 'the receipt',
+  signature: 'the receipt’s signature',
+  kind: 'a claim receipt',
+};
 
 /**
  * Checks a receipt with nothing but the issuer's public keys: the JWS signature (EdDSA, a key of
@@ -30,7 +35,8 @@ export async function verifyReceipt(receipt: string, jwks: JSONWebKeySet): Promi
  */
 export function receiptVerifier(keys: VerificationKeys): (receipt: string) => Promise<ReceiptVerdict> {
   return async (receipt) => {
-    if (typeof receipt !== 'string' || receipt.length > MAX_RECEIPT_LENGTH) return { valid: false, reason: 'the receipt is too long or not text' };
+    if (typeof receipt !== 'string' || receipt.length > MAX_RECEIPT_LENGTH)
+      return { valid: false, reason: 'the receipt is too long or not text' };
     const verified = await checkSignedJws(receipt.trim(), keys, CLAIM_RECEIPT);
     if (!verified.ok) return { valid: false, reason: verified.reason };
     const payload = jsonPayload(verified.payload);
@@ -87,6 +93,7 @@ function walletPathProblem(descriptor: string, signedPath: string | undefined, a
   const wallet = parseWalletDescriptor(descriptor, { network });
   if (!wallet.ok) return `the wallet descriptor does not parse: ${wallet.error.reason}`;
   if (path.chain === 'change' && !wallet.value.change) return 'the signed path is on a change chain the wallet does not have';
-  if (deriveWalletAddress(wallet.value, path.chain, path.index).address !== address) return `the wallet does not derive the signing address at ${signedPath}`;
+  if (deriveWalletAddress(wallet.value, path.chain, path.index).address !== address)
+    return `the wallet does not derive the signing address at ${signedPath}`;
   return undefined;
 }

@@ -9,10 +9,22 @@ export const isInteger: Guard = (value) => Number.isSafeInteger(value);
 export const isBoolean: Guard = (value) => typeof value === 'boolean';
 /** Satoshis as decimal text, as statements write every amount. */
 export const isSats: Guard = (value) => typeof value === 'string' && /^-?\d{1,30}$/.test(value);
-export const nullable = (guard: Guard): Guard => (value) => value === null || guard(value);
-export const literal = (...values: readonly unknown[]): Guard => (value) => values.includes(value);
-export const arrayOf = (guard: Guard): Guard => (value) => Array.isArray(value) && value.every(guard);
-export const anyOf = (...guards: Guard[]): Guard => (value) => guards.some((guard) => guard(value));
+export const nullable =
+  (guard: Guard): Guard =>
+  (value) =>
+    value === null || guard(value);
+export const literal =
+  (...values: readonly unknown[]): Guard =>
+  (value) =>
+    values.includes(value);
+export const arrayOf =
+  (guard: Guard): Guard =>
+  (value) =>
+    Array.isArray(value) && value.every(guard);
+export const anyOf =
+  (...guards: Guard[]): Guard =>
+  (value) =>
+    guards.some((guard) => guard(value));
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 

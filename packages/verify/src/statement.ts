@@ -45,13 +45,27 @@ export interface StatementFileSeal {
 export interface StatementDocument {
   iss: string;
   document: { format: string; issued_at: number; [field: string]: unknown };
-  statement: { id: string; livemode: boolean; requested_by: string; account_holder: { id: string; [field: string]: unknown }; [field: string]: unknown };
+  statement: {
+    id: string;
+    livemode: boolean;
+    requested_by: string;
+    account_holder: { id: string; [field: string]: unknown };
+    [field: string]: unknown;
+  };
   claims: { claim: ClaimStatement; receipt: string }[];
   data: {
     period: { open: number; close: number };
     timezone: string;
     chain: { height: number; block_hash: string; [field: string]: unknown };
-    summary: { opening_balance: string; closing_balance: string; total_in: string; total_out: string; total_fees: string; transaction_count: number; [field: string]: unknown };
+    summary: {
+      opening_balance: string;
+      closing_balance: string;
+      total_in: string;
+      total_out: string;
+      total_fees: string;
+      transaction_count: number;
+      [field: string]: unknown;
+    };
     [field: string]: unknown;
   };
 }
@@ -70,7 +84,9 @@ export interface StatementCheck {
 }
 
 const isSha256: Guard = (value) => typeof value === 'string' && SHA256_HEX.test(value);
-const isSeal = object({ statement_id: isString, format: isString, document_hash: isSha256, pdf_sha256: isSha256 }) as (value: unknown) => value is StatementFileSeal;
+const isSeal = object({ statement_id: isString, format: isString, document_hash: isSha256, pdf_sha256: isSha256 }) as (
+  value: unknown,
+) => value is StatementFileSeal;
 const open = (fields: Record<string, Guard>) => object(fields, {}, false);
 const isDocument = open({
   iss: isString,
@@ -81,12 +97,24 @@ const isDocument = open({
     period: object({ open: isInteger, close: isInteger }),
     timezone: isString,
     chain: open({ height: isInteger, block_hash: isString }),
-    summary: open({ opening_balance: isSats, closing_balance: isSats, total_in: isSats, total_out: isSats, total_fees: isSats, transaction_count: isInteger }),
+    summary: open({
+      opening_balance: isSats,
+      closing_balance: isSats,
+      total_in: isSats,
+      total_out: isSats,
+      total_fees: isSats,
+      transaction_count: isInteger,
+    }),
   }),
 }) as (value: unknown) => value is StatementDocument;
 
 // The file signature is itself a signature: its reasons name it once ("the file signature does not match…").
-const FILE_SIGNATURE: SignedKind = { typ: STATEMENT_FILE_TYPE, subject: 'the file signature', signature: 'the file signature', kind: 'a statement file signature' };
+const FILE_SIGNATURE: SignedKind = {
+  typ: STATEMENT_FILE_TYPE,
+  subject: 'the file signature',
+  signature: 'the file signature',
+  kind: 'a statement file signature',
+};
 const STATEMENT_DATA: SignedKind = {
   typ: STATEMENT_DOCUMENT_TYPE,
   subject: 'the attached statement data',
@@ -148,7 +176,10 @@ export async function checkStatementPdf(file: Uint8Array, keys: VerificationKeys
   if (!bytes.subarray(0, 5).equals(Buffer.from('%PDF-'))) return statementCheckFailure('not a PDF');
   const sealed = splitFileSignature(bytes);
   if (!sealed) {
-    return statementCheckFailure('the file carries no ownproof signature: it is not a statement issued by ownproof, or it was changed or re-saved after it was issued', { file_sha256: sha256Hex(bytes) });
+    return statementCheckFailure(
+      'the file carries no ownproof signature: it is not a statement issued by ownproof, or it was changed or re-saved after it was issued',
+      { file_sha256: sha256Hex(bytes) },
+    );
   }
   const hashes = sha256WithTail(sealed.signed, bytes.subarray(sealed.signed.length));
   const fileSha256 = hashes.whole;
@@ -158,7 +189,8 @@ export async function checkStatementPdf(file: Uint8Array, keys: VerificationKeys
   const seal = jsonPayload(signature.payload);
   if (!isSeal(seal)) return statementCheckFailure('the file signature does not name a statement document', { file_sha256: fileSha256 });
   const facts = { document_hash: seal.document_hash, file_sha256: fileSha256 };
-  if (hashes.head !== seal.pdf_sha256) return statementCheckFailure('the file was changed after it was issued: its content no longer matches its signature', facts);
+  if (hashes.head !== seal.pdf_sha256)
+    return statementCheckFailure('the file was changed after it was issued: its content no longer matches its signature', facts);
 
   attachments ??= import('./pdf-attachment.js');
   const attached = await (await attachments).pdfAttachment(sealed.signed, attachmentName(seal.statement_id));
@@ -166,17 +198,29 @@ export async function checkStatementPdf(file: Uint8Array, keys: VerificationKeys
   // The data must hold on its own too: whoever extracts the attachment checks it without the PDF.
   const data = await checkSignedJws(Buffer.from(attached).toString('latin1'), keys, STATEMENT_DATA);
   if (!data.ok) return statementCheckFailure(data.reason, facts);
-  if (sha256Hex(data.payload) !== seal.document_hash) return statementCheckFailure('the attached statement data is not the data the file was signed with', facts);
+  if (sha256Hex(data.payload) !== seal.document_hash)
+    return statementCheckFailure('the attached statement data is not the data the file was signed with', facts);
   const document = jsonPayload(data.payload);
   if (!isDocument(document)) return statementCheckFailure('the attached data is not a statement document', facts);
   const withIssuer = { ...facts, issuer: document.iss };
-  if (document.statement.id !== seal.statement_id || document.document.format !== seal.format) return statementCheckFailure('the attached data is of another statement document', withIssuer);
+  if (document.statement.id !== seal.statement_id || document.document.format !== seal.format)
+    return statementCheckFailure('the attached data is of another statement document', withIssuer);
 
   const verifyReceipt = receiptVerifier(keys);
   for (const { claim, receipt } of document.claims) {
     const verdict = await verifyReceipt(receipt);
     if (!verdict.valid) return statementCheckFailure(`in claim ${claim.id}, ${verdict.reason}`, withIssuer);
-    if (verdict.claim.id !== claim.id || verdict.issuer !== document.iss) return statementCheckFailure(`the receipt given for claim ${claim.id} is of another claim or issuer`, withIssuer);
+    if (verdict.claim.id !== claim.id || verdict.issuer !== document.iss)
+      return statementCheckFailure(`the receipt given for claim ${claim.id} is of another claim or issuer`, withIssuer);
   }
-  return { object: 'statement_check', valid: true, reason: null, issuer: document.iss, signing_key_id: signature.kid, document_hash: seal.document_hash, file_sha256: fileSha256, document };
+  return {
+    object: 'statement_check',
+    valid: true,
+    reason: null,
+    issuer: document.iss,
+    signing_key_id: signature.kid,
+    document_hash: seal.document_hash,
+    file_sha256: fileSha256,
+    document,
+  };
 }

@@ -25,7 +25,11 @@ async function exec(file: string, args: string[], cwd: string): Promise<{ code: 
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: typeof failed.code === 'number' ? failed.code : -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? String(error) };
+    return {
+      code: typeof failed.code === 'number' ? failed.code : -1,
+      stdout: failed.stdout ?? '',
+      stderr: failed.stderr ?? String(error),
+    };
   }
 }
 
@@ -58,7 +62,9 @@ describe('the packed @ownproof/verify', () => {
     project = path.join(work, 'integrator');
     mkdirSync(project);
     writeFileSync(path.join(project, path.basename(tarball)), readFileSync(tarball));
-    writeOfflineProject(project, [{ name: '@ownproof/verify', folder: 'packages/verify', tarball: path.join(project, path.basename(tarball)) }]);
+    writeOfflineProject(project, [
+      { name: '@ownproof/verify', folder: 'packages/verify', tarball: path.join(project, path.basename(tarball)) },
+    ]);
     const installed = await exec('npm', ['install', '--offline', '--no-audit', '--no-fund'], project);
     expect(installed.code, installed.stderr).toBe(0);
   }, 180_000);
@@ -86,7 +92,18 @@ export const kid: string = verdict.valid ? verdict.kid : verdict.kid;
 `,
     );
     const tsc = path.join(REPO, 'node_modules/typescript/bin/tsc');
-    const options = ['--strict', '--noEmit', '--target', 'es2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--skipLibCheck', 'false'];
+    const options = [
+      '--strict',
+      '--noEmit',
+      '--target',
+      'es2022',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--skipLibCheck',
+      'false',
+    ];
     const types = ['--types', 'node', '--typeRoots', path.join(REPO, 'node_modules/@types')];
     const result = await exec(process.execPath, [tsc, ...options, ...types, 'check.ts'], project);
     expect(result.stdout + result.stderr).toBe('');
@@ -101,15 +118,25 @@ export const kid: string = verdict.valid ? verdict.kid : verdict.kid;
     let statementId: string;
 
     beforeAll(async () => {
-      t = await startTestApp(engine, { seams: { chains: createChainSources({ esploraUrl: undefined, test: sim }) }, config: { PUBLIC_BASE_URL } });
+      t = await startTestApp(engine, {
+        seams: { chains: createChainSources({ esploraUrl: undefined, test: sim }) },
+        config: { PUBLIC_BASE_URL },
+      });
       const world = await makeStatementWorld(t);
       const claim = await world.proveAddress();
       claimId = claim.id;
       await octoberHistory(sim, claim);
-      statementId = (await world.completedStatement({ claim_ids: [claim.id], period: { open: at('2026-10-01T00:00:00Z'), close: at('2026-11-20T00:00:00Z') }, timezone: 'Europe/London' })).id;
+      statementId = (
+        await world.completedStatement({
+          claim_ids: [claim.id],
+          period: { open: at('2026-10-01T00:00:00Z'), close: at('2026-11-20T00:00:00Z') },
+          timezone: 'Europe/London',
+        })
+      ).id;
       const pdf = await t.call(world.client.testKey, { method: 'GET', url: `/v1/verify/statements/${statementId}/document/pdf` });
       expect(pdf.statusCode, pdf.body.slice(0, 300)).toBe(200);
-      const receipt = (await t.call(world.client.testKey, { method: 'GET', url: `/v1/verify/claims/${claim.id}` })).json().receipt as string;
+      const receipt = (await t.call(world.client.testKey, { method: 'GET', url: `/v1/verify/claims/${claim.id}` })).json()
+        .receipt as string;
       // The keys an auditor saves from the issuer's public endpoint.
       const jwks = await t.app.inject({ method: 'GET', url: '/.well-known/jwks.json' });
       expect(jwks.statusCode).toBe(200);
@@ -137,7 +164,9 @@ export const kid: string = verdict.valid ? verdict.kid : verdict.kid;
     it('refuses a receipt with one changed character, says why and exits 1', async () => {
       const result = await cli('receipt', path.join(files, 'receipt-tampered.jws'));
       expect(result.code).toBe(1);
-      expect(result.stdout).toBe('INVALID: the receipt’s signature does not match the content it signs: it was altered or not issued with this key\n');
+      expect(result.stdout).toBe(
+        'INVALID: the receipt’s signature does not match the content it signs: it was altered or not issued with this key\n',
+      );
     });
 
     it('says the statement PDF is unaltered as issued, and what it states, and exits 0', async () => {
@@ -146,13 +175,19 @@ export const kid: string = verdict.valid ? verdict.kid : verdict.kid;
       expect(result.stdout).toContain(`VALID: an unaltered statement issued by ${PUBLIC_BASE_URL}`);
       expect(result.stdout).toContain(`Statement: ${statementId}, monthly layout`);
       expect(result.stdout).toContain(`, ${claimId}\n`);
-      expect(result.stdout).toMatch(/Period: from 2026-10-01T00:00:00Z to 2026-11-20T00:00:00Z \(excluded\); the statement's time zone is Europe\/London/);
+      expect(result.stdout).toMatch(
+        /Period: from 2026-10-01T00:00:00Z to 2026-11-20T00:00:00Z \(excluded\); the statement's time zone is Europe\/London/,
+      );
     });
 
     it('refuses a statement PDF with one changed byte, says why and exits 1', async () => {
       const result = await cli('statement', path.join(files, 'statement-tampered.pdf'), '--json');
       expect(result.code).toBe(1);
-      expect(JSON.parse(result.stdout)).toMatchObject({ valid: false, reason: 'the file was changed after it was issued: its content no longer matches its signature', document: null });
+      expect(JSON.parse(result.stdout)).toMatchObject({
+        valid: false,
+        reason: 'the file was changed after it was issued: its content no longer matches its signature',
+        document: null,
+      });
     });
 
     it('checks both through the library API, imported by plain node', async () => {
@@ -164,7 +199,11 @@ export const kid: string = verdict.valid ? verdict.kid : verdict.kid;
         const statement = await checkStatementPdf(readFileSync(process.argv[3]), verificationKeys(jwks));
         console.log(JSON.stringify({ receipt: receipt.valid && receipt.claim.id, statement: statement.valid && statement.document.statement.id }));
       `;
-      const result = await exec(process.execPath, ['--input-type=module', '-e', script, ...['jwks.json', 'receipt.jws', 'statement.pdf'].map((name) => path.join(files, name))], project);
+      const result = await exec(
+        process.execPath,
+        ['--input-type=module', '-e', script, ...['jwks.json', 'receipt.jws', 'statement.pdf'].map((name) => path.join(files, name))],
+        project,
+      );
       expect(result.code, result.stderr).toBe(0);
       expect(JSON.parse(result.stdout)).toEqual({ receipt: claimId, statement: statementId });
     });

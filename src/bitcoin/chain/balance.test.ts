@@ -90,6 +90,8 @@ describe('balance at a time or height', () => {
 
   it('rejects a minimum of confirmations below one and addresses of another network', async () => {
     await expect(aliceAt({ time: t0 }, 0)).rejects.toThrow(RangeError);
-    await expect(sim.getBalance(['tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx'], { time: t0 })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(sim.getBalance(['tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx'], { time: t0 })).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
   });
 });

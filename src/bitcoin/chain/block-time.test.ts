@@ -3,16 +3,14 @@ import { describe, expect, it } from 'vitest';
 import { findHeightAtTime, heightAtTimeFromEffectiveTimes, medianTime } from './block-time.js';
 
 /** Timestamps obeying Bitcoin's rule: each above the median of the previous 11. */
-const chainTimes = fc
-  .array(fc.integer({ min: -3_000, max: 4_000 }), { minLength: 1, maxLength: 120 })
-  .map((steps) => {
-    const times = [1_000_000];
-    for (const step of steps) {
-      const median = medianTime(times.slice(-11));
-      times.push(Math.max(median + 1, (times[times.length - 1] as number) + step));
-    }
-    return times;
-  });
+const chainTimes = fc.array(fc.integer({ min: -3_000, max: 4_000 }), { minLength: 1, maxLength: 120 }).map((steps) => {
+  const times = [1_000_000];
+  for (const step of steps) {
+    const median = medianTime(times.slice(-11));
+    times.push(Math.max(median + 1, (times[times.length - 1] as number) + step));
+  }
+  return times;
+});
 
 function runningMax(times: number[]): number[] {
   let max = -Infinity;
@@ -23,7 +21,9 @@ describe('the balance-at-time cutoff', () => {
   it('is the last block whose running-maximum timestamp is at most t', () => {
     const times = [100, 200, 150, 300];
     const effective = runningMax(times);
-    expect([99, 100, 160, 199, 200, 299, 300, 10_000].map((t) => heightAtTimeFromEffectiveTimes(effective, t))).toEqual([-1, 0, 0, 0, 2, 2, 3, 3]);
+    expect([99, 100, 160, 199, 200, 299, 300, 10_000].map((t) => heightAtTimeFromEffectiveTimes(effective, t))).toEqual([
+      -1, 0, 0, 0, 2, 2, 3, 3,
+    ]);
   });
 
   it('never counts a block before an earlier one (the cutoff is monotonic in t)', () => {

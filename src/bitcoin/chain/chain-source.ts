@@ -6,9 +6,7 @@
 import type { NetworkName } from '../network.js';
 
 /** Where a transaction stands: in a block, or still in the mempool. */
-export type TxStatus =
-  | { confirmed: true; blockHeight: number; blockHash: string; blockTime: number }
-  | { confirmed: false };
+export type TxStatus = { confirmed: true; blockHeight: number; blockHash: string; blockTime: number } | { confirmed: false };
 
 /** A transaction output. */
 export interface TxOutput {

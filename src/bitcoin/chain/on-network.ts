@@ -13,7 +13,9 @@ export function chainOnNetwork(source: ChainSource, network: NetworkName): Chain
   const rekey = <T>(map: Map<string, T>): Map<string, T> => new Map([...map].map(([address, value]) => [toWallet(address), value]));
   const relabel = (tx: ChainTx): ChainTx => ({
     ...tx,
-    inputs: tx.inputs.map((input) => (input.prevout?.address ? { ...input, prevout: { ...input.prevout, address: toWallet(input.prevout.address) } } : input)),
+    inputs: tx.inputs.map((input) =>
+      input.prevout?.address ? { ...input, prevout: { ...input.prevout, address: toWallet(input.prevout.address) } } : input,
+    ),
     outputs: tx.outputs.map((output) => (output.address ? { ...output, address: toWallet(output.address) } : output)),
   });
   return {

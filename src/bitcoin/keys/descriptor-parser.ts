@@ -32,8 +32,24 @@ const UNSUPPORTED: Record<string, string> = {
 };
 
 const MINISCRIPT = new Set([
-  'and_v', 'and_b', 'and_n', 'andor', 'or_b', 'or_c', 'or_d', 'or_i', 'thresh', 'older', 'after',
-  'sha256', 'hash256', 'ripemd160', 'hash160', 'pk_k', 'pk_h', 'multi_a',
+  'and_v',
+  'and_b',
+  'and_n',
+  'andor',
+  'or_b',
+  'or_c',
+  'or_d',
+  'or_i',
+  'thresh',
+  'older',
+  'after',
+  'sha256',
+  'hash256',
+  'ripemd160',
+  'hash160',
+  'pk_k',
+  'pk_h',
+  'multi_a',
 ]);
 
 class DescriptorParser {
@@ -125,7 +141,8 @@ class DescriptorParser {
       case 'tr': {
         if (level !== 'top') raise('invalid_nesting', 'tr() can only be used at the top level', start);
         const key = this.key(level, 'taproot', name);
-        if (this.peek() === ',') raise('unsupported_function', 'tr() with a script tree is not supported; only single-key tr(KEY) is', this.pos);
+        if (this.peek() === ',')
+          raise('unsupported_function', 'tr() with a script tree is not supported; only single-key tr(KEY) is', this.pos);
         return { fn: 'tr', key };
       }
       case 'addr': {
@@ -154,7 +171,11 @@ class DescriptorParser {
   private multi(name: 'multi' | 'sortedmulti', level: Level, start: number): ScriptNode {
     const thresholdArg = this.argument();
     if (!/^[0-9]{1,3}$/.test(thresholdArg.text)) {
-      raise('invalid_threshold', `${name}() starts with the number of required signatures, got "${thresholdArg.text.slice(0, 20)}"`, thresholdArg.start);
+      raise(
+        'invalid_threshold',
+        `${name}() starts with the number of required signatures, got "${thresholdArg.text.slice(0, 20)}"`,
+        thresholdArg.start,
+      );
     }
     const threshold = Number(thresholdArg.text);
     const keys: KeyExpression[] = [];
@@ -164,7 +185,11 @@ class DescriptorParser {
     }
     if (keys.length === 0) raise('syntax_error', `${name}() needs at least one key`, this.pos);
     if (threshold < 1 || threshold > keys.length) {
-      raise('invalid_threshold', `${name}() threshold must be between 1 and the number of keys (${keys.length}), got ${threshold}`, thresholdArg.start);
+      raise(
+        'invalid_threshold',
+        `${name}() threshold must be between 1 and the number of keys (${keys.length}), got ${threshold}`,
+        thresholdArg.start,
+      );
     }
     const max = MAX_MULTI_KEYS[level];
     if (keys.length > max) {
@@ -174,7 +199,8 @@ class DescriptorParser {
     if (level === 'sh') {
       // OP_k <keys> OP_n OP_CHECKMULTISIG: pushes are 1 + key length; k and n fit one opcode up to 16.
       const size = keys.reduce((sum, k) => sum + 1 + (k.key.kind === 'constant' ? k.key.publicKey.length : 33), 3);
-      if (size > MAX_P2SH_SCRIPT) raise('script_too_large', `this ${name}() script is ${size} bytes, over the ${MAX_P2SH_SCRIPT}-byte P2SH limit`, start);
+      if (size > MAX_P2SH_SCRIPT)
+        raise('script_too_large', `this ${name}() script is ${size} bytes, over the ${MAX_P2SH_SCRIPT}-byte P2SH limit`, start);
     }
     return { fn: name, threshold, keys };
   }

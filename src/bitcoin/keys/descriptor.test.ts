@@ -143,7 +143,11 @@ describe('BIP-386 tr', () => {
   });
 
   it.each(BIP386.invalid)('rejects: $what', ({ descriptor, what }) => {
-    const code = what.startsWith('uncompressed') ? 'uncompressed_key_not_allowed' : what.includes('nested in tr') ? 'unsupported_function' : 'invalid_nesting';
+    const code = what.startsWith('uncompressed')
+      ? 'uncompressed_key_not_allowed'
+      : what.includes('nested in tr')
+        ? 'unsupported_function'
+        : 'invalid_nesting';
     expect(errorCode(descriptor)).toBe(code);
   });
 });
@@ -165,7 +169,11 @@ describe('BIP-389 multipath', () => {
   });
 
   it.each(BIP389.invalid)('rejects: $what', ({ descriptor, what }) => {
-    const code = what.includes('origin') ? 'invalid_key_origin' : what.includes('taproot tree') ? 'unsupported_function' : 'invalid_multipath';
+    const code = what.includes('origin')
+      ? 'invalid_key_origin'
+      : what.includes('taproot tree')
+        ? 'unsupported_function'
+        : 'invalid_multipath';
     expect(errorCode(descriptor)).toBe(code);
   });
 });

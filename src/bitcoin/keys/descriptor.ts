@@ -161,7 +161,8 @@ export function parseDescriptor(input: unknown, opts: DescriptorParseOptions = {
   const trimmed = input.trim();
   if (trimmed.length === 0) return fail('empty_input', 'the descriptor is empty');
   if (trimmed.length > MAX_DESCRIPTOR_LENGTH) return fail('input_too_long', `a descriptor is at most ${MAX_DESCRIPTOR_LENGTH} characters`);
-  if (opts.network !== undefined && !NETWORK_NAMES.includes(opts.network)) return fail('wrong_network', `unknown network ${String(opts.network)}`);
+  if (opts.network !== undefined && !NETWORK_NAMES.includes(opts.network))
+    return fail('wrong_network', `unknown network ${String(opts.network)}`);
   const checked = checkDescriptorChecksum(trimmed);
   if (!checked.ok) return fail(checked.code, checked.reason, checked.position);
   if (opts.requireChecksum && !checked.hadChecksum) {
@@ -177,7 +178,8 @@ export function parseDescriptor(input: unknown, opts: DescriptorParseOptions = {
   const keys = collectKeys(root);
   const shape = shapeOf(root);
   const lengths = new Set(keys.filter((k) => k.multipath).map((k) => k.multipath?.alternatives.length));
-  if (lengths.size > 1) return fail('invalid_multipath', 'all multipath steps (<a;b;...>) in a descriptor must have the same number of indices');
+  if (lengths.size > 1)
+    return fail('invalid_multipath', 'all multipath steps (<a;b;...>) in a descriptor must have the same number of indices');
   const slip = checkSlip132Shapes(keys, shape);
   if (!slip.ok) return slip;
   const network = resolveNetwork(root, keys, opts);

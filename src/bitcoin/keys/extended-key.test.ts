@@ -94,6 +94,8 @@ describe('SLIP-132', () => {
   });
 
   it('matches the BIP-49 account keys (uprv and upub)', () => {
-    expect(decodedNode(BIP49_VECTOR.account0Xpriv, true).node.publicExtendedKey).toBe(decodedNode(BIP49_VECTOR.account0Xpub).node.publicExtendedKey);
+    expect(decodedNode(BIP49_VECTOR.account0Xpriv, true).node.publicExtendedKey).toBe(
+      decodedNode(BIP49_VECTOR.account0Xpub).node.publicExtendedKey,
+    );
   });
 });

@@ -65,12 +65,18 @@ export function decodeExtendedKey(text: string, opts: { allowPrivate?: boolean }
   const version = view.getUint32(0, false);
   const found = lookupVersion(version);
   if (!found) {
-    return fail('unknown_key_version', `unknown extended key version 0x${version.toString(16).padStart(8, '0')} (prefix ${text.slice(0, 4)})`);
+    return fail(
+      'unknown_key_version',
+      `unknown extended key version 0x${version.toString(16).padStart(8, '0')} (prefix ${text.slice(0, 4)})`,
+    );
   }
   const { entry, isPrivate } = found;
   const prefix = isPrivate ? entry.privatePrefix : entry.publicPrefix;
   if (isPrivate && !opts.allowPrivate) {
-    return fail('private_key_not_accepted', `${prefix} is a private key: give the matching public key (${entry.publicPrefix}) instead, never a private one`);
+    return fail(
+      'private_key_not_accepted',
+      `${prefix} is a private key: give the matching public key (${entry.publicPrefix}) instead, never a private one`,
+    );
   }
   const depth = bytes[4] as number;
   const parentFingerprint = view.getUint32(5, false);
@@ -89,7 +95,10 @@ export function decodeExtendedKey(text: string, opts: { allowPrivate?: boolean }
   } else {
     if (first === 0) return fail('invalid_extended_key', `${prefix} version with private key data (pubkey version / prvkey mismatch)`);
     if (first !== 2 && first !== 3) {
-      return fail('invalid_key', `invalid public key prefix 0x${first.toString(16).padStart(2, '0')}: extended keys hold compressed keys (02/03)`);
+      return fail(
+        'invalid_key',
+        `invalid public key prefix 0x${first.toString(16).padStart(2, '0')}: extended keys hold compressed keys (02/03)`,
+      );
     }
     try {
       secp256k1.Point.fromBytes(keyData);
@@ -124,7 +133,10 @@ export function convertExtendedPublicKey(text: string, to: PublicKeyPrefix): Par
   if (!decoded.ok) return decoded;
   const target = versionOfPrefix(to);
   if (target.network !== decoded.value.network) {
-    return fail('wrong_network', `${decoded.value.prefix} is a ${decoded.value.network} key; ${to} is for ${target.network === 'mainnet' ? 'mainnet' : 'test networks'}`);
+    return fail(
+      'wrong_network',
+      `${decoded.value.prefix} is a ${decoded.value.network} key; ${to} is for ${target.network === 'mainnet' ? 'mainnet' : 'test networks'}`,
+    );
   }
   const raw = decodeExtendedKeyBytes(text);
   if (!raw.ok) return raw;

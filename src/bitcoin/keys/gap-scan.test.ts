@@ -106,7 +106,16 @@ describe('gap-limit scanning against the simulated chain', () => {
   it('stops at the safety bound for a source that reports everything used', async () => {
     const everythingUsed: Pick<ChainSource, 'getAddressStats'> = {
       getAddressStats: async (addresses) =>
-        new Map(addresses.map((a) => [a, { address: a, chain: { txCount: 1, fundedCount: 1, fundedSum: 1n, spentCount: 0, spentSum: 0n }, mempool: { txCount: 0, fundedCount: 0, fundedSum: 0n, spentCount: 0, spentSum: 0n } }])),
+        new Map(
+          addresses.map((a) => [
+            a,
+            {
+              address: a,
+              chain: { txCount: 1, fundedCount: 1, fundedSum: 1n, spentCount: 0, spentSum: 0n },
+              mempool: { txCount: 0, fundedCount: 0, fundedSum: 0n, spentCount: 0, spentSum: 0n },
+            },
+          ]),
+        ),
     };
     const scan = await scanWallet(everythingUsed, wallet, { maxAddressesPerChain: 50 });
     expect(scan.receive.truncated).toBe(true);

@@ -3,7 +3,14 @@ export type { KeyError, KeyErrorCode, ParseResult } from './parse-result.js';
 export { descriptorChecksum, checkDescriptorChecksum, withDescriptorChecksum } from './descriptor-checksum.js';
 export { SLIP132_VERSIONS, PUBLIC_PREFIXES, type KeyNetwork, type KeyScriptHint, type PublicKeyPrefix } from './slip132.js';
 export { decodeExtendedKey, convertExtendedPublicKey, type ExtendedKeyInfo } from './extended-key.js';
-export { parseDescriptor, expandMultipath, type AddressType, type Descriptor, type DescriptorParseOptions, type Mode } from './descriptor.js';
+export {
+  parseDescriptor,
+  expandMultipath,
+  type AddressType,
+  type Descriptor,
+  type DescriptorParseOptions,
+  type Mode,
+} from './descriptor.js';
 export { deriveOutput, type DerivedOutput } from './descriptor-derivation.js';
 export {
   parseWalletDescriptor,

@@ -71,11 +71,19 @@ function parseIndex(element: string, where: string, position: number): number {
     raise('invalid_derivation_path', `"${element}" in ${where}: write hardened steps with h or ' (not H)`, position);
   }
   if (!/^[0-9]{1,10}$/.test(body)) {
-    raise('invalid_derivation_path', `"${element}" in ${where} is not a derivation index (a number, optionally followed by h or ')`, position);
+    raise(
+      'invalid_derivation_path',
+      `"${element}" in ${where} is not a derivation index (a number, optionally followed by h or ')`,
+      position,
+    );
   }
   const n = Number(body);
   if (n > MAX_INDEX) {
-    raise('invalid_derivation_path', `derivation index ${body} in ${where} is out of range (at most ${MAX_INDEX}, with h for hardened)`, position);
+    raise(
+      'invalid_derivation_path',
+      `derivation index ${body} in ${where} is out of range (at most ${MAX_INDEX}, with h for hardened)`,
+      position,
+    );
   }
   return hardened ? n + HARDENED : n;
 }
@@ -117,7 +125,12 @@ function checkPoint(bytes: Uint8Array, position: number): void {
   }
 }
 
-function parseConstant(token: string, context: KeyContext, allowPrivate: boolean, position: number): {
+function parseConstant(
+  token: string,
+  context: KeyContext,
+  allowPrivate: boolean,
+  position: number,
+): {
   key: ConstantKey;
   network?: KeyNetwork;
 } {
@@ -133,15 +146,24 @@ function parseConstant(token: string, context: KeyContext, allowPrivate: boolean
     if (bytes.length === 65 && prefix !== 4) raise('invalid_key', 'an uncompressed public key starts with 04', position);
     checkPoint(bytes, position);
     if (bytes.length === 65 && context !== 'legacy') {
-      raise('uncompressed_key_not_allowed', `uncompressed public keys are not allowed in ${context === 'taproot' ? 'tr()' : 'segwit scripts (wpkh, wsh)'}`, position);
+      raise(
+        'uncompressed_key_not_allowed',
+        `uncompressed public keys are not allowed in ${context === 'taproot' ? 'tr()' : 'segwit scripts (wpkh, wsh)'}`,
+        position,
+      );
     }
     return { key: { kind: 'constant', publicKey: context === 'taproot' ? bytes.slice(1) : bytes } };
   }
   const wif = decodeWif(token);
   if (wif) {
-    if (!allowPrivate) raise('private_key_not_accepted', 'this is a private key (WIF): give the public key instead, never a private one', position);
+    if (!allowPrivate)
+      raise('private_key_not_accepted', 'this is a private key (WIF): give the public key instead, never a private one', position);
     if (!wif.compressed && context !== 'legacy') {
-      raise('uncompressed_key_not_allowed', `uncompressed keys are not allowed in ${context === 'taproot' ? 'tr()' : 'segwit scripts (wpkh, wsh)'}`, position);
+      raise(
+        'uncompressed_key_not_allowed',
+        `uncompressed keys are not allowed in ${context === 'taproot' ? 'tr()' : 'segwit scripts (wpkh, wsh)'}`,
+        position,
+      );
     }
     const pub = secp256k1.getPublicKey(wif.privateKey, wif.compressed);
     return {
@@ -150,9 +172,17 @@ function parseConstant(token: string, context: KeyContext, allowPrivate: boolean
     };
   }
   if (/^[0-9a-fA-F]+$/.test(token)) {
-    raise('invalid_key', `a hex public key has 66 (compressed) or 130 (uncompressed) characters${context === 'taproot' ? ' or 64 (x-only)' : ''}, got ${token.length}`, position);
+    raise(
+      'invalid_key',
+      `a hex public key has 66 (compressed) or 130 (uncompressed) characters${context === 'taproot' ? ' or 64 (x-only)' : ''}, got ${token.length}`,
+      position,
+    );
   }
-  raise('invalid_key', `"${token.length > 20 ? `${token.slice(0, 20)}…` : token}" is not a public key, an extended public key or a descriptor`, position);
+  raise(
+    'invalid_key',
+    `"${token.length > 20 ? `${token.slice(0, 20)}…` : token}" is not a public key, an extended public key or a descriptor`,
+    position,
+  );
 }
 
 interface DerivationSuffix {
@@ -207,12 +237,7 @@ function parseDerivationSuffix(elements: string[], suffixStart: number): Derivat
  * for locating the multipath step when expanding). Throws `KeyParseFailure`; the descriptor
  * parser's entry point converts that into a result.
  */
-export function parseKeyExpression(
-  text: string,
-  start: number,
-  context: KeyContext,
-  opts: { allowPrivateKeys: boolean },
-): KeyExpression {
+export function parseKeyExpression(text: string, start: number, context: KeyContext, opts: { allowPrivateKeys: boolean }): KeyExpression {
   if (text.length === 0) raise('syntax_error', 'expected a key', start);
   let rest = text;
   let restStart = start;
@@ -236,7 +261,12 @@ export function parseKeyExpression(
   if (!looksExtended) {
     if (suffix.length > 0) {
       const isKey = /^[0-9a-fA-F]+$/.test(token) || decodeWif(token) !== undefined;
-      if (isKey) raise('invalid_derivation_path', 'derivation steps can only follow an extended key (xpub...), not a single key', restStart + token.length);
+      if (isKey)
+        raise(
+          'invalid_derivation_path',
+          'derivation steps can only follow an extended key (xpub...), not a single key',
+          restStart + token.length,
+        );
     }
     const constant = parseConstant(token, context, opts.allowPrivateKeys, restStart);
     return {

@@ -7,7 +7,7 @@ import { BIP382, BIP383, BIP389 } from './fixtures/descriptor-vectors.js';
 import { SLIP132_VECTORS } from './fixtures/bip32-slip132-vectors.js';
 import { parseWalletDescriptor } from './wallet-descriptor.js';
 
-const CHARSET = "0123456789()[],'/*abcdefgh@:$%{}IJKLMNOPQRSTUVWXYZ&+-.;<=>?!^_|~ijklmnopqrstuvwxyzABCDEFGH`#\"\\ ";
+const CHARSET = '0123456789()[],\'/*abcdefgh@:$%{}IJKLMNOPQRSTUVWXYZ&+-.;<=>?!^_|~ijklmnopqrstuvwxyzABCDEFGH`#"\\ ';
 const XPUB = 'xpub6ERApfZwUNrhLCkDtcHTcxd75RbzS1ed54G1LkBUHQVHQKqhMkhgbmJbZRkrgZw4koxb5JaHWkY4ALHY2grBGRjaDMzQLcgJvLJuZZvRcEL';
 
 const seeds = [
@@ -24,7 +24,37 @@ const descriptorish = fc.oneof(
   fc.string({ maxLength: 200 }),
   fc.string({ unit: fc.constantFrom(...CHARSET.split('')), maxLength: 200 }),
   fc
-    .array(fc.constantFrom('wpkh(', 'sh(', 'wsh(', 'tr(', 'multi(', 'sortedmulti(', 'pkh(', 'pk(', ')', ',', '[deadbeef/0h]', XPUB, '/<0;1>', '/*', '/0', "/1'", '2', '#', '{', '}', '<', '>', ';', 'addr(', 'raw(', 'deadbeef'), { maxLength: 12 })
+    .array(
+      fc.constantFrom(
+        'wpkh(',
+        'sh(',
+        'wsh(',
+        'tr(',
+        'multi(',
+        'sortedmulti(',
+        'pkh(',
+        'pk(',
+        ')',
+        ',',
+        '[deadbeef/0h]',
+        XPUB,
+        '/<0;1>',
+        '/*',
+        '/0',
+        "/1'",
+        '2',
+        '#',
+        '{',
+        '}',
+        '<',
+        '>',
+        ';',
+        'addr(',
+        'raw(',
+        'deadbeef',
+      ),
+      { maxLength: 12 },
+    )
     .map((parts) => parts.join('')),
   fc.tuple(fc.constantFrom(...seeds), fc.nat(), fc.string({ maxLength: 4 })).map(([s, at, insert]) => {
     const i = at % (s.length + 1);
@@ -54,7 +84,12 @@ describe('parsers never throw on user input', () => {
   });
 
   it('decodeExtendedKey and convertExtendedPublicKey return a result for any string', () => {
-    const mutatedKey = fc.tuple(fc.constantFrom(...SLIP132_VECTORS.map((v) => v.pub)), fc.nat(), fc.constantFrom(...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0OIl'.split('')))
+    const mutatedKey = fc
+      .tuple(
+        fc.constantFrom(...SLIP132_VECTORS.map((v) => v.pub)),
+        fc.nat(),
+        fc.constantFrom(...'123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz0OIl'.split('')),
+      )
       .map(([k, at, ch]) => k.slice(0, at % k.length) + ch + k.slice((at % k.length) + 1));
     fc.assert(
       fc.property(fc.oneof(fc.string({ maxLength: 130 }), mutatedKey), (input) => {

@@ -5,9 +5,18 @@ import { hex } from '@scure/base';
 import { describe, expect, it } from 'vitest';
 import { convertExtendedPublicKey, decodeExtendedKey } from './extended-key.js';
 import { ABANDON_MNEMONIC, BIP49_VECTOR, BIP84_VECTOR, BIP86_VECTOR, SLIP132_VECTORS } from './fixtures/bip32-slip132-vectors.js';
-import { deriveWalletAddress, deriveWalletAddresses, descriptorForExtendedKey, parseWalletDescriptor, type WalletDescriptor } from './wallet-descriptor.js';
+import {
+  deriveWalletAddress,
+  deriveWalletAddresses,
+  descriptorForExtendedKey,
+  parseWalletDescriptor,
+  type WalletDescriptor,
+} from './wallet-descriptor.js';
 
-function wallet(input: Parameters<typeof parseWalletDescriptor>[0], opts: Parameters<typeof parseWalletDescriptor>[1] = {}): WalletDescriptor {
+function wallet(
+  input: Parameters<typeof parseWalletDescriptor>[0],
+  opts: Parameters<typeof parseWalletDescriptor>[1] = {},
+): WalletDescriptor {
   const result = parseWalletDescriptor(input, opts);
   if (!result.ok) throw new Error(`${result.error.code}: ${result.error.reason}`);
   return result.value;
@@ -68,7 +77,10 @@ describe('BIP-84 vector', () => {
   it('gives the vector addresses from the account zpub', () => {
     const zpub = convertExtendedPublicKey(publicOf(BIP84_VECTOR.account0Xpriv), 'zpub');
     const w = wallet(zpub.ok ? zpub.value : '');
-    expect(deriveWalletAddresses(w, 'receive', 0, 2).map((a) => a.address)).toEqual([BIP84_VECTOR.receive0.address, BIP84_VECTOR.receive1.address]);
+    expect(deriveWalletAddresses(w, 'receive', 0, 2).map((a) => a.address)).toEqual([
+      BIP84_VECTOR.receive0.address,
+      BIP84_VECTOR.receive1.address,
+    ]);
     expect(deriveWalletAddress(w, 'change', 0).address).toBe(BIP84_VECTOR.change0.address);
     expect(deriveWalletAddress(w, 'receive', 0).scriptPubKey.length).toBe(44);
   });
@@ -96,7 +108,11 @@ describe('BIP-86 vector (taproot)', () => {
     const r0 = deriveWalletAddress(w, 'receive', 0);
     const r1 = deriveWalletAddress(w, 'receive', 1);
     const c0 = deriveWalletAddress(w, 'change', 0);
-    expect([r0.address, r1.address, c0.address]).toEqual([BIP86_VECTOR.receive0.address, BIP86_VECTOR.receive1.address, BIP86_VECTOR.change0.address]);
+    expect([r0.address, r1.address, c0.address]).toEqual([
+      BIP86_VECTOR.receive0.address,
+      BIP86_VECTOR.receive1.address,
+      BIP86_VECTOR.change0.address,
+    ]);
     expect([r0.scriptPubKey, r1.scriptPubKey, c0.scriptPubKey]).toEqual([
       BIP86_VECTOR.receive0.scriptPubKey,
       BIP86_VECTOR.receive1.scriptPubKey,
@@ -110,7 +126,8 @@ describe('BIP-86 vector (taproot)', () => {
 });
 
 describe('wallet inputs', () => {
-  const tpubDescriptor = 'wpkh(tpubD6NzVbkrYhZ4XgiXtGrdW5XDAPFCL9h7we1vwNCpn8tGbBcgfVYjXyhWo4E1xkh56hjod1RhGjxbaTLV3X4FyWuejifB9jusQ46QzG87VKp/<0;1>/*)';
+  const tpubDescriptor =
+    'wpkh(tpubD6NzVbkrYhZ4XgiXtGrdW5XDAPFCL9h7we1vwNCpn8tGbBcgfVYjXyhWo4E1xkh56hjod1RhGjxbaTLV3X4FyWuejifB9jusQ46QzG87VKp/<0;1>/*)';
 
   it('splits a <0;1> descriptor into receive and change chains', () => {
     const w = wallet(tpubDescriptor, { network: 'regtest' });

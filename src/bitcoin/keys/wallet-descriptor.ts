@@ -97,7 +97,10 @@ function looksLikeExtendedKey(text: string): boolean {
 function fromDescriptor(d: Descriptor, source: WalletDescriptor['source']): ParseResult<WalletDescriptor> {
   if (!d.addressType) return fail('no_address', `${d.shape}() scripts have no address, so they cannot be watched by address`);
   if (d.multipathCount > 2) {
-    return fail('too_many_paths', `the descriptor has ${d.multipathCount} multipath alternatives; only receive/change (<0;1>) is supported`);
+    return fail(
+      'too_many_paths',
+      `the descriptor has ${d.multipathCount} multipath alternatives; only receive/change (<0;1>) is supported`,
+    );
   }
   const [receive, change] = expandMultipath(d);
   return ok({
@@ -132,7 +135,10 @@ export function parseWalletDescriptor(input: unknown, opts: DescriptorParseOptio
     }
     if (!r.value.addressType || !c.value.addressType) return fail('no_address', 'the descriptors have no address form');
     if (r.value.addressType !== c.value.addressType) {
-      return fail('key_type_mismatch', `receive descriptor gives ${r.value.addressType} addresses, change descriptor ${c.value.addressType}`);
+      return fail(
+        'key_type_mismatch',
+        `receive descriptor gives ${r.value.addressType} addresses, change descriptor ${c.value.addressType}`,
+      );
     }
     return ok({
       network: r.value.network,

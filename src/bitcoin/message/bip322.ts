@@ -120,7 +120,8 @@ export function verifySimple(address: ParsedAddress, message: Uint8Array, signat
   }
   if (address.type === 'p2sh') {
     const redeem = inferRedeemScript(address, witness);
-    if (redeem === undefined) return invalid('the simple signature does not match this P2SH address (only P2SH-wrapped segwit can use the simple format)');
+    if (redeem === undefined)
+      return invalid('the simple signature does not match this P2SH address (only P2SH-wrapped segwit can use the simple format)');
     scriptSig = encodePush(redeem);
   }
   const toSign: Transaction = {
@@ -207,18 +208,25 @@ function prevoutOf(
  * outputs being proven. Each input is verified against the UTXO the PSBT states; whether those
  * outputs exist unspent is for the caller to check on chain (they are returned as `proven_outputs`).
  */
-export function verifyProofOfFunds(address: ParsedAddress, message: Uint8Array, signature: Uint8Array, network: NetworkName): Bip322Outcome {
+export function verifyProofOfFunds(
+  address: ParsedAddress,
+  message: Uint8Array,
+  signature: Uint8Array,
+  network: NetworkName,
+): Bip322Outcome {
   const decoded = decodePsbt(signature);
   if (!decoded.ok) return invalid(`not a BIP-322 proof of funds: ${decoded.reason}`);
   const { unsignedTx: tx, inputs } = decoded.value;
-  if (tx.inputs.length > MAX_PROOF_INPUTS) return invalid(`the proof has ${tx.inputs.length} inputs, more than the ${MAX_PROOF_INPUTS} we verify`);
+  if (tx.inputs.length > MAX_PROOF_INPUTS)
+    return invalid(`the proof has ${tx.inputs.length} inputs, more than the ${MAX_PROOF_INPUTS} we verify`);
   for (let i = 0; i < tx.inputs.length; i++) {
     const input = inputs[i]!;
     if (input.finalScriptSig === undefined && input.finalScriptWitness === undefined) return invalid(`PSBT input ${i} is not finalized`);
     // BIP-322 asks for a finalized PSBT: only UTXO and final fields remain. Anything else is
     // either an unfinished PSBT or bytes that the proof does not vouch for.
     const extra = input.otherFields[0];
-    if (extra !== undefined) return invalid(`PSBT input ${i} is not finalized: it still carries field type 0x${extra.toString(16).padStart(2, '0')}`);
+    if (extra !== undefined)
+      return invalid(`PSBT input ${i} is not finalized: it still carries field type 0x${extra.toString(16).padStart(2, '0')}`);
     tx.inputs[i]!.scriptSig = input.finalScriptSig ?? EMPTY;
     tx.inputs[i]!.witness = input.finalScriptWitness ?? [];
   }

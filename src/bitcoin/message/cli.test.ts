@@ -94,7 +94,10 @@ describe('verify-message --batch', () => {
     ];
     const r = await run(['--batch'], lines.join('\r\n') + '\n');
     expect(r.exitCode).toBe(EXIT_VALID);
-    const results = r.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { valid: boolean; reason: string | null });
+    const results = r.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { valid: boolean; reason: string | null });
     expect(results.map((x) => x.valid)).toEqual([true, false, false, false, false, true]);
     expect(results[2]!.reason).toBe('input line 4: not valid JSON');
     expect(results[3]!.reason).toBe('input line 5: "message" must be a string');
@@ -114,7 +117,10 @@ describe('verify-message over a real pipe (end to end)', () => {
     );
     const run = await runOwnproof(['verify-message', '--batch'], {}, input.join('\n') + '\n{broken\n');
     expect(run.code, run.stderr).toBe(0);
-    const results = run.stdout.trimEnd().split('\n').map((l) => JSON.parse(l) as { valid: boolean });
+    const results = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { valid: boolean });
     expect(results).toHaveLength(51);
     expect(results.slice(0, 50).map((x) => x.valid)).toEqual(input.map((_, i) => i % 2 === 0));
     expect(results[50]).toMatchObject({ valid: false, reason: 'input line 51: not valid JSON' });

@@ -47,7 +47,14 @@ function write(stream: Writable, text: string): Promise<void> {
 }
 
 function malformedLine(lineNumber: number, problem: string): VerificationResult {
-  return { valid: false, result: 'invalid', format: null, address_type: null, network: null, reason: `input line ${lineNumber}: ${problem}` };
+  return {
+    valid: false,
+    result: 'invalid',
+    format: null,
+    address_type: null,
+    network: null,
+    reason: `input line ${lineNumber}: ${problem}`,
+  };
 }
 
 /** Parses one batch line into a verdict with `verify`; never throws. */
@@ -62,7 +69,11 @@ function verifyBatchLine(verify: typeof verifyMessage, line: string, lineNumber:
     return malformedLine(lineNumber, 'expected a JSON object {"address","message","signature"}');
   }
   const { address, message, signature } = parsed as Record<string, unknown>;
-  for (const [name, value] of [['address', address], ['message', message], ['signature', signature]] as const) {
+  for (const [name, value] of [
+    ['address', address],
+    ['message', message],
+    ['signature', signature],
+  ] as const) {
     if (typeof value !== 'string') return malformedLine(lineNumber, `"${name}" must be a string`);
   }
   return verify({ address: address as string, message: message as string, signature: signature as string });
@@ -121,7 +132,10 @@ export function registerVerifyMessageCommand(program: Command, io: Partial<Verif
     .option('--signature <signature>', 'the base64 signature, optionally with a smp/ful/pof prefix')
     .option('--json', 'print the result as JSON')
     .option('--batch', 'read {"address","message","signature"} JSON lines on stdin, write one JSON result per line')
-    .addHelpText('after', '\nExit status: 0 valid, 1 invalid or inconclusive, 2 bad usage. With --batch: 0 unless the input cannot be read.')
+    .addHelpText(
+      'after',
+      '\nExit status: 0 valid, 1 invalid or inconclusive, 2 bad usage. With --batch: 0 unless the input cannot be read.',
+    )
     .action(async (opts: Options) => {
       if (opts.batch) {
         try {

@@ -107,9 +107,10 @@ describe('precomputed BIP-322 constants', () => {
 
   it('the sighash cache uses them only for the shapes they describe', () => {
     const toSign = (sequence: number, outputs: Transaction['outputs']): SighashCache =>
-      new SighashCache({ version: 0, lockTime: 0, inputs: [{ txid: bytes(32), vout: 0, scriptSig: new Uint8Array(0), sequence, witness: [] }], outputs }, [
-        { script: Uint8Array.of(0x00, 0x14, ...bytes(20)), value: 0n },
-      ]);
+      new SighashCache(
+        { version: 0, lockTime: 0, inputs: [{ txid: bytes(32), vout: 0, scriptSig: new Uint8Array(0), sequence, witness: [] }], outputs },
+        [{ script: Uint8Array.of(0x00, 0x14, ...bytes(20)), value: 0n }],
+      );
     const slow = (cache: SighashCache) => ({
       sequence: hex.encode(sha256d(new ByteWriter().u32(cache.tx.inputs[0]!.sequence).finish())),
       outputs: hex.encode(sha256d(cache.tx.outputs.reduce((w, o) => w.u64(o.value).varBytes(o.script), new ByteWriter()).finish())),
@@ -137,7 +138,12 @@ describe('precomputed BIP-322 constants', () => {
 
   it('the BIP-143 digest equals SHA256d of the preimage written out field by field', () => {
     const cache = new SighashCache(
-      { version: 2, lockTime: 7, inputs: [{ txid: bytes(32), vout: 3, scriptSig: new Uint8Array(0), sequence: 9, witness: [] }], outputs: [{ value: 5n, script: bytes(22) }] },
+      {
+        version: 2,
+        lockTime: 7,
+        inputs: [{ txid: bytes(32), vout: 3, scriptSig: new Uint8Array(0), sequence: 9, witness: [] }],
+        outputs: [{ value: 5n, script: bytes(22) }],
+      },
       [{ script: bytes(22), value: 12345n }],
     );
     const scriptCode = bytes(25);
@@ -198,7 +204,28 @@ describe('decoders', () => {
       else if (!fast.ok && !slow.ok) expect(fast.reason).toBe(slow.reason);
     };
     for (const s of signatures) same(s);
-    for (const s of ['', '=', '==', 'A', 'AA==', 'AB==', 'AAA=', 'AAB=', 'AAAA', 'AA=A', 'A===', 'AA', 'AAA', 'AA-_', 'AA+/', 'AA A', ' AAA', 'AAAA\n', 'ÀAAA', 'AA==AA==']) {
+    for (const s of [
+      '',
+      '=',
+      '==',
+      'A',
+      'AA==',
+      'AB==',
+      'AAA=',
+      'AAB=',
+      'AAAA',
+      'AA=A',
+      'A===',
+      'AA',
+      'AAA',
+      'AA-_',
+      'AA+/',
+      'AA A',
+      ' AAA',
+      'AAAA\n',
+      'ÀAAA',
+      'AA==AA==',
+    ]) {
       same(s);
     }
     fc.assert(
@@ -216,11 +243,23 @@ describe('decoders', () => {
     );
     // Canonical text with one character replaced, dropped or added.
     fc.assert(
-      fc.property(fc.uint8Array({ minLength: 1, maxLength: 60 }), fc.nat(), fc.constantFrom(...alphabet), fc.integer({ min: 0, max: 2 }), (d, at, c, edit) => {
-        const text = base64.encode(d);
-        const i = at % text.length;
-        same(edit === 0 ? text.slice(0, i) + c + text.slice(i + 1) : edit === 1 ? text.slice(0, i) + text.slice(i + 1) : text.slice(0, i) + c + text.slice(i));
-      }),
+      fc.property(
+        fc.uint8Array({ minLength: 1, maxLength: 60 }),
+        fc.nat(),
+        fc.constantFrom(...alphabet),
+        fc.integer({ min: 0, max: 2 }),
+        (d, at, c, edit) => {
+          const text = base64.encode(d);
+          const i = at % text.length;
+          same(
+            edit === 0
+              ? text.slice(0, i) + c + text.slice(i + 1)
+              : edit === 1
+                ? text.slice(0, i) + text.slice(i + 1)
+                : text.slice(0, i) + c + text.slice(i),
+          );
+        },
+      ),
       { numRuns: 1000 },
     );
   });
@@ -253,7 +292,16 @@ describe('decoders', () => {
       { numRuns: 2000 },
     );
     // CompactSize edge cases in the input count.
-    for (const count of [[0x00], [0x00, 0x01], [0x00, 0x02], [0xfd, 0xfc, 0x00], [0xfd, 0xfd, 0x00], [0xfe, 0xff, 0xff, 0x00, 0x00], [0xfe, 0x00, 0x00, 0x01, 0x00], [0xff, 0, 0, 0, 0, 1, 0, 0, 0]]) {
+    for (const count of [
+      [0x00],
+      [0x00, 0x01],
+      [0x00, 0x02],
+      [0xfd, 0xfc, 0x00],
+      [0xfd, 0xfd, 0x00],
+      [0xfe, 0xff, 0xff, 0x00, 0x00],
+      [0xfe, 0x00, 0x00, 0x01, 0x00],
+      [0xff, 0, 0, 0, 0, 1, 0, 0, 0],
+    ]) {
       same(new Uint8Array([2, 0, 0, 0, ...count, ...new Array(60).fill(0)]));
     }
   });
@@ -318,7 +366,9 @@ describe('direct script paths (P2PKH, P2SH-wrapped segwit) agree with the interp
       fc.property(fc.constantFrom(...cases), fc.nat(), fc.nat(255), fc.boolean(), ({ tx, script }, at, v, insert) => {
         const s = tx.inputs[0]!.scriptSig;
         const i = at % (s.length + 1);
-        const changed = insert ? new Uint8Array([...s.subarray(0, i), v, ...s.subarray(i)]) : new Uint8Array([...s.subarray(0, i), v, ...s.subarray(i + 1)]);
+        const changed = insert
+          ? new Uint8Array([...s.subarray(0, i), v, ...s.subarray(i)])
+          : new Uint8Array([...s.subarray(0, i), v, ...s.subarray(i + 1)]);
         compare(withScriptSig(tx, changed), script);
       }),
       { numRuns: 400 },

@@ -73,9 +73,15 @@ describe('BIP-322 signatures made with @scure/btc-signer', () => {
     for (const type of ['p2wpkh', 'p2tr', 'p2wsh-multi', 'p2sh-p2wpkh'] as const) {
       const w = makeWallet(type);
       const simple = signBip322(w, MESSAGE, 'simple', { prefix: false });
-      expect(verifyMessage({ address: w.address, message: MESSAGE, signature: simple })).toMatchObject({ valid: true, format: 'bip322-simple' });
+      expect(verifyMessage({ address: w.address, message: MESSAGE, signature: simple })).toMatchObject({
+        valid: true,
+        format: 'bip322-simple',
+      });
       const full = signBip322(w, MESSAGE, 'full', { prefix: false });
-      expect(verifyMessage({ address: w.address, message: MESSAGE, signature: full })).toMatchObject({ valid: true, format: 'bip322-full' });
+      expect(verifyMessage({ address: w.address, message: MESSAGE, signature: full })).toMatchObject({
+        valid: true,
+        format: 'bip322-full',
+      });
     }
   });
 
@@ -209,7 +215,10 @@ describe('legacy signmessage signatures made with @noble/curves', () => {
   it('fails for any single-bit change of the signature or message', () => {
     const signature = signLegacy(priv, MESSAGE, 'compressed');
     fc.assert(
-      fc.property(fc.nat(), (bit) => !verifyMessage({ address: addresses.p2pkh, message: MESSAGE, signature: flipBit(signature, bit) }).valid),
+      fc.property(
+        fc.nat(),
+        (bit) => !verifyMessage({ address: addresses.p2pkh, message: MESSAGE, signature: flipBit(signature, bit) }).valid,
+      ),
       { numRuns: 200 },
     );
     expect(verifyMessage({ address: addresses.p2pkh, message: MESSAGE + ' ', signature }).valid).toBe(false);

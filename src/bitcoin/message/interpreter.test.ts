@@ -21,11 +21,25 @@ const n = (v: number): Uint8Array => {
   return Uint8Array.of(e.length, ...e);
 };
 const push = (b: Uint8Array): Uint8Array => (b.length < 76 ? Uint8Array.of(b.length, ...b) : Uint8Array.of(0x4c, b.length, ...b));
-const script = (...parts: (number | Uint8Array)[]): Uint8Array => new Uint8Array(parts.flatMap((p) => (typeof p === 'number' ? [p] : [...p])));
+const script = (...parts: (number | Uint8Array)[]): Uint8Array =>
+  new Uint8Array(parts.flatMap((p) => (typeof p === 'number' ? [p] : [...p])));
 
-const OP_IF = 0x63, OP_ELSE = 0x67, OP_ENDIF = 0x68, OP_DROP = 0x75, OP_EQUAL = 0x87, OP_SHA256 = 0xa8;
-const OP_CHECKSIG = 0xac, OP_CHECKMULTISIG = 0xae, OP_CLTV = 0xb1, OP_CSV = 0xb2, OP_NOP4 = 0xb3, OP_CODESEPARATOR = 0xab;
-const OP_CAT = 0x7e, OP_1 = 0x51, OP_NOP = 0x61, OP_ADD = 0x93;
+const OP_IF = 0x63,
+  OP_ELSE = 0x67,
+  OP_ENDIF = 0x68,
+  OP_DROP = 0x75,
+  OP_EQUAL = 0x87,
+  OP_SHA256 = 0xa8;
+const OP_CHECKSIG = 0xac,
+  OP_CHECKMULTISIG = 0xae,
+  OP_CLTV = 0xb1,
+  OP_CSV = 0xb2,
+  OP_NOP4 = 0xb3,
+  OP_CODESEPARATOR = 0xab;
+const OP_CAT = 0x7e,
+  OP_1 = 0x51,
+  OP_NOP = 0x61,
+  OP_ADD = 0x93;
 
 interface TxShape {
   version?: number;
@@ -39,7 +53,14 @@ function fullSignature(scriptPubKey: Uint8Array, witness: Uint8Array[], shape: T
   const raw = RawTx.encode({
     version: shape.version ?? 0,
     segwitFlag: witness.length > 0,
-    inputs: [{ txid: toSpendTxid(scriptPubKey, MESSAGE), index: 0, finalScriptSig: shape.scriptSig ?? new Uint8Array(0), sequence: shape.sequence ?? 0 }],
+    inputs: [
+      {
+        txid: toSpendTxid(scriptPubKey, MESSAGE),
+        index: 0,
+        finalScriptSig: shape.scriptSig ?? new Uint8Array(0),
+        sequence: shape.sequence ?? 0,
+      },
+    ],
     outputs: [{ amount: 0n, script: Uint8Array.of(0x6a) }],
     witnesses: witness.length > 0 ? [witness] : [],
     lockTime: shape.lockTime ?? 0,

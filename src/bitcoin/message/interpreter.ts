@@ -78,7 +78,8 @@ export function evalScript(stack: Uint8Array[], script: Uint8Array, ctx: ExecCon
   if (tapscript) {
     // BIP-342: an OP_SUCCESSx anywhere decodable makes the script succeed by consensus; it is an
     // upgrade hook, so we cannot judge it.
-    if (parsed.ops.some((op) => isOpSuccess(op.opcode))) throw new ScriptFailure('inconclusive', 'the script uses an OP_SUCCESS opcode reserved for upgrades');
+    if (parsed.ops.some((op) => isOpSuccess(op.opcode)))
+      throw new ScriptFailure('inconclusive', 'the script uses an OP_SUCCESS opcode reserved for upgrades');
   } else if (script.length > MAX_SCRIPT_SIZE) {
     throw invalid(`the script is ${script.length} bytes, over the ${MAX_SCRIPT_SIZE}-byte limit`);
   }
@@ -120,7 +121,8 @@ export function evalScript(stack: Uint8Array[], script: Uint8Array, ctx: ExecCon
           const n = num(top(stack), 5);
           if (n < 0) throw invalid('negative sequence in OP_CHECKSEQUENCEVERIFY');
           const disabled = Math.floor(n / 2 ** 31) % 2 === 1;
-          if (!disabled && !ctx.checker.checkSequence(n)) throw invalid('OP_CHECKSEQUENCEVERIFY is not satisfied by the signature transaction');
+          if (!disabled && !ctx.checker.checkSequence(n))
+            throw invalid('OP_CHECKSEQUENCEVERIFY is not satisfied by the signature transaction');
           break;
         }
         case OP.IF:
@@ -266,12 +268,17 @@ export function evalScript(stack: Uint8Array[], script: Uint8Array, ctx: ExecCon
         case OP['0NOTEQUAL']: {
           const a = num(pop(stack));
           const r =
-            opcode === OP['1ADD'] ? a + 1
-            : opcode === OP['1SUB'] ? a - 1
-            : opcode === OP.NEGATE ? -a
-            : opcode === OP.ABS ? Math.abs(a)
-            : opcode === OP.NOT ? Number(a === 0)
-            : Number(a !== 0);
+            opcode === OP['1ADD']
+              ? a + 1
+              : opcode === OP['1SUB']
+                ? a - 1
+                : opcode === OP.NEGATE
+                  ? -a
+                  : opcode === OP.ABS
+                    ? Math.abs(a)
+                    : opcode === OP.NOT
+                      ? Number(a === 0)
+                      : Number(a !== 0);
           stack.push(encodeScriptNum(r));
           break;
         }

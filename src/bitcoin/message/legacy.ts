@@ -59,9 +59,7 @@ export function verifyLegacy(address: ParsedAddress, message: Uint8Array, sig: U
   if (publicKey === undefined) return invalid('no public key can be recovered from this signature (r or s out of range)');
   const keyHash = hash160(publicKey);
   const matches =
-    address.type === 'p2sh'
-      ? bytesEqual(hash160(p2wpkhProgramScript(keyHash)), address.program)
-      : bytesEqual(keyHash, address.program);
+    address.type === 'p2sh' ? bytesEqual(hash160(p2wpkhProgramScript(keyHash)), address.program) : bytesEqual(keyHash, address.program);
   if (!matches) {
     // Name the common mix-up: the right key, with the header flag for the other key encoding.
     const other = address.type === 'p2pkh' ? recodePublicKey(publicKey, !kind.compressed) : undefined;

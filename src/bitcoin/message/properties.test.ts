@@ -75,11 +75,15 @@ describe('verifyMessage never throws and always answers quickly', () => {
 
   it('for arbitrary witness stacks, including ones whose script matches a P2WSH address', () => {
     fc.assert(
-      fc.property(fc.array(fc.uint8Array({ maxLength: 80 }), { maxLength: 12 }), fc.uint8Array({ minLength: 1, maxLength: 120 }), (items, script) => {
-        // The address commits to the random script, so the interpreter really runs it.
-        checkedVerify({ address: p2wshAddress(script), message, signature: 'smp' + encodeWitness([...items, script]) });
-        checkedVerify({ address: p2trSigned.address, message, signature: encodeWitness(items) });
-      }),
+      fc.property(
+        fc.array(fc.uint8Array({ maxLength: 80 }), { maxLength: 12 }),
+        fc.uint8Array({ minLength: 1, maxLength: 120 }),
+        (items, script) => {
+          // The address commits to the random script, so the interpreter really runs it.
+          checkedVerify({ address: p2wshAddress(script), message, signature: 'smp' + encodeWitness([...items, script]) });
+          checkedVerify({ address: p2trSigned.address, message, signature: encodeWitness(items) });
+        },
+      ),
       { numRuns: 1500 },
     );
   });
@@ -93,7 +97,9 @@ describe('verifyMessage never throws and always answers quickly', () => {
     expect(checkedVerify({ ...p2trSigned, message: '\uD800' }).reason).toMatch(/unpaired surrogate/);
     // A witness script of 10,000 OP_IFs nested inside an unexecuted branch, and of 10,001 bytes.
     for (const script of [new Uint8Array(10_000).fill(0x63), new Uint8Array(10_001).fill(0x61)]) {
-      expect(checkedVerify({ address: p2wshAddress(script), message, signature: encodeWitness([new Uint8Array(0), script]) }).valid).toBe(false);
+      expect(checkedVerify({ address: p2wshAddress(script), message, signature: encodeWitness([new Uint8Array(0), script]) }).valid).toBe(
+        false,
+      );
     }
     // A witness of 100,000 empty items.
     const many = Array.from({ length: 100_000 }, () => new Uint8Array(0));

@@ -46,7 +46,8 @@ export const rawBackend = {
   ecdsaRecover: native
     ? (digest: Uint8Array, sig: Uint8Array, recoveryId: 0 | 1 | 2 | 3, compressed: boolean) =>
         native.ecdsaRecover(sig, recoveryId, digest, compressed) as Uint8Array | null
-    : (digest: Uint8Array, sig: Uint8Array, recoveryId: 0 | 1 | 2 | 3, compressed: boolean) => secp.recover(digest, sig, recoveryId, compressed),
+    : (digest: Uint8Array, sig: Uint8Array, recoveryId: 0 | 1 | 2 | 3, compressed: boolean) =>
+        secp.recover(digest, sig, recoveryId, compressed),
   schnorrVerify: (digest: Uint8Array, xOnlyKey: Uint8Array, sig: Uint8Array) => secp.verifySchnorr(digest, xOnlyKey, sig),
 };
 

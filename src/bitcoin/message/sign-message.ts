@@ -12,15 +12,7 @@ import { base64 } from '@scure/base';
 import { NETWORK_PARAMS, type NetworkName } from '../network.js';
 
 export type WalletType =
-  | 'p2pkh'
-  | 'p2sh-p2wpkh'
-  | 'p2wpkh'
-  | 'p2tr'
-  | 'p2wsh-single'
-  | 'p2wsh-multi'
-  | 'p2wsh-sortedmulti'
-  | 'p2sh-multi'
-  | 'p2sh-p2wsh-multi';
+  'p2pkh' | 'p2sh-p2wpkh' | 'p2wpkh' | 'p2tr' | 'p2wsh-single' | 'p2wsh-multi' | 'p2wsh-sortedmulti' | 'p2sh-multi' | 'p2sh-p2wsh-multi';
 
 export const WALLET_TYPES: readonly WalletType[] = [
   'p2pkh',
@@ -35,9 +27,7 @@ export const WALLET_TYPES: readonly WalletType[] = [
 ];
 
 /** Which types can use the BIP-322 simple encoding (witness only). */
-export const SIMPLE_TYPES: readonly WalletType[] = WALLET_TYPES.filter(
-  (t) => t !== 'p2pkh' && t !== 'p2sh-multi',
-);
+export const SIMPLE_TYPES: readonly WalletType[] = WALLET_TYPES.filter((t) => t !== 'p2pkh' && t !== 'p2sh-multi');
 
 /** A wallet that can sign: its output script, the scripts it needs, and the private keys that sign (a quorum, for multisig). */
 export interface SigningWallet {
@@ -58,7 +48,13 @@ export function singleKeyWallet(privateKey: Uint8Array, type: SingleKeyType, net
   const net = NETWORK_PARAMS[network];
   const pub = secp256k1.getPublicKey(privateKey, true);
   const pay =
-    type === 'p2pkh' ? p2pkh(pub, net) : type === 'p2wpkh' ? p2wpkh(pub, net) : type === 'p2tr' ? p2tr(schnorr.getPublicKey(privateKey), undefined, net) : p2sh(p2wpkh(pub, net), net);
+    type === 'p2pkh'
+      ? p2pkh(pub, net)
+      : type === 'p2wpkh'
+        ? p2wpkh(pub, net)
+        : type === 'p2tr'
+          ? p2tr(schnorr.getPublicKey(privateKey), undefined, net)
+          : p2sh(p2wpkh(pub, net), net);
   const wallet: SigningWallet = { type, network, address: pay.address as string, script: pay.script, privateKeys: [privateKey] };
   if ('redeemScript' in pay && pay.redeemScript) wallet.redeemScript = pay.redeemScript;
   return wallet;
@@ -96,7 +92,15 @@ export interface SignOptions {
   funds?: { wallet: SigningWallet; value: bigint }[];
 }
 
-function addWalletInput(tx: Transaction, wallet: SigningWallet, txid: Uint8Array, index: number, value: bigint, sequence: number, parent?: Uint8Array): void {
+function addWalletInput(
+  tx: Transaction,
+  wallet: SigningWallet,
+  txid: Uint8Array,
+  index: number,
+  value: bigint,
+  sequence: number,
+  parent?: Uint8Array,
+): void {
   const legacy = wallet.type === 'p2pkh' || wallet.type === 'p2sh-multi';
   tx.addInput({
     txid,
@@ -122,7 +126,12 @@ function fakeParent(wallet: SigningWallet, value: bigint): Uint8Array {
 }
 
 /** Signs `message` for `wallet` in the given BIP-322 variant; returns the encoded signature. */
-export function signBip322(wallet: SigningWallet, message: string | Uint8Array, variant: 'simple' | 'full' | 'pof', opts: SignOptions = {}): string {
+export function signBip322(
+  wallet: SigningWallet,
+  message: string | Uint8Array,
+  variant: 'simple' | 'full' | 'pof',
+  opts: SignOptions = {},
+): string {
   const sequence = opts.sequence ?? 0;
   const tx = new Transaction({
     version: opts.version ?? 0,
@@ -169,7 +178,12 @@ export type LegacyHeader = 'uncompressed' | 'compressed' | 'p2sh-p2wpkh' | 'p2wp
 const HEADER_BASE: Record<LegacyHeader, number> = { uncompressed: 27, compressed: 31, 'p2sh-p2wpkh': 35, p2wpkh: 39 };
 
 /** A legacy `signmessage` signature, computed with @noble/curves' recoverable signing. */
-export function signLegacy(privateKey: Uint8Array, message: string | Uint8Array, header: LegacyHeader, opts: { highS?: boolean } = {}): string {
+export function signLegacy(
+  privateKey: Uint8Array,
+  message: string | Uint8Array,
+  header: LegacyHeader,
+  opts: { highS?: boolean } = {},
+): string {
   const m = utf8(message);
   const magic = new TextEncoder().encode('Bitcoin Signed Message:\n');
   const payload = new Uint8Array([magic.length, ...magic, ...compactSize(m.length), ...m]);
@@ -191,4 +205,3 @@ function compactSize(n: number): number[] {
   if (n <= 0xffff) return [0xfd, n & 0xff, n >> 8];
   return [0xfe, n & 0xff, (n >> 8) & 0xff, (n >> 16) & 0xff, n >>> 24];
 }
-

@@ -30,7 +30,8 @@ export function checkEcdsaSig(sig: Uint8Array, pubkey: Uint8Array, scriptCode: U
 export function checkEcdsaEncoding(sig: Uint8Array): Uint8Array {
   if (!isStrictDer(sig)) throw invalid('a signature is not strict DER (BIP-66)');
   const hashType = sig[sig.length - 1]!;
-  if (hashType !== SIGHASH_ALL) throw invalid(`a signature uses sighash type 0x${hashType.toString(16).padStart(2, '0')}; BIP-322 requires SIGHASH_ALL`);
+  if (hashType !== SIGHASH_ALL)
+    throw invalid(`a signature uses sighash type 0x${hashType.toString(16).padStart(2, '0')}; BIP-322 requires SIGHASH_ALL`);
   const compact = derToCompact(sig);
   if (compact === undefined) throw invalid('a signature has an out-of-range r or s');
   if (!isLowS(compact)) throw invalid('a signature has a high S value (BIP-146 LOW_S)');
@@ -69,7 +70,10 @@ export function splitSchnorrSig(sig: Uint8Array): { sig64: Uint8Array; hashType:
   if (sig.length !== 65) throw invalid(`a Schnorr signature is ${sig.length} bytes (64 or 65 expected)`);
   const hashType = sig[64]!;
   if (hashType === SIGHASH_DEFAULT) throw invalid('a 65-byte Schnorr signature may not use sighash type 0x00');
-  if (hashType !== SIGHASH_ALL) throw invalid(`a Schnorr signature uses sighash type 0x${hashType.toString(16).padStart(2, '0')}; BIP-322 requires SIGHASH_ALL or SIGHASH_DEFAULT`);
+  if (hashType !== SIGHASH_ALL)
+    throw invalid(
+      `a Schnorr signature uses sighash type 0x${hashType.toString(16).padStart(2, '0')}; BIP-322 requires SIGHASH_ALL or SIGHASH_DEFAULT`,
+    );
   return { sig64: sig.subarray(0, 64), hashType };
 }
 

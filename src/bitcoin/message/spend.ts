@@ -59,7 +59,7 @@ class TransactionChecker implements SignatureChecker {
 
   checkLockTime(lockTime: number): boolean {
     const txLock = this.cache.tx.lockTime;
-    const sameKind = (txLock < LOCKTIME_THRESHOLD) === (lockTime < LOCKTIME_THRESHOLD);
+    const sameKind = txLock < LOCKTIME_THRESHOLD === lockTime < LOCKTIME_THRESHOLD;
     return sameKind && lockTime <= txLock && this.cache.tx.inputs[this.index]!.sequence !== 0xffffffff;
   }
 
@@ -69,7 +69,7 @@ class TransactionChecker implements SignatureChecker {
     if (txSequence & SEQUENCE_DISABLE_FLAG) return false;
     const txMasked = txSequence & SEQUENCE_MASK;
     const masked = Number(BigInt(sequence) & BigInt(SEQUENCE_MASK));
-    const sameKind = (txMasked < SEQUENCE_TYPE_FLAG) === (masked < SEQUENCE_TYPE_FLAG);
+    const sameKind = txMasked < SEQUENCE_TYPE_FLAG === masked < SEQUENCE_TYPE_FLAG;
     return sameKind && masked <= txMasked;
   }
 }
@@ -141,8 +141,10 @@ function verifyWitnessProgram(
       if (sig.length === 0) fail('the signature is empty');
       const compact = checkEcdsaEncoding(sig);
       if (!isStrictPublicKey(pubkey)) fail('the public key is not a valid SEC1 encoding');
-      if (!isCompressedPublicKey(pubkey)) throw new ScriptFailure('inconclusive', 'an uncompressed public key in a segwit output is non-standard');
-      if (!base.checker.checkEcdsa(compact, pubkey, p2pkhScript(program), 'witness_v0')) fail('the signature does not verify for this message and address');
+      if (!isCompressedPublicKey(pubkey))
+        throw new ScriptFailure('inconclusive', 'an uncompressed public key in a segwit output is non-standard');
+      if (!base.checker.checkEcdsa(compact, pubkey, p2pkhScript(program), 'witness_v0'))
+        fail('the signature does not verify for this message and address');
       return;
     }
     if (program.length === 32) {
@@ -241,7 +243,8 @@ function verifyLegacyAndP2sh(cache: SighashCache, index: number, direct: boolean
     if (wp !== undefined) {
       // scriptPubKey: HASH160 <hash> EQUAL; scriptSig is then exactly the minimal push of the
       // redeem script, as BIP-141 requires.
-      if (!bytesEqual(hash160(redeemScript), scriptPubKey.subarray(2, 22))) fail('the script evaluated to false: the signature does not verify');
+      if (!bytesEqual(hash160(redeemScript), scriptPubKey.subarray(2, 22)))
+        fail('the script evaluated to false: the signature does not verify');
       verifyWitnessProgram(cache, index, wp.version, wp.program, input.witness, true);
       return;
     }

@@ -297,7 +297,10 @@ export class ByteWriter {
 
   compactSize(n: number): this {
     if (n < 0xfd) return this.u8(n);
-    if (n <= 0xffff) return this.u8(0xfd).u8(n & 0xff).u8(n >>> 8);
+    if (n <= 0xffff)
+      return this.u8(0xfd)
+        .u8(n & 0xff)
+        .u8(n >>> 8);
     return this.u8(0xfe).u32(n);
   }
 

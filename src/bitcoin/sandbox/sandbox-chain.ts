@@ -48,7 +48,13 @@ export function buildSandboxChain(): SimulatedChain {
  * wallet's unconfirmed receipt. `from` must be an address whose key the chain holds (the sandbox
  * wallet's used addresses, or one a test registered) and that has the funds.
  */
-export function sandboxPay(source: ChainSource, from: string, to: string, sats: bigint, clock: Clock): { ok: true; txid: string } | { ok: false; reason: string } {
+export function sandboxPay(
+  source: ChainSource,
+  from: string,
+  to: string,
+  sats: bigint,
+  clock: Clock,
+): { ok: true; txid: string } | { ok: false; reason: string } {
   if (!(source instanceof SimulatedChain)) return { ok: false, reason: 'only the test-mode sandbox chain can make payments' };
   try {
     return { ok: true, txid: source.spend(from, to, sats, { time: source.blockTimeAt(unixSeconds(clock)) }) };

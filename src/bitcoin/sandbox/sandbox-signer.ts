@@ -30,7 +30,10 @@ function sandboxKeyFor(address: string): { ok: true; key: Uint8Array } | { ok: f
   if (parsed.address.networks.includes('mainnet')) return { ok: false, reason: 'the sandbox wallet never signs for mainnet addresses' };
   const key = sandboxKeys().get(Buffer.from(parsed.address.scriptPubKey).toString('hex'));
   if (key) return { ok: true, key };
-  return { ok: false, reason: `${parsed.address.address} is not an address of the sandbox wallet (its first ${SANDBOX_SIGNING_DEPTH} receive and change addresses)` };
+  return {
+    ok: false,
+    reason: `${parsed.address.address} is not an address of the sandbox wallet (its first ${SANDBOX_SIGNING_DEPTH} receive and change addresses)`,
+  };
 }
 
 let keysByScript: Map<string, Uint8Array> | undefined;

@@ -45,7 +45,9 @@ function sandboxRoot(): HDKey {
 export function sandboxDepositWallet(): WalletDescriptor {
   const root = sandboxRoot();
   const fingerprint = root.fingerprint.toString(16).padStart(8, '0');
-  const parsed = parseWalletDescriptor(`wpkh([${fingerprint}/84h/1h/1h]${root.derive("m/84'/1'/1'").publicExtendedKey}/0/*)`, { network: 'testnet' });
+  const parsed = parseWalletDescriptor(`wpkh([${fingerprint}/84h/1h/1h]${root.derive("m/84'/1'/1'").publicExtendedKey}/0/*)`, {
+    network: 'testnet',
+  });
   if (!parsed.ok) throw new Error(`sandbox deposit descriptor does not parse: ${parsed.error.reason}`);
   return parsed.value;
 }

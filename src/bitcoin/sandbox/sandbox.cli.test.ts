@@ -14,10 +14,24 @@ describe('ownproof sandbox sign-message', () => {
   });
 
   it('refuses a mainnet address, and an address that is not the sandbox wallet’s', async () => {
-    const mainnet = await runOwnproofHere(['sandbox', 'sign-message', '--address', 'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu', '--message', 'x']);
+    const mainnet = await runOwnproofHere([
+      'sandbox',
+      'sign-message',
+      '--address',
+      'bc1qcr8te4kr609gcawutmrza0j4xv80jy8z306fyu',
+      '--message',
+      'x',
+    ]);
     expect(mainnet.code).toBe(1);
     expect(mainnet.stderr.trim()).toBe('ownproof: the sandbox wallet never signs for mainnet addresses');
-    const stranger = await runOwnproofHere(['sandbox', 'sign-message', '--address', 'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx', '--message', 'x']);
+    const stranger = await runOwnproofHere([
+      'sandbox',
+      'sign-message',
+      '--address',
+      'tb1qw508d6qejxtdg4y5r3zarvary0c5xw7kxpjzsx',
+      '--message',
+      'x',
+    ]);
     expect(stranger.code).toBe(1);
     expect(stranger.stderr).toContain('is not an address of the sandbox wallet');
   });

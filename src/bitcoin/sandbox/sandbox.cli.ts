@@ -16,7 +16,9 @@ export function registerSandboxCommands(program: Command, cli: CliDeps): void {
     .option('--message-file <file>', 'read the message from a file (or - for stdin), byte for byte: multi-line challenges')
     .action(async (options: { address: string; message?: string; messageFile?: string }) => {
       if ((options.message === undefined) === (options.messageFile === undefined)) cli.fail('give either --message or --message-file');
-      const message = options.message ?? (options.messageFile === '-' ? await readText(cli.stdin) : await readFile(options.messageFile as string, 'utf8'));
+      const message =
+        options.message ??
+        (options.messageFile === '-' ? await readText(cli.stdin) : await readFile(options.messageFile as string, 'utf8'));
       const { signWithSandboxWallet } = await import('./sandbox-signer.js');
       const signed = signWithSandboxWallet(options.address, message);
       if (!signed.ok) cli.fail(signed.reason);

@@ -2,7 +2,12 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, launchChromium, PHONE } from '../../../test/support/browser.js';
 import { createHostedSession, fetchSession } from '../../../test/support/browser-session.js';
-import { startFakeCoinbaseOAuth, OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET, type FakeCoinbaseOAuth } from '../../../test/support/fake-coinbase-oauth.js';
+import {
+  startFakeCoinbaseOAuth,
+  OAUTH_CLIENT_ID,
+  OAUTH_CLIENT_SECRET,
+  type FakeCoinbaseOAuth,
+} from '../../../test/support/fake-coinbase-oauth.js';
 import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
 import { startFakeCoinbase, type FakeCoinbase } from '../../../test/support/fake-coinbase.js';
 import { freePort } from '../../../test/support/free-port.js';
@@ -35,7 +40,10 @@ describe.skipIf(!chromiumAvailable())('Sign in with Coinbase in Chromium', () =>
     [t, browser] = await Promise.all([
       startTestApp('sqlite', {
         config: { PUBLIC_BASE_URL: origin, OAUTH_COINBASE_CLIENT_ID: OAUTH_CLIENT_ID, OAUTH_COINBASE_CLIENT_SECRET: OAUTH_CLIENT_SECRET },
-        seams: { exchangeOverrides: { coinbase: pointExchangeAt('coinbase', coinbase.url) }, oauthServerOverrides: { coinbase: oauth.server } },
+        seams: {
+          exchangeOverrides: { coinbase: pointExchangeAt('coinbase', coinbase.url) },
+          oauthServerOverrides: { coinbase: oauth.server },
+        },
       }),
       launchChromium(),
     ]);
@@ -62,7 +70,11 @@ describe.skipIf(!chromiumAvailable())('Sign in with Coinbase in Chromium', () =>
   }
 
   it('signs in at the OAuth server and comes back to the flow with the account connected', async () => {
-    oauth.signInAs(coinbase.addAccount({ wallets: [{ uuid: '8bfc20d7-f7c6-4422-bf07-8243ca4169fe', currency: 'BTC', available: '0.25', hold: '0', transactions: [] }] }));
+    oauth.signInAs(
+      coinbase.addAccount({
+        wallets: [{ uuid: '8bfc20d7-f7c6-4422-bf07-8243ca4169fe', currency: 'BTC', available: '0.25', hold: '0', transactions: [] }],
+      }),
+    );
     const sessionId = await toCoinbase();
     await checks.look(page, PHONE, 'oauth-01-coinbase');
     await page.getByRole('button', { name: 'Sign in with Coinbase' }).click();

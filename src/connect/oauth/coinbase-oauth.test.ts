@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
 import { snapshotDatabase } from '../../../test/support/db-snapshot.js';
-import { startFakeCoinbaseOAuth, OAUTH_CLIENT_ID, OAUTH_CLIENT_SECRET, type FakeCoinbaseOAuth } from '../../../test/support/fake-coinbase-oauth.js';
+import {
+  startFakeCoinbaseOAuth,
+  OAUTH_CLIENT_ID,
+  OAUTH_CLIENT_SECRET,
+  type FakeCoinbaseOAuth,
+} from '../../../test/support/fake-coinbase-oauth.js';
 import { pointExchangeAt } from '../../../test/support/exchange-overrides.js';
 import { startFakeCoinbase, type FakeCoinbase } from '../../../test/support/fake-coinbase.js';
 import { liveExchangeSteps } from '../../../test/support/live-exchange.js';
@@ -30,7 +35,10 @@ describe.each(engines())('Sign in with Coinbase on %s', (engine) => {
     t = await startTestApp(engine, {
       config: { LOG_LEVEL: 'trace', OAUTH_COINBASE_CLIENT_ID: OAUTH_CLIENT_ID, OAUTH_COINBASE_CLIENT_SECRET: OAUTH_CLIENT_SECRET },
       logStream: log.stream,
-      seams: { exchangeOverrides: { coinbase: pointExchangeAt('coinbase', coinbase.url) }, oauthServerOverrides: { coinbase: oauth.server } },
+      seams: {
+        exchangeOverrides: { coinbase: pointExchangeAt('coinbase', coinbase.url) },
+        oauthServerOverrides: { coinbase: oauth.server },
+      },
     });
     client = await t.newClient();
   });
@@ -52,7 +60,9 @@ describe.each(engines())('Sign in with Coinbase on %s', (engine) => {
   }
 
   it('signs in at Coinbase (PKCE, state), connects the account and refreshes it with the token', async () => {
-    const signedIn = coinbase.addAccount({ wallets: [{ uuid: '8bfc20d7-f7c6-4422-bf07-8243ca4169fe', currency: 'BTC', available: '0.50000000', hold: '0', transactions: [] }] });
+    const signedIn = coinbase.addAccount({
+      wallets: [{ uuid: '8bfc20d7-f7c6-4422-bf07-8243ca4169fe', currency: 'BTC', available: '0.50000000', hold: '0', transactions: [] }],
+    });
     oauth.signInAs(signedIn);
     const { session: created, path, agent } = await consented();
     const page = await agent.get(`${path}/providers/coinbase`);
@@ -75,7 +85,10 @@ describe.each(engines())('Sign in with Coinbase on %s', (engine) => {
     expect(back.statusCode, back.body).toBe(303);
     expect(back.headers.location).toBe(path);
     // The code was traded with the PKCE verifier (the server checked it against the challenge).
-    expect(oauth.tokenRequests.at(-1)).toMatchObject({ grant_type: 'authorization_code', code_verifier: expect.stringMatching(/^[\w-]{43}$/) });
+    expect(oauth.tokenRequests.at(-1)).toMatchObject({
+      grant_type: 'authorization_code',
+      code_verifier: expect.stringMatching(/^[\w-]{43}$/),
+    });
     // A second return with the same state connects nothing more.
     const replay = await t.app.inject({ method: 'GET', url: callback });
     expect(replay.statusCode).toBe(410);
@@ -98,10 +111,17 @@ describe.each(engines())('Sign in with Coinbase on %s', (engine) => {
     }
 
     // Nothing of the grant is readable in the logs or the database.
-    const tokens = oauth.tokenRequests.flatMap((body) => [body.code, body.code_verifier, body.refresh_token]).filter((v): v is string => typeof v === 'string');
+    const tokens = oauth.tokenRequests
+      .flatMap((body) => [body.code, body.code_verifier, body.refresh_token])
+      .filter((v): v is string => typeof v === 'string');
     const dump = [...(await snapshotDatabase(t.ctx.db, [])).values()].join('\n');
     const logs = log.lines.join('\n');
-    for (const secret of [...tokens, ...oauth.liveRefreshTokens.keys(), OAUTH_CLIENT_SECRET, authorize.searchParams.get('state') as string]) {
+    for (const secret of [
+      ...tokens,
+      ...oauth.liveRefreshTokens.keys(),
+      OAUTH_CLIENT_SECRET,
+      authorize.searchParams.get('state') as string,
+    ]) {
       expect(dump.includes(secret), 'database').toBe(false);
       expect(logs.includes(secret), 'logs').toBe(false);
     }
@@ -124,7 +144,10 @@ describe.each(engines())('Sign in with Coinbase on %s', (engine) => {
     t.clock.advance(3600);
     expect(await refresh(accountId, ['balances'])).toMatchObject({
       status: 'requires_reauth',
-      balance_refresh: { status: 'failed', error: { code: 'reauthentication_required', message: 'The sign-in with Coinbase ended: the account holder must connect again.' } },
+      balance_refresh: {
+        status: 'failed',
+        error: { code: 'reauthentication_required', message: 'The sign-in with Coinbase ended: the account holder must connect again.' },
+      },
     });
   });
 

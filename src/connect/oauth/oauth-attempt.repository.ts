@@ -11,7 +11,12 @@ export async function insertOAuthAttempt(db: Db, row: Insertable<OAuthAttemptTab
  * same statement, so a state replayed (a reload, a second tab, an attacker) finds none.
  */
 export async function takeOAuthAttempt(db: Db, stateHash: string, now: number): Promise<OAuthAttemptRow | undefined> {
-  return db.deleteFrom('connect_oauth_attempts').where('state_hash', '=', stateHash).where('expires_at', '>', now).returningAll().executeTakeFirst();
+  return db
+    .deleteFrom('connect_oauth_attempts')
+    .where('state_hash', '=', stateHash)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 /** Drops attempts nobody came back from in time (each holds a sealed PKCE verifier). */

@@ -65,7 +65,11 @@ export function authorizationUrl(server: OAuthServer, app: OAuthApp, request: { 
 
 /** Trades the authorization code (with the PKCE verifier) for tokens. */
 export async function exchangeCode(server: OAuthServer, app: OAuthApp, code: string, verifier: string, now: number): Promise<OAuthTokens> {
-  return tokens(await tokenRequest(server, app, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: app.redirectUri }), null, now);
+  return tokens(
+    await tokenRequest(server, app, { grant_type: 'authorization_code', code, code_verifier: verifier, redirect_uri: app.redirectUri }),
+    null,
+    now,
+  );
 }
 
 /**
@@ -77,7 +81,12 @@ export async function refreshTokens(server: OAuthServer, app: OAuthApp, refreshT
 }
 
 /** Revokes a token at the server (RFC 7009); revoking a refresh token ends the whole grant there. */
-export async function revokeToken(server: OAuthServer, app: OAuthApp, token: string, hint: 'refresh_token' | 'access_token'): Promise<void> {
+export async function revokeToken(
+  server: OAuthServer,
+  app: OAuthApp,
+  token: string,
+  hint: 'refresh_token' | 'access_token',
+): Promise<void> {
   const res = await post(server.revokeUrl, { token, token_type_hint: hint, client_id: app.clientId, client_secret: app.clientSecret });
   // RFC 7009: 200 also for a token that was already invalid.
   if (!res.ok) throw new OAuthError(res.status >= 500 ? 'unavailable' : 'protocol', `the revocation endpoint answered ${res.status}`);
@@ -110,7 +119,8 @@ async function post(url: string, params: Record<string, string>): Promise<Respon
 function tokens(body: unknown, previousRefreshToken: string | null, now: number): OAuthTokens {
   const { access_token, refresh_token, expires_in, token_type } = (body ?? {}) as Record<string, unknown>;
   if (typeof access_token !== 'string' || access_token === '') throw new OAuthError('protocol', 'the token response has no access token');
-  if (typeof token_type !== 'string' || token_type.toLowerCase() !== 'bearer') throw new OAuthError('protocol', 'the token response is not a bearer token');
+  if (typeof token_type !== 'string' || token_type.toLowerCase() !== 'bearer')
+    throw new OAuthError('protocol', 'the token response is not a bearer token');
   return {
     access_token,
     refresh_token: typeof refresh_token === 'string' && refresh_token !== '' ? refresh_token : previousRefreshToken,

@@ -10,7 +10,16 @@ import { connectSignedIn, hostedSessionOf, type EndedSession, type HostedFlowDep
 import { ProviderError, type Provider } from '../providers/provider.js';
 import { findSessionById } from '../session.repository.js';
 import { sessionSecret } from '../session.service.js';
-import { authorizationUrl, exchangeCode, newPkce, OAuthError, refreshTokens, revokeToken, type OAuthApp, type OAuthTokens } from './oauth-client.js';
+import {
+  authorizationUrl,
+  exchangeCode,
+  newPkce,
+  OAuthError,
+  refreshTokens,
+  revokeToken,
+  type OAuthApp,
+  type OAuthTokens,
+} from './oauth-client.js';
 import { deleteExpiredOAuthAttempts, insertOAuthAttempt, takeOAuthAttempt } from './oauth-attempt.repository.js';
 
 /** The one return address registered with every provider, under the hosted pages' base URL. */
@@ -24,7 +33,13 @@ const VERIFIER_PURPOSE = 'connect_oauth_attempt.code_verifier';
 /** Our OAuth client at `provider` (the operator's OAUTH_<ID>_CLIENT_ID/SECRET), or undefined when none is configured. */
 export function oauthApp(config: Pick<Config, 'oauthClients' | 'connectBaseUrl'>, provider: Provider): OAuthApp | undefined {
   const client = provider.oauth ? config.oauthClients[provider.id] : undefined;
-  return client && { clientId: client.clientId, clientSecret: client.clientSecret, redirectUri: `${config.connectBaseUrl}${OAUTH_CALLBACK_PATH}` };
+  return (
+    client && {
+      clientId: client.clientId,
+      clientSecret: client.clientSecret,
+      redirectUri: `${config.connectBaseUrl}${OAUTH_CALLBACK_PATH}`,
+    }
+  );
 }
 
 /**
@@ -65,7 +80,10 @@ export type OAuthReturn =
  * The return leg (`GET {CONNECT_BASE_URL}/oauth/callback`): takes the attempt its `state` names
  * (once), trades the code with the PKCE verifier, and connects the accounts the tokens open.
  */
-export async function completeOAuth(deps: HostedFlowDeps, query: { state?: string | undefined; code?: string | undefined; error?: string | undefined }): Promise<OAuthReturn> {
+export async function completeOAuth(
+  deps: HostedFlowDeps,
+  query: { state?: string | undefined; code?: string | undefined; error?: string | undefined },
+): Promise<OAuthReturn> {
   if (!query.state) return { kind: 'unknown' };
   const now = unixSeconds(deps.clock);
   const attempt = await takeOAuthAttempt(deps.db, hashSecret(query.state), now);
@@ -79,7 +97,8 @@ export async function completeOAuth(deps: HostedFlowDeps, query: { state?: strin
   const app = provider && oauthApp(deps.config, provider);
   const failed = (message: string): OAuthReturn => ({ kind: 'failed', secret, hosted, provider, message });
   if (!provider?.oauth || !app) return failed('Signing in there is not available any more. Use an API key instead.');
-  if (query.error === 'access_denied') return failed(`You did not allow access at ${provider.name}. Sign in again and choose Allow, or use an API key.`);
+  if (query.error === 'access_denied')
+    return failed(`You did not allow access at ${provider.name}. Sign in again and choose Allow, or use an API key.`);
   if (query.error !== undefined || !query.code) return failed(`${provider.name} did not complete the sign-in. Please try again.`);
 
   let tokens: OAuthTokens;
@@ -88,7 +107,11 @@ export async function completeOAuth(deps: HostedFlowDeps, query: { state?: strin
     tokens = await exchangeCode(provider.oauth.server, app, query.code, verifier, now);
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
-    return failed(error.kind === 'unavailable' ? `${provider.name} could not be reached to finish the sign-in. Please try again in a moment.` : `${provider.name} did not accept the sign-in. Please sign in again.`);
+    return failed(
+      error.kind === 'unavailable'
+        ? `${provider.name} could not be reached to finish the sign-in. Please try again in a moment.`
+        : `${provider.name} did not accept the sign-in. Please sign in again.`,
+    );
   }
   const connected = await connectSignedIn(deps, hosted, provider, tokens);
   return connected.ok ? { kind: 'connected', secret } : failed(connected.message);
@@ -109,15 +132,21 @@ export async function usableConnection(
   const now = unixSeconds(deps.clock);
   if (!tokens || tokens.expires_at === null || tokens.expires_at > now + RENEW_MARGIN_SECONDS) return connection;
   const app = oauthApp(deps.config, provider);
-  const ended = new ProviderError('reauthentication_required', `The sign-in with ${provider.name} ended: the account holder must connect again.`);
+  const ended = new ProviderError(
+    'reauthentication_required',
+    `The sign-in with ${provider.name} ended: the account holder must connect again.`,
+  );
   if (!provider.oauth || !app || !tokens.refresh_token) throw ended;
   try {
     const next = { ...connection, oauth: await refreshTokens(provider.oauth.server, app, tokens.refresh_token, now) };
-    await updateAccount(deps.db, account.id, { connection_sealed: deps.secretBox.seal(JSON.stringify(next), connectionPurpose(account.id)) });
+    await updateAccount(deps.db, account.id, {
+      connection_sealed: deps.secretBox.seal(JSON.stringify(next), connectionPurpose(account.id)),
+    });
     return next;
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
-    if (error.kind !== 'invalid_grant') throw new ProviderError('provider_unavailable', `${provider.name} could not renew the sign-in right now.`);
+    if (error.kind !== 'invalid_grant')
+      throw new ProviderError('provider_unavailable', `${provider.name} could not renew the sign-in right now.`);
     // A refresh running at the same time may have renewed first: its tokens are stored.
     const current = await findAccountById(deps.db, account.id);
     if (current && current.connection_sealed !== account.connection_sealed) {
@@ -133,13 +162,23 @@ export async function usableConnection(
  * not keep the account connected. Accounts of other providers have nothing to revoke (their
  * connection is not even opened).
  */
-export async function revokeSignIn(deps: Pick<AppContext, 'config' | 'secretBox'>, provider: Provider | undefined, account: Pick<AccountRow, 'id' | 'connection_sealed'>): Promise<void> {
+export async function revokeSignIn(
+  deps: Pick<AppContext, 'config' | 'secretBox'>,
+  provider: Provider | undefined,
+  account: Pick<AccountRow, 'id' | 'connection_sealed'>,
+): Promise<void> {
   const app = provider && oauthApp(deps.config, provider);
   if (!provider?.oauth || !app) return;
-  const tokens = (JSON.parse(deps.secretBox.open(account.connection_sealed, connectionPurpose(account.id))) as { oauth?: OAuthTokens }).oauth;
+  const tokens = (JSON.parse(deps.secretBox.open(account.connection_sealed, connectionPurpose(account.id))) as { oauth?: OAuthTokens })
+    .oauth;
   if (!tokens) return;
   try {
-    await revokeToken(provider.oauth.server, app, tokens.refresh_token ?? tokens.access_token, tokens.refresh_token ? 'refresh_token' : 'access_token');
+    await revokeToken(
+      provider.oauth.server,
+      app,
+      tokens.refresh_token ?? tokens.access_token,
+      tokens.refresh_token ? 'refresh_token' : 'access_token',
+    );
   } catch (error) {
     if (!(error instanceof OAuthError)) throw error;
   }

@@ -3,7 +3,15 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { sandboxWallet } from '../../bitcoin/sandbox/sandbox-wallet.js';
 import { EXTRA_EXCHANGES } from '../../../test/support/fake-providers.js';
-import { chromiumAvailable, DESKTOP, launchChromium, newBrowserContext, PHONE, screenshot, VIEWPORTS } from '../../../test/support/browser.js';
+import {
+  chromiumAvailable,
+  DESKTOP,
+  launchChromium,
+  newBrowserContext,
+  PHONE,
+  screenshot,
+  VIEWPORTS,
+} from '../../../test/support/browser.js';
 import { PageChecks } from '../../../test/support/page-checks.js';
 import { startReturnServer, type ReturnServer } from '../../../test/support/browser-return-server.js';
 import { createHostedSession, fetchSession } from '../../../test/support/browser-session.js';
@@ -56,7 +64,11 @@ describe.skipIf(!chromiumAvailable())('hosted connect pages in Chromium', () => 
 
   beforeAll(async () => {
     [t, browser, returns] = await Promise.all([
-      startTestApp('sqlite', { config: { LOG_LEVEL: 'info' }, logStream: log.stream, seams: { extraProviders: { test: EXTRA_EXCHANGES } } }),
+      startTestApp('sqlite', {
+        config: { LOG_LEVEL: 'info' },
+        logStream: log.stream,
+        seams: { extraProviders: { test: EXTRA_EXCHANGES } },
+      }),
       launchChromium(),
       startReturnServer(),
     ]);
@@ -115,7 +127,9 @@ describe.skipIf(!chromiumAvailable())('hosted connect pages in Chromium', () => 
       const response = await page.goto(url);
       expect(response?.status()).toBe(200);
       await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain('Acme Budget');
-      expect(await page.textContent('main')).toContain('View current financial standings: available and current funds and overall value across currencies or assets.');
+      expect(await page.textContent('main')).toContain(
+        'View current financial standings: available and current funds and overall value across currencies or assets.',
+      );
       await look('01-disclaimer');
 
       await page.getByRole('button', { name: 'Continue' }).click();
@@ -245,7 +259,10 @@ describe.skipIf(!chromiumAvailable())('hosted connect pages in Chromium', () => 
       const { session, url } = await newSession();
       await page.goto(url);
       t.clock.advance(3601);
-      const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Continue' }).click()]);
+      const [response] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.getByRole('button', { name: 'Continue' }).click(),
+      ]);
       expect(response.status()).toBe(410);
       await page.getByRole('heading', { name: 'This link has expired' }).waitFor();
       expect(await page.textContent('body')).not.toContain('Acme Budget');
@@ -257,7 +274,10 @@ describe.skipIf(!chromiumAvailable())('hosted connect pages in Chromium', () => 
       const { session, url } = await newSession();
       await page.goto(url);
       await context.clearCookies();
-      const [response] = await Promise.all([page.waitForResponse((r) => r.request().method() === 'POST'), page.getByRole('button', { name: 'Continue' }).click()]);
+      const [response] = await Promise.all([
+        page.waitForResponse((r) => r.request().method() === 'POST'),
+        page.getByRole('button', { name: 'Continue' }).click(),
+      ]);
       expect(response.status()).toBe(403);
       await page.getByRole('heading', { name: 'Your request couldn’t be verified' }).waitFor();
       await look('15-csrf-refused');

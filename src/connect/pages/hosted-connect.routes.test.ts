@@ -49,7 +49,9 @@ describe.each(engines())('hosted connect pages on %s', (engine) => {
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
       expect(res.body).toContain('<h1>Acme &lt;Budget&gt; &amp; Co wants to connect to your accounts</h1>');
-      expect(res.body).toContain('View current financial standings: available and current funds and overall value across currencies or assets.');
+      expect(res.body).toContain(
+        'View current financial standings: available and current funds and overall value across currencies or assets.',
+      );
       expect(res.body).toContain('View the account’s cryptocurrency addresses, where applicable to the account type.');
       expect(res.body).not.toContain('Retrieve transaction history.');
       expect(res.body).toMatch(/<form method="post" action="[^"]+\/consent">\s*<input type="hidden" name="_csrf" value="[^"]+">/);
@@ -132,7 +134,10 @@ describe.each(engines())('hosted connect pages on %s', (engine) => {
       await connectSandbox(completed.agent, completed.path);
       expect((await completed.agent.post(`${completed.path}/finish`)).statusCode).toBe(303);
       // The link again (the back button, a reload, a bookmark), and Done pressed a second time.
-      for (const res of [await t.app.inject({ method: 'GET', url: completed.path }), await completed.agent.post(`${completed.path}/finish`)]) {
+      for (const res of [
+        await t.app.inject({ method: 'GET', url: completed.path }),
+        await completed.agent.post(`${completed.path}/finish`),
+      ]) {
         expect(res.statusCode).toBe(200);
         expect(res.headers.location).toBeUndefined();
         expect(res.body).toContain('<h1>You’re done</h1>');
@@ -261,7 +266,9 @@ describe.each(engines())('hosted connect pages on %s', (engine) => {
       const res = await agent.post(`${path}/providers/sandbox`, { username: '  ', password: 'x' });
       expect(res.statusCode).toBe(422);
       expect(res.body).toContain('<a href="#field-username">Enter your username.</a>');
-      expect(res.body).toContain('<span class="error-message" id="field-username-error"><span class="visually-hidden">Error:</span> Enter your username.</span>');
+      expect(res.body).toContain(
+        '<span class="error-message" id="field-username-error"><span class="visually-hidden">Error:</span> Enter your username.</span>',
+      );
       expect(res.body).toMatch(/<input id="field-username" name="username" aria-describedby="field-username-error" aria-invalid="true"/);
     });
 
@@ -280,7 +287,9 @@ describe.each(engines())('hosted connect pages on %s', (engine) => {
       expect(res.statusCode).toBe(422);
       expect(res.body).toContain('This looks like a private key or seed phrase.');
       expect(res.body).not.toContain('absorb abstract');
-      expect(res.body).toMatch(/<textarea id="field-wallet" name="wallet" aria-describedby="field-wallet-hint field-wallet-error" aria-invalid="true"[^>]*><\/textarea>/);
+      expect(res.body).toMatch(
+        /<textarea id="field-wallet" name="wallet" aria-describedby="field-wallet-hint field-wallet-error" aria-invalid="true"[^>]*><\/textarea>/,
+      );
     });
 
     it('names a mainnet wallet in test mode by what was typed: an address is not called a descriptor', async () => {
@@ -316,7 +325,11 @@ describe.each(engines())('hosted connect pages on %s', (engine) => {
       expect((await fetchSession(t, client.testKey, session.id)).accounts).toEqual([]);
       expect((await agent.post(`${path}/finish`)).statusCode).toBe(200);
       const accounts = await accountsOf(session.id);
-      expect(accounts.map((a) => a.display_name).sort()).toEqual(['Bitcoin wallet (native segwit)', 'Sandbox Exchange — Savings', 'Sandbox Exchange — Spot']);
+      expect(accounts.map((a) => a.display_name).sort()).toEqual([
+        'Bitcoin wallet (native segwit)',
+        'Sandbox Exchange — Savings',
+        'Sandbox Exchange — Spot',
+      ]);
       expect((await fetchSession(t, client.testKey, session.id)).accounts.sort()).toEqual(accounts.map((a) => a.id).sort());
     });
 
@@ -399,7 +412,9 @@ describe.each(engines())('hosted connect pages on %s', (engine) => {
       const res = await agent.post(`${path}/finish`);
       expect(res.statusCode).toBe(200);
       expect(res.headers.location).toBeUndefined();
-      expect(res.body).toContain(`<a class="button" href="myapp://connect/done?session_id=${session.id}&amp;status=completed">Return to Acme &lt;Budget&gt; &amp; Co</a>`);
+      expect(res.body).toContain(
+        `<a class="button" href="myapp://connect/done?session_id=${session.id}&amp;status=completed">Return to Acme &lt;Budget&gt; &amp; Co</a>`,
+      );
     });
 
     it('shows the expired page once the session timed out, and the API says abandoned', async () => {
@@ -417,7 +432,12 @@ describe.each(engines())('hosted connect pages on %s', (engine) => {
   describe('requests the pages do not accept', () => {
     it('answers a JSON body with the HTML 415 page, while the API still refuses form bodies', async () => {
       const { path } = await createHostedSession(t, client);
-      const res = await t.app.inject({ method: 'POST', url: `${path}/consent`, headers: { 'content-type': 'application/json' }, payload: '{"_csrf":"x"}' });
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `${path}/consent`,
+        headers: { 'content-type': 'application/json' },
+        payload: '{"_csrf":"x"}',
+      });
       expect(res.statusCode).toBe(415);
       expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
       const api = await t.app.inject({

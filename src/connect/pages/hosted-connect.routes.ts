@@ -131,7 +131,11 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
       return sendFlowPage(reply, hosted, page);
     }
     if (hosted.accounts.length === 0) {
-      return sendFlowPage(reply, hosted, providersPage(viewOf(request, reply, hosted), { providers: hosted.providers, query: '', connectedCount: 0 }));
+      return sendFlowPage(
+        reply,
+        hosted,
+        providersPage(viewOf(request, reply, hosted), { providers: hosted.providers, query: '', connectedCount: 0 }),
+      );
     }
     return sendFlowPage(reply, hosted, accountsPage(viewOf(request, reply, hosted), { accounts: hosted.accounts }));
   });
@@ -141,7 +145,11 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
     if (!hosted) return reply;
     if (!hosted.consented) return redirectToStart(request, reply);
     const query = (firstString(request.query.q) ?? '').slice(0, MAX_QUERY_LENGTH);
-    return sendFlowPage(reply, hosted, providersPage(viewOf(request, reply, hosted), { providers: hosted.providers, query, connectedCount: hosted.accounts.length }));
+    return sendFlowPage(
+      reply,
+      hosted,
+      providersPage(viewOf(request, reply, hosted), { providers: hosted.providers, query, connectedCount: hosted.accounts.length }),
+    );
   });
 
   app.get<{ Params: ProviderParams }>('/:secret/providers/:provider', PAGE, async (request, reply) => {
@@ -150,7 +158,12 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
     if (!hosted.consented) return redirectToStart(request, reply);
     const provider = hosted.providers.find((p) => p.id === request.params.provider);
     if (!provider) return sendFlowPage(reply, hosted, providerMissingPage(viewOf(request, reply, hosted)));
-    return sendProviderPage(reply, hosted, provider, providerFormPage(viewOf(request, reply, hosted), { provider, signIn: signInOffered(provider) }));
+    return sendProviderPage(
+      reply,
+      hosted,
+      provider,
+      providerFormPage(viewOf(request, reply, hosted), { provider, signIn: signInOffered(provider) }),
+    );
   });
 
   app.post<{ Params: ProviderParams }>('/:secret/providers/:provider/oauth', form, async (request, reply) => {
@@ -166,7 +179,11 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
   // The one redirect URI registered with providers: the state finds the session, no cookie needed.
   app.get<{ Querystring: Record<string, unknown> }>(OAUTH_CALLBACK_PATH, PAGE, async (request, reply) => {
     const { query } = request;
-    const result = await completeOAuth(ctx, { state: firstString(query.state), code: firstString(query.code), error: firstString(query.error) });
+    const result = await completeOAuth(ctx, {
+      state: firstString(query.state),
+      code: firstString(query.code),
+      error: firstString(query.error),
+    });
     if (result.kind === 'unknown') return kit.send(reply, signInExpiredPage());
     if (result.kind === 'ended') return kit.send(reply, endedLinkPage(result.ended));
     const base = `${prefix}/${encodeURIComponent(result.secret)}`;
@@ -175,7 +192,12 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
     const view: FlowView = { base, csrfToken: reply.generateCsrf(), clientName: hosted.clientName };
     // The session is open; only the provider is no longer offered (its configuration changed meanwhile).
     if (!provider) return sendFlowPage(reply, hosted, providerMissingPage(view));
-    return sendProviderPage(reply, hosted, provider, providerFormPage(view, { provider, signIn: signInOffered(provider), error: { message: result.message }, status: 422 }));
+    return sendProviderPage(
+      reply,
+      hosted,
+      provider,
+      providerFormPage(view, { provider, signIn: signInOffered(provider), error: { message: result.message }, status: 422 }),
+    );
   });
 
   app.post<{ Params: SecretParams }>('/:secret/consent', form, async (request, reply) => {
@@ -196,12 +218,20 @@ export const hostedConnectRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (
     if (!hosted.consented) return redirectToStart(request, reply);
     const provider = hosted.providers.find((p) => p.id === request.params.provider);
     if (!provider) return sendFlowPage(reply, hosted, providerMissingPage(viewOf(request, reply, hosted)));
-    const values = formValues(request.body, provider.credentialFields.map((f) => f.name));
+    const values = formValues(
+      request.body,
+      provider.credentialFields.map((f) => f.name),
+    );
     const attempt = await connectWithProvider(ctx, hosted, provider, values);
     if (attempt.ok) return redirectToStart(request, reply);
     const status = attempt.reason === 'provider_unavailable' ? 503 : attempt.reason === 'too_many_attempts' ? 429 : 422;
     const error = { message: attempt.message, ...(attempt.field ? { field: attempt.field } : {}) };
-    return sendProviderPage(reply, hosted, provider, providerFormPage(viewOf(request, reply, hosted), { provider, signIn: signInOffered(provider), values, error, status }));
+    return sendProviderPage(
+      reply,
+      hosted,
+      provider,
+      providerFormPage(viewOf(request, reply, hosted), { provider, signIn: signInOffered(provider), values, error, status }),
+    );
   });
 
   app.post<{ Params: SecretParams }>('/:secret/finish', form, async (request, reply) => {

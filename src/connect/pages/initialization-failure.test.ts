@@ -26,9 +26,16 @@ describe.each(engines())('a hosted flow that fails to initialise, on %s', (engin
     expect(res.statusCode).toBe(303);
     expect(res.headers.location).toBe(`https://client.example/back?session_id=${session.id}&status=abandoned`);
     expect((await fetchSession(t, client.testKey, session.id)).status).toBe('abandoned');
-    const row = await t.ctx.db.selectFrom('connect_sessions').select('abandon_reason').where('id', '=', session.id).executeTakeFirstOrThrow();
+    const row = await t.ctx.db
+      .selectFrom('connect_sessions')
+      .select('abandon_reason')
+      .where('id', '=', session.id)
+      .executeTakeFirstOrThrow();
     expect(row.abandon_reason).toBe('initialization_failed');
-    const events = (await t.call(client.testKey, { method: 'GET', url: '/v1/events' })).json().data as { type: string; data: { object: { id: string } } }[];
+    const events = (await t.call(client.testKey, { method: 'GET', url: '/v1/events' })).json().data as {
+      type: string;
+      data: { object: { id: string } };
+    }[];
     expect(events.some((e) => e.type === 'session.abandoned' && e.data.object.id === session.id)).toBe(true);
   });
 

@@ -2,10 +2,7 @@ import { html, type SafeHtml } from '../../platform/web/html.js';
 import { accountCount, type FlowView } from './flow-view.js';
 import type { PageContent } from '../../platform/web/page-surface.js';
 
-export type FlowOutcome =
-  | { kind: 'completed'; accountCount: number }
-  | { kind: 'cancelled' }
-  | { kind: 'initialization_failed' };
+export type FlowOutcome = { kind: 'completed'; accountCount: number } | { kind: 'cancelled' } | { kind: 'initialization_failed' };
 
 function outcomeText(clientName: string, outcome: FlowOutcome): { status: number; title: string; heading: string; text: SafeHtml } {
   switch (outcome.kind) {

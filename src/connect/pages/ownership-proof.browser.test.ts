@@ -216,7 +216,8 @@ describe.skipIf(!chromiumAvailable())('proving ownership in Chromium', () => {
       Object.assign(globalThis, {
         unisat: {
           requestAccounts: async () => [address],
-          signMessage: (message: string, signType: string) => (globalThis as unknown as { testWalletSign(m: string, t: string): Promise<string> }).testWalletSign(message, signType),
+          signMessage: (message: string, signType: string) =>
+            (globalThis as unknown as { testWalletSign(m: string, t: string): Promise<string> }).testWalletSign(message, signType),
         },
       });
     }, wallet.address);

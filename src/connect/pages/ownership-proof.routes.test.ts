@@ -36,7 +36,9 @@ describe.each(engines())('proving a connected wallet in the connect flow, on %s'
     const connected = await agent.post(`${path}/providers/bitcoin`, { wallet });
     expect(connected.statusCode).toBe(303);
     const accounts = await agent.get(path);
-    const accountId = (await t.ctx.db.selectFrom('connect_accounts').select('id').where('session_id', '=', session.id).executeTakeFirstOrThrow()).id;
+    const accountId = (
+      await t.ctx.db.selectFrom('connect_accounts').select('id').where('session_id', '=', session.id).executeTakeFirstOrThrow()
+    ).id;
     return { session, path, agent, accounts, accountId, prove: `${path}/accounts/${accountId}/prove` };
   }
 
@@ -59,11 +61,14 @@ describe.each(engines())('proving a connected wallet in the connect flow, on %s'
     const { url, page, message } = await openChallenge(agent, prove);
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Prove you control Bitcoin wallet (native segwit)');
-    expect(page.body).toContain(`the first receive address of your wallet, <span class="code">${sandbox.address('receive', 0)}</span> (path 0/0`);
+    expect(page.body).toContain(
+      `the first receive address of your wallet, <span class="code">${sandbox.address('receive', 0)}</span> (path 0/0`,
+    );
     expect(message).toContain(`Wallet: ${sandbox.descriptor}`);
     expect(message).toContain('Requested by: Acme Lending');
     expect(page.body).toMatch(/<svg role="img" aria-label="QR code of the message to sign"/);
-    for (const wallet of ['Sparrow', 'Electrum', 'Bitcoin Core', 'Trezor Suite', 'Ledger']) expect(page.body).toContain(`<summary>${wallet}`);
+    for (const wallet of ['Sparrow', 'Electrum', 'Bitcoin Core', 'Trezor Suite', 'Ledger'])
+      expect(page.body).toContain(`<summary>${wallet}`);
     expect(page.body).toContain('Sign with the sandbox wallet');
     // The copy button is the only script, from our origin, and the policy says so.
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
@@ -79,7 +84,11 @@ describe.each(engines())('proving a connected wallet in the connect flow, on %s'
     const account = (await t.call(client.testKey, { method: 'GET', url: `/v1/connect/accounts/${accountId}` })).json();
     expect(account.ownership).toEqual({ status: 'verified', claim: expect.stringMatching(/^clm_/) });
     const claim = (await t.call(client.testKey, { method: 'GET', url: `/v1/verify/claims/${account.ownership.claim}` })).json();
-    expect(claim).toMatchObject({ subject: { type: 'wallet', descriptor: sandbox.descriptor }, proof: { signed_path: '0/0' }, status: 'active' });
+    expect(claim).toMatchObject({
+      subject: { type: 'wallet', descriptor: sandbox.descriptor },
+      proof: { signed_path: '0/0' },
+      status: 'active',
+    });
     expect(claim.balance).toBeDefined();
     expect((await t.call(client.testKey, { method: 'GET', url: `/v1/connect/sessions/${session.id}` })).json().status).toBe('completed');
   });
@@ -152,7 +161,9 @@ describe.each(engines())('proving a connected wallet in the connect flow, on %s'
     await agent.get(path);
     await agent.post(`${path}/consent`);
     await agent.post(`${path}/providers/sandbox`, { username: 'user_good', password: 'pass_good' });
-    const exchangeAccount = (await t.ctx.db.selectFrom('connect_accounts').select('id').where('session_id', '=', session.id).executeTakeFirstOrThrow()).id;
+    const exchangeAccount = (
+      await t.ctx.db.selectFrom('connect_accounts').select('id').where('session_id', '=', session.id).executeTakeFirstOrThrow()
+    ).id;
     const refused = await agent.post(`${path}/accounts/${exchangeAccount}/prove`);
     expect(refused.statusCode).toBe(404);
     expect(refused.body).toContain('This link isn’t valid');
@@ -163,7 +174,14 @@ describe.each(engines())('proving a connected wallet in the connect flow, on %s'
     const otherWallet = testnetWallet('p2wpkh');
     await agent.get(`${path}/providers/bitcoin`);
     expect((await agent.post(`${path}/providers/bitcoin`, { wallet: otherWallet.address })).statusCode).toBe(303);
-    const other = (await t.ctx.db.selectFrom('connect_accounts').select('id').where('session_id', '=', session.id).where('id', '!=', accountId).executeTakeFirstOrThrow()).id;
+    const other = (
+      await t.ctx.db
+        .selectFrom('connect_accounts')
+        .select('id')
+        .where('session_id', '=', session.id)
+        .where('id', '!=', accountId)
+        .executeTakeFirstOrThrow()
+    ).id;
     const { url, message } = await openChallenge(agent, prove);
     const challengeId = url.split('/').pop() as string;
     // The first wallet's valid signature, posted under the second account's proof URL.
@@ -171,7 +189,8 @@ describe.each(engines())('proving a connected wallet in the connect flow, on %s'
     expect(crossed.statusCode).toBe(404);
     expect((await agent.get(`${path}/accounts/${other}/prove/${challengeId}`)).statusCode).toBe(404);
     // The session is still open, so the API does not show its accounts yet: read what they record.
-    const claimOf = async (id: string) => (await t.ctx.db.selectFrom('connect_accounts').select('claim_id').where('id', '=', id).executeTakeFirstOrThrow()).claim_id;
+    const claimOf = async (id: string) =>
+      (await t.ctx.db.selectFrom('connect_accounts').select('claim_id').where('id', '=', id).executeTakeFirstOrThrow()).claim_id;
     expect(await claimOf(other)).toBeNull();
     // Under its own account the same signature proves the first wallet.
     expect((await agent.post(url, { signature: signMessage(sandboxSigner, message) })).statusCode).toBe(303);
@@ -192,11 +211,20 @@ describe.each(engines())('proving a connected wallet in the connect flow, on %s'
     const watched = await connectedWallet(sandbox.descriptor);
     expect((await watched.agent.post(`${watched.path}/finish`)).statusCode).toBe(200);
     const refresh = async () => {
-      expect((await t.call(client.testKey, { method: 'POST', url: `/v1/connect/accounts/${watched.accountId}/refresh`, json: { features: ['transactions'] } })).statusCode).toBe(200);
+      expect(
+        (
+          await t.call(client.testKey, {
+            method: 'POST',
+            url: `/v1/connect/accounts/${watched.accountId}/refresh`,
+            json: { features: ['transactions'] },
+          })
+        ).statusCode,
+      ).toBe(200);
       await runDueJobs(t.ctx);
     };
     const receipts = async () =>
-      (await t.call(client.testKey, { method: 'GET', url: `/v1/connect/accounts/${watched.accountId}/transactions?limit=100` })).json().data as { tx_hash: string; status: string; occurred_at: number }[];
+      (await t.call(client.testKey, { method: 'GET', url: `/v1/connect/accounts/${watched.accountId}/transactions?limit=100` })).json()
+        .data as { tx_hash: string; status: string; occurred_at: number }[];
     const firstRefresh = await during(refresh);
     const pending = (await receipts()).find((tx) => tx.status === 'pending');
     if (!pending) throw new Error('the sandbox wallet has no pending receipt');
@@ -208,7 +236,9 @@ describe.each(engines())('proving a connected wallet in the connect flow, on %s'
     const { agent, prove } = await connectedWallet(sandbox.descriptor);
     const started = await agent.post(prove, { method: 'deposit' });
     expect(started.statusCode).toBe(303);
-    const sending = await during(async () => expect((await agent.post(`${started.headers.location as string}/sandbox`)).statusCode).toBe(303));
+    const sending = await during(async () =>
+      expect((await agent.post(`${started.headers.location as string}/sandbox`)).statusCode).toBe(303),
+    );
     const claim = await t.ctx.db.selectFrom('verify_claims').select('statement').orderBy('seq', 'desc').executeTakeFirstOrThrow();
     const deposit = await t.ctx.chains.forMode('test')?.getTransaction(JSON.parse(claim.statement).proof.txid as string);
     // Mined now, by the app's clock: not months ago, after the sandbox history's last block.
@@ -228,12 +258,21 @@ describe.each(engines())('proving a connected wallet in the connect flow, on %s'
     const { url, message } = await openChallenge(agent, prove);
     const forged = await agent.post(url, { signature: signMessage(sandboxSigner, message) }, { token: null });
     expect(forged.statusCode).toBe(403);
-    const challenge = await t.ctx.db.selectFrom('verify_challenges').select(['status', 'failed_attempts']).where('id', '=', url.split('/').pop() as string).executeTakeFirstOrThrow();
+    const challenge = await t.ctx.db
+      .selectFrom('verify_challenges')
+      .select(['status', 'failed_attempts'])
+      .where('id', '=', url.split('/').pop() as string)
+      .executeTakeFirstOrThrow();
     expect(challenge).toEqual({ status: 'open', failed_attempts: 0 });
   });
 });
 
 /** The text of a textarea as the browser shows it (the template escaped it). */
 function decodeEntities(text: string): string {
-  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&');
+  return text
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&');
 }

@@ -33,21 +33,25 @@ export function providerFormPage(
     title: `${error ? 'Error: ' : ''}Connect ${provider.name}`,
     body: html`<a class="back-link" href="${view.base}/providers">‹ Choose another provider</a>
 <h1>Connect ${provider.name}</h1>
-${error
-  ? html`<div class="error-summary" role="alert" aria-labelledby="error-summary-title">
+${
+  error
+    ? html`<div class="error-summary" role="alert" aria-labelledby="error-summary-title">
 <h2 id="error-summary-title">There is a problem</h2>
 <p>${fieldError ? html`<a href="#${fieldId(fieldError)}">${error.message}</a>` : error.message}</p>
 </div>`
-  : ''}
+    : ''
+}
 ${provider.instructions ? html`<div class="notice"><p>${provider.instructions}</p></div>` : ''}
-${options.signIn
-  ? html`<form method="post" action="${view.base}/providers/${encodeURIComponent(provider.id)}/oauth">
+${
+  options.signIn
+    ? html`<form method="post" action="${view.base}/providers/${encodeURIComponent(provider.id)}/oauth">
 ${csrfField(view)}
 <p>Sign in at ${provider.name} and allow read-only access: no key to create or copy.</p>
 <div class="actions"><button type="submit" class="button">Sign in with ${provider.name}</button></div>
 </form>
 <h2>Or use a read-only API key</h2>`
-  : ''}
+    : ''
+}
 ${provider.steps?.length ? html`<ol class="steps">${provider.steps.map((step) => html`<li>${step}</li>`)}</ol>` : ''}
 <form method="post" action="${view.base}/providers/${encodeURIComponent(provider.id)}" novalidate>
 ${csrfField(view)}

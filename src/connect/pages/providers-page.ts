@@ -25,7 +25,10 @@ function filterProviders(providers: readonly Provider[], query: string): readonl
 const KIND: Record<Provider['type'], string> = { exchange: 'Exchange', wallet: 'Self-custody wallet' };
 
 /** Step 2: where are the assets? Each provider is a link; the search is a GET form (no script). */
-export function providersPage(view: FlowView, options: { providers: readonly Provider[]; query: string; connectedCount: number }): PageContent {
+export function providersPage(
+  view: FlowView,
+  options: { providers: readonly Provider[]; query: string; connectedCount: number },
+): PageContent {
   const { providers, query, connectedCount } = options;
   const shown = filterProviders(providers, query);
   const searching = query.trim() !== '';
@@ -36,26 +39,33 @@ export function providersPage(view: FlowView, options: { providers: readonly Pro
     body: html`${connectedCount > 0 ? html`<a class="back-link" href="${view.base}">‹ Back to your connected accounts</a>` : ''}
 <h1>Where are your assets held?</h1>
 <p class="lead">Choose an exchange, or a Bitcoin wallet you control yourself.</p>
-${searchable
-  ? html`<form class="search" method="get" action="${view.base}/providers" role="search">
+${
+  searchable
+    ? html`<form class="search" method="get" action="${view.base}/providers" role="search">
 <div class="field">
 <label for="provider-search">Search providers</label>
 <input id="provider-search" type="search" name="q" value="${query}" maxlength="${MAX_QUERY_LENGTH}" autocomplete="off" spellcheck="false">
 </div>
 <button type="submit" class="button button-secondary">Search</button>
 </form>`
-  : ''}
-${searching
-  ? html`<p aria-live="polite">${shown.length === 0 ? html`No provider matches “${query}”.` : html`${shown.length} ${shown.length === 1 ? 'provider matches' : 'providers match'} “${query}”.`}
+    : ''
+}
+${
+  searching
+    ? html`<p aria-live="polite">${shown.length === 0 ? html`No provider matches “${query}”.` : html`${shown.length} ${shown.length === 1 ? 'provider matches' : 'providers match'} “${query}”.`}
 <a href="${view.base}/providers">Show all providers</a></p>`
-  : ''}
-${shown.length > 0
-  ? html`<ul class="provider-list">
+    : ''
+}
+${
+  shown.length > 0
+    ? html`<ul class="provider-list">
 ${shown.map(
-  (p) => html`<li><a class="provider-link" href="${view.base}/providers/${encodeURIComponent(p.id)}"><span><span class="provider-kind">${KIND[p.type]}</span><span class="provider-name">${p.name}</span><span class="provider-text">${p.description}</span></span></a></li>`,
+  (p) =>
+    html`<li><a class="provider-link" href="${view.base}/providers/${encodeURIComponent(p.id)}"><span><span class="provider-kind">${KIND[p.type]}</span><span class="provider-name">${p.name}</span><span class="provider-text">${p.description}</span></span></a></li>`,
 )}
 </ul>`
-  : ''}
+    : ''
+}
 <div class="actions">
 ${exitForm(view)}
 </div>`,

@@ -16,7 +16,8 @@ import { markAccountProven } from '../hosted-flow.service.js';
 describe.each(engines())('what a client sees of a connect session, on %s', (engine) => {
   let t: TestApp;
   let acme: TestClient;
-  const api = (method: 'GET' | 'POST', url: string, json?: unknown) => t.call(acme.testKey, { method, url, ...(json === undefined ? {} : { json }) });
+  const api = (method: 'GET' | 'POST', url: string, json?: unknown) =>
+    t.call(acme.testKey, { method, url, ...(json === undefined ? {} : { json }) });
   const newHolder = async (email: string) => (await api('POST', '/v1/connect/account_holders', { email })).json().id as string;
 
   beforeAll(async () => {
@@ -39,7 +40,9 @@ describe.each(engines())('what a client sees of a connect session, on %s', (engi
       accounts: ((await api('GET', '/v1/connect/accounts')).json().data as { id: string }[]).map((a) => a.id),
       claimEvents: events.filter((e) => e.data.object.id === proven.claimId).map((e) => e.type),
       // The rows webhooks are delivered from, whatever /v1/events pages show.
-      claimEventRows: (await t.ctx.db.selectFrom('events').select('type').where('client_id', '=', acme.clientId).execute()).filter((e) => e.type.startsWith('claim.')).length,
+      claimEventRows: (await t.ctx.db.selectFrom('events').select('type').where('client_id', '=', acme.clientId).execute()).filter((e) =>
+        e.type.startsWith('claim.'),
+      ).length,
     };
   }
 
@@ -60,7 +63,13 @@ describe.each(engines())('what a client sees of a connect session, on %s', (engi
 
     expect((await proven.agent.post(`${proven.path}/finish`)).statusCode).toBe(200);
     const after = await clientView(proven);
-    expect(after).toMatchObject({ claim: 200, claims: [proven.claimId], account: 200, accounts: [proven.accountId], claimEvents: ['claim.created'] });
+    expect(after).toMatchObject({
+      claim: 200,
+      claims: [proven.claimId],
+      account: 200,
+      accounts: [proven.accountId],
+      claimEvents: ['claim.created'],
+    });
     const claim = (await api('GET', `/v1/verify/claims/${proven.claimId}`)).json();
     expect(claim.access.permissions).toEqual(['balances', 'statements']);
     expect(claim.balance).toBeDefined();
@@ -146,9 +155,14 @@ describe.each(engines())('what a client sees of a connect session, on %s', (engi
     const challenge = await t.ctx.db.selectFrom('verify_challenges').selectAll().where('id', '=', challengeId).executeTakeFirstOrThrow();
     const signed = signWithSandboxWallet(challenge.signing_address, challenge.message);
     if (!signed.ok) throw new Error(signed.reason);
-    const late = await submitSignature(t.ctx, challenge, signed.signature, { alsoInTransaction: markAccountProven(t.ctx, { id: proven.accountId, sessionId: proven.sessionId }) });
+    const late = await submitSignature(t.ctx, challenge, signed.signature, {
+      alsoInTransaction: markAccountProven(t.ctx, { id: proven.accountId, sessionId: proven.sessionId }),
+    });
     if (!late.ok) throw new Error(JSON.stringify(late));
-    expect((await api('GET', `/v1/connect/accounts/${proven.accountId}`)).json().ownership).toEqual({ status: 'verified', claim: proven.claimId });
+    expect((await api('GET', `/v1/connect/accounts/${proven.accountId}`)).json().ownership).toEqual({
+      status: 'verified',
+      claim: proven.claimId,
+    });
     expect((await api('GET', `/v1/verify/claims/${late.claim.id}`)).statusCode).toBe(404);
   });
 });

@@ -69,7 +69,10 @@ export function bitcoinWalletProvider(mode: Mode, chainSource: () => ChainSource
       onePage(async () => {
         const { source, addresses } = await scan(connection);
         const mine = new Set(addresses);
-        const histories = await source.getAddressHistory(addresses, { includeMempool: true, ...(options.signal ? { signal: options.signal } : {}) });
+        const histories = await source.getAddressHistory(addresses, {
+          includeMempool: true,
+          ...(options.signal ? { signal: options.signal } : {}),
+        });
         const seen = new Map<string, ChainTx>();
         for (const list of histories.values()) for (const tx of list) seen.set(tx.txid, tx);
         // A chain source gives no time for an unconfirmed transaction: it is as of this reading.
@@ -88,7 +91,13 @@ export function bitcoinWalletProvider(mode: Mode, chainSource: () => ChainSource
       }));
       if (wallet.isRange && !scanned.used.some((u) => u.chain === 'receive' && u.index === scanned.receive.nextIndex)) {
         const next = deriveWalletAddress(wallet, 'receive', scanned.receive.nextIndex);
-        out.push({ address: next.address, asset: 'BTC', network: networkLabel(wallet.network), kind: 'receive', label: `next unused receive #${next.index}` });
+        out.push({
+          address: next.address,
+          asset: 'BTC',
+          network: networkLabel(wallet.network),
+          kind: 'receive',
+          label: `next unused receive #${next.index}`,
+        });
       }
       return out;
     },
@@ -97,7 +106,8 @@ export function bitcoinWalletProvider(mode: Mode, chainSource: () => ChainSource
     // Read when a page shows it: deriving the sandbox wallet would otherwise cost every process's start-up.
     Object.defineProperty(provider, 'instructions', {
       enumerable: true,
-      get: () => `Test mode: connect any test-network address, or the public sandbox wallet, which has a history: ${sandboxWallet().descriptor}`,
+      get: () =>
+        `Test mode: connect any test-network address, or the public sandbox wallet, which has a history: ${sandboxWallet().descriptor}`,
     });
   }
   return provider;
@@ -128,14 +138,20 @@ export function bitcoinWalletProvider(mode: Mode, chainSource: () => ChainSource
       const scanned = await scanWallet(source, wallet, {});
       return { source, wallet, scanned, addresses: scanned.used.map((u) => u.address) };
     } catch (error) {
-      throw new ProviderError('provider_unavailable', `Bitcoin chain data is unavailable: ${error instanceof Error ? error.message : String(error)}`);
+      throw new ProviderError(
+        'provider_unavailable',
+        `Bitcoin chain data is unavailable: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
   }
 }
 
 /** Net effect of a transaction on the wallet: what it received minus what it spent; `now` dates it while unconfirmed. */
 function walletTransaction(tx: ChainTx, mine: Set<string>, now: number): ProviderTransaction {
-  const spent = tx.inputs.reduce((sum, input) => sum + (input.prevout?.address && mine.has(input.prevout.address) ? input.prevout.value : 0n), 0n);
+  const spent = tx.inputs.reduce(
+    (sum, input) => sum + (input.prevout?.address && mine.has(input.prevout.address) ? input.prevout.value : 0n),
+    0n,
+  );
   const received = tx.outputs.reduce((sum, output) => sum + (output.address && mine.has(output.address) ? output.value : 0n), 0n);
   const paidFee = spent > 0n;
   // Outgoing amounts exclude the fee, which is shown separately.
@@ -161,7 +177,13 @@ function displayName(wallet: WalletDescriptor): string {
     const address = /addr\(([^)]+)\)/.exec(wallet.descriptor)?.[1] ?? wallet.descriptor;
     return `Bitcoin address ${address.slice(0, 8)}…${address.slice(-6)}`;
   }
-  const kind: Record<string, string> = { p2pkh: 'legacy', p2sh: 'P2SH', p2wpkh: 'native segwit', p2wsh: 'segwit multisig', p2tr: 'taproot' };
+  const kind: Record<string, string> = {
+    p2pkh: 'legacy',
+    p2sh: 'P2SH',
+    p2wpkh: 'native segwit',
+    p2wsh: 'segwit multisig',
+    p2tr: 'taproot',
+  };
   return `Bitcoin wallet (${kind[wallet.addressType] ?? wallet.addressType})`;
 }
 

@@ -7,7 +7,8 @@ import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-
 import { EXCHANGE_RATE_LIMIT_SECONDS, EXCHANGE_UNAVAILABLE_SECONDS } from './ccxt-errors.js';
 
 /** The mts of the entry at `index` of the ledger newest first (a page of 2,500 ends at 2,499). */
-const mtsAt = (account: BitfinexAccount, index: number) => [...account.ledger].sort((a, b) => b.mts - a.mts || b.id - a.id)[index]?.mts as number;
+const mtsAt = (account: BitfinexAccount, index: number) =>
+  [...account.ledger].sort((a, b) => b.mts - a.mts || b.id - a.id)[index]?.mts as number;
 
 /**
  * Bitfinex in live mode: ccxt's bitfinex class (API v2), unmodified, against a local fake Bitfinex
@@ -50,21 +51,37 @@ describe.each(engines())('Bitfinex through ccxt on %s', (engine) => {
     // that millisecond is asked again, however Bitfinex reads `end`): the entries of the boundary
     // millisecond left off the first page come with it. It also holds entries at the very end it
     // asked for (the fake reads `end` as inclusive), so the third ends at its oldest millisecond.
-    expect(live.fake.ledgerCalls(before)).toEqual([{ limit: 2500 }, { limit: 2500, end: boundary + 1 }, { limit: 2500, end: mtsAt(account, 2612) }]);
+    expect(live.fake.ledgerCalls(before)).toEqual([
+      { limit: 2500 },
+      { limit: 2500, end: boundary + 1 },
+      { limit: 2500, end: mtsAt(account, 2612) },
+    ]);
 
     const byType = (type: string) => transactions.filter((tx) => tx.type === type);
-    expect(byType('deposit').map((tx) => [tx.asset, tx.amount]).sort()).toEqual([
+    expect(
+      byType('deposit')
+        .map((tx) => [tx.asset, tx.amount])
+        .sort(),
+    ).toEqual([
       ['BTC', '0.5'],
       ['USD', '10000'],
       ['USDT', '250.5'],
     ]);
     expect(byType('withdrawal').map((tx) => [tx.asset, tx.amount])).toEqual([['BTC', '-0.05']]);
-    expect(byType('trade').map((tx) => [tx.asset, tx.amount]).sort()).toEqual([
+    expect(
+      byType('trade')
+        .map((tx) => [tx.asset, tx.amount])
+        .sort(),
+    ).toEqual([
       ['BTC', '-0.1'],
       ['USD', '3000'],
     ]);
     // Bitfinex books fees as entries of their own: the trading fee and the withdrawal fee.
-    expect(byType('fee').map((tx) => [tx.asset, tx.amount]).sort()).toEqual([
+    expect(
+      byType('fee')
+        .map((tx) => [tx.asset, tx.amount])
+        .sort(),
+    ).toEqual([
       ['BTC', '-0.0004'],
       ['USD', '-6'],
     ]);
@@ -96,7 +113,14 @@ describe.each(engines())('Bitfinex through ccxt on %s', (engine) => {
     const id = await connected('bitfinex', fields(account));
     await refresh(id, ['transactions']);
     const newest = Math.max(...account.ledger.map((e) => e.mts));
-    account.ledger.push({ id: 9000, currency: 'BTC', wallet: 'exchange', mts: Date.now(), amount: '0.25', description: 'Deposit (BITCOIN) #5005 on wallet exchange' });
+    account.ledger.push({
+      id: 9000,
+      currency: 'BTC',
+      wallet: 'exchange',
+      mts: Date.now(),
+      amount: '0.25',
+      description: 'Deposit (BITCOIN) #5005 on wallet exchange',
+    });
     const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
     // From a day before the newest entry read (whole seconds): the last day's and the new entry,
@@ -129,7 +153,12 @@ describe.each(engines())('Bitfinex through ccxt on %s', (engine) => {
 
   it.each([
     ['the rate limit', (on: boolean) => live.fake.setRateLimited(on), 'provider_rate_limited', EXCHANGE_RATE_LIMIT_SECONDS],
-    ['maintenance', (on: boolean) => live.fake.setStatus(on ? 'maintenance' : 'operative'), 'provider_unavailable', EXCHANGE_UNAVAILABLE_SECONDS],
+    [
+      'maintenance',
+      (on: boolean) => live.fake.setStatus(on ? 'maintenance' : 'operative'),
+      'provider_unavailable',
+      EXCHANGE_UNAVAILABLE_SECONDS,
+    ],
   ])('records %s as a failed refresh with the time to come back', async (_what, set, code, seconds) => {
     const account = live.fake.addAccount({ ledger: bitfinexLedger() });
     const id = await connected('bitfinex', fields(account));
@@ -161,7 +190,8 @@ describe.each(engines())('Bitfinex through ccxt on %s', (engine) => {
 describe('the Bitfinex ledger walked across jobs', () => {
   const bitfinex = fakeForTests(startFakeBitfinex);
 
-  const walk = (account: BitfinexAccount, cursor: string | null, pages = Infinity) => walkHistory(providerAt('bitfinex', bitfinex.fake.url), { apiKey: account.key, secret: account.secret }, cursor, pages);
+  const walk = (account: BitfinexAccount, cursor: string | null, pages = Infinity) =>
+    walkHistory(providerAt('bitfinex', bitfinex.fake.url), { apiKey: account.key, secret: account.secret }, cursor, pages);
 
   it('resumes from a page’s checkpoint at the millisecond it reached, and reads every entry', async () => {
     const account = bitfinex.fake.addAccount({ ledger: bitfinexLedger({ padding: 2600 }) });

@@ -22,7 +22,11 @@ import { EXCHANGE_RATE_LIMIT_SECONDS, EXCHANGE_UNAVAILABLE_SECONDS } from './ccx
 const DAY = 86_400_000;
 
 /** The parameters of the `user_transactions` calls the fake took since its `from`th request. */
-const ledgerCalls = (bitstamp: FakeBitstamp, from: number) => bitstamp.requests.slice(from).filter((r) => r.path === '/api/v2/user_transactions/').map((r) => new URLSearchParams(r.body));
+const ledgerCalls = (bitstamp: FakeBitstamp, from: number) =>
+  bitstamp.requests
+    .slice(from)
+    .filter((r) => r.path === '/api/v2/user_transactions/')
+    .map((r) => new URLSearchParams(r.body));
 
 /**
  * A Bitstamp history as `user_transactions` answers it, ids rising with time: a USD deposit, a
@@ -112,12 +116,21 @@ describe.each(engines())('Bitstamp through ccxt on %s', (engine) => {
     );
     // Deposits in (one under a unit among them), the withdrawal out with its fee, the sub
     // account's XRP a transfer.
-    expect(transactions.filter((tx) => tx.type === 'deposit' && tx.asset !== 'USD').map((tx) => [tx.asset, tx.amount]).sort()).toEqual([
+    expect(
+      transactions
+        .filter((tx) => tx.type === 'deposit' && tx.asset !== 'USD')
+        .map((tx) => [tx.asset, tx.amount])
+        .sort(),
+    ).toEqual([
       ['BTC', '0.5'],
       ['LTC', '2'],
     ]);
-    expect(transactions.filter((tx) => tx.type === 'deposit' && tx.asset === 'USD' && tx.amount !== '1')).toEqual([expect.objectContaining({ amount: '10000' })]);
-    expect(transactions.filter((tx) => tx.type === 'withdrawal')).toEqual([expect.objectContaining({ asset: 'BTC', amount: '-0.05', fee: '0.0001', fee_asset: 'BTC' })]);
+    expect(transactions.filter((tx) => tx.type === 'deposit' && tx.asset === 'USD' && tx.amount !== '1')).toEqual([
+      expect.objectContaining({ amount: '10000' }),
+    ]);
+    expect(transactions.filter((tx) => tx.type === 'withdrawal')).toEqual([
+      expect.objectContaining({ asset: 'BTC', amount: '-0.05', fee: '0.0001', fee_asset: 'BTC' }),
+    ]);
     expect(transactions.filter((tx) => tx.type === 'transfer')).toEqual([expect.objectContaining({ asset: 'XRP', amount: '25' })]);
 
     // Oldest first, 1,000 a page, the second from the thousandth entry's id: 1,108 entries in two pages.
@@ -128,13 +141,25 @@ describe.each(engines())('Bitstamp through ccxt on %s', (engine) => {
   });
 
   it('corrects in place a row stored under ccxt’s reading, a deposit as a withdrawal', async () => {
-    const account = live.fake.addAccount({ transactions: [bitstampTransfer(300_500_001, Date.now(), 'usd', '10000.00')], balances: { usd: { total: '10000.00', available: '10000.00' } } });
+    const account = live.fake.addAccount({
+      transactions: [bitstampTransfer(300_500_001, Date.now(), 'usd', '10000.00')],
+      balances: { usd: { total: '10000.00', available: '10000.00' } },
+    });
     const id = await connected('bitstamp', fields(account));
     await refresh(id, ['transactions']);
     // What a refresh stored before the rows were read by column: the same reference, as an outflow,
     // and the cursor of that walk by offset (a time), which the walk by id reads from the start.
-    await live.app.ctx.db.updateTable('connect_account_transactions').set({ type: 'withdrawal', amount: '-10000' }).where('account_id', '=', id).where('provider_ref', '=', 'ledger:300500001').execute();
-    await live.app.ctx.db.updateTable('connect_accounts').set({ transaction_cursor: JSON.stringify({ since: Date.now() - DAY }) }).where('id', '=', id).execute();
+    await live.app.ctx.db
+      .updateTable('connect_account_transactions')
+      .set({ type: 'withdrawal', amount: '-10000' })
+      .where('account_id', '=', id)
+      .where('provider_ref', '=', 'ledger:300500001')
+      .execute();
+    await live.app.ctx.db
+      .updateTable('connect_accounts')
+      .set({ transaction_cursor: JSON.stringify({ since: Date.now() - DAY }) })
+      .where('id', '=', id)
+      .execute();
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
     expect((await allTransactions(id)).map((tx) => [tx.type, tx.asset, tx.amount])).toEqual([['deposit', 'USD', '10000']]);
   });
@@ -177,9 +202,19 @@ describe.each(engines())('Bitstamp through ccxt on %s', (engine) => {
 
   it.each([
     ['the rate limit (response code 400.002)', BITSTAMP_RATE_LIMITED, 'provider_rate_limited', EXCHANGE_RATE_LIMIT_SECONDS],
-    ['the rate limit answered with HTTP 429', { ...BITSTAMP_RATE_LIMITED, status: 429 }, 'provider_rate_limited', EXCHANGE_RATE_LIMIT_SECONDS],
+    [
+      'the rate limit answered with HTTP 429',
+      { ...BITSTAMP_RATE_LIMITED, status: 429 },
+      'provider_rate_limited',
+      EXCHANGE_RATE_LIMIT_SECONDS,
+    ],
     // Undocumented, so not assumed away: a 429 whose body names no code is a rate limit all the same.
-    ['an HTTP 429 with no response code', { status: 429, body: { status: 'error', reason: 'Too many requests' } }, 'provider_rate_limited', EXCHANGE_RATE_LIMIT_SECONDS],
+    [
+      'an HTTP 429 with no response code',
+      { status: 429, body: { status: 'error', reason: 'Too many requests' } },
+      'provider_rate_limited',
+      EXCHANGE_RATE_LIMIT_SECONDS,
+    ],
     ['maintenance', BITSTAMP_MAINTENANCE, 'provider_unavailable', EXCHANGE_UNAVAILABLE_SECONDS],
   ])('records %s as a failed refresh with the time to come back', async (_what, answer, code, seconds) => {
     const account = live.fake.addAccount(history(0));
@@ -220,11 +255,24 @@ describe.each(engines())('Bitstamp through ccxt on %s', (engine) => {
   });
 
   it('reads deposit addresses where the key may, and none (the account staying active) where it may not', async () => {
-    const addresses = { btc: { address: 'bc1qbitstampdeposit000000000000000000000000' }, eth: { address: '0x00000000000000000000000000000000000000bb' }, xrp: { address: 'rDsbeomae4FXwgQTJp9Rs64Qg9vDiTCdBv', destination_tag: 89_123_457 } };
-    const withDeposit = live.fake.addAccount({ ...history(0), permissions: new Set(['account_balance', 'user_transactions', 'deposit']), addresses });
+    const addresses = {
+      btc: { address: 'bc1qbitstampdeposit000000000000000000000000' },
+      eth: { address: '0x00000000000000000000000000000000000000bb' },
+      xrp: { address: 'rDsbeomae4FXwgQTJp9Rs64Qg9vDiTCdBv', destination_tag: 89_123_457 },
+    };
+    const withDeposit = live.fake.addAccount({
+      ...history(0),
+      permissions: new Set(['account_balance', 'user_transactions', 'deposit']),
+      addresses,
+    });
     const id = await connected('bitstamp', fields(withDeposit));
     expect((await refresh(id, ['balances'])).balance_refresh).toMatchObject({ status: 'succeeded' });
-    expect((await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data.map((a: Record<string, string>) => [a.asset, a.address, a.label]).sort()).toEqual([
+    expect(
+      (await call('GET', `/v1/connect/accounts/${id}/addresses`))
+        .json()
+        .data.map((a: Record<string, string>) => [a.asset, a.address, a.label])
+        .sort(),
+    ).toEqual([
       ['BTC', 'bc1qbitstampdeposit000000000000000000000000', 'Bitstamp BTC deposit'],
       ['ETH', '0x00000000000000000000000000000000000000bb', 'Bitstamp ETH deposit'],
       ['XRP', 'rDsbeomae4FXwgQTJp9Rs64Qg9vDiTCdBv', 'Bitstamp XRP deposit (memo/tag: 89123457)'],
@@ -243,7 +291,8 @@ describe.each(engines())('Bitstamp through ccxt on %s', (engine) => {
 describe('Bitstamp user_transactions read by columns', () => {
   const bitstamp = fakeForTests(startFakeBitstamp);
 
-  const walk = (account: BitstampAccount, history?: Parameters<typeof providerAt>[2]) => walkHistory(providerAt('bitstamp', bitstamp.fake.url, history), { apiKey: account.key, secret: account.secret }, null);
+  const walk = (account: BitstampAccount, history?: Parameters<typeof providerAt>[2]) =>
+    walkHistory(providerAt('bitstamp', bitstamp.fake.url, history), { apiKey: account.key, secret: account.secret }, null);
 
   it('keeps the references ccxt’s reading gave a deposit, a trade’s legs beside them', async () => {
     const { transactions } = history(0);
@@ -261,31 +310,40 @@ describe('Bitstamp user_transactions read by columns', () => {
     const everything = bitstamp.fake.addAccount({ transactions });
     const { read } = await walk(everything);
     const trade = transactions.find((e) => e.type === '2') as { id: number };
-    expect(refsOf(read).filter((ref) => ref.startsWith(`ledger:${trade.id}`))).toEqual([`ledger:${trade.id}:base`, `ledger:${trade.id}:quote`]);
+    expect(refsOf(read).filter((ref) => ref.startsWith(`ledger:${trade.id}`))).toEqual([
+      `ledger:${trade.id}:base`,
+      `ledger:${trade.id}:quote`,
+    ]);
     // ccxt's reading cannot walk it at all: its trade entries and sub-unit amounts have no currency.
     await expect(walk(everything, { kind: 'ledger-offset', param: 'offset', pageSize: 1000 })).rejects.toThrow(/Bitstamp call failed/);
   });
 
-  it.each(['inclusive', 'exclusive'] as const)('leaves the newest id read as each full page’s checkpoint; a walk from it reads on from there, each entry once (`since_id` %s)', async (reading) => {
-    const { transactions } = history(2100);
-    const account = bitstamp.fake.addAccount({ transactions, sinceId: reading });
-    const connection = { apiKey: account.key, secret: account.secret };
-    const provider = providerAt('bitstamp', bitstamp.fake.url);
-    // Stopped after two pages, as a refresh out of time stops. Read as inclusive, `since_id`
-    // answers the row asked from again (left out): 999 new ones on the second page.
-    const first = await walkHistory(provider, connection, null, 2);
-    const secondEnd = reading === 'inclusive' ? 1998 : 1999;
-    expect(first.read.map((page) => page.checkpoint)).toEqual([JSON.stringify({ fromId: String(transactions[999]?.id) }), JSON.stringify({ fromId: String(transactions[secondEnd]?.id) })]);
-    const rest = await walkHistory(provider, connection, first.read[1]?.checkpoint as string);
-    // The last page needs no checkpoint: its newest id is the cursor the walk returns.
-    expect(rest.read.map((page) => page.checkpoint)).toEqual([undefined]);
-    expect(rest.returned).toBe(JSON.stringify({ fromId: String(transactions.at(-1)?.id) }));
-    const refs = [...refsOf(first.read), ...refsOf(rest.read)];
-    expect(new Set(refs).size).toBe(refs.length);
-    expect(refs).toHaveLength(2 + 2100 + 3 * 2 + 3);
-    // Nothing new: the cursor stays where it was.
-    expect((await walkHistory(provider, connection, rest.returned as string)).returned).toBe(rest.returned);
-  });
+  it.each(['inclusive', 'exclusive'] as const)(
+    'leaves the newest id read as each full page’s checkpoint; a walk from it reads on from there, each entry once (`since_id` %s)',
+    async (reading) => {
+      const { transactions } = history(2100);
+      const account = bitstamp.fake.addAccount({ transactions, sinceId: reading });
+      const connection = { apiKey: account.key, secret: account.secret };
+      const provider = providerAt('bitstamp', bitstamp.fake.url);
+      // Stopped after two pages, as a refresh out of time stops. Read as inclusive, `since_id`
+      // answers the row asked from again (left out): 999 new ones on the second page.
+      const first = await walkHistory(provider, connection, null, 2);
+      const secondEnd = reading === 'inclusive' ? 1998 : 1999;
+      expect(first.read.map((page) => page.checkpoint)).toEqual([
+        JSON.stringify({ fromId: String(transactions[999]?.id) }),
+        JSON.stringify({ fromId: String(transactions[secondEnd]?.id) }),
+      ]);
+      const rest = await walkHistory(provider, connection, first.read[1]?.checkpoint as string);
+      // The last page needs no checkpoint: its newest id is the cursor the walk returns.
+      expect(rest.read.map((page) => page.checkpoint)).toEqual([undefined]);
+      expect(rest.returned).toBe(JSON.stringify({ fromId: String(transactions.at(-1)?.id) }));
+      const refs = [...refsOf(first.read), ...refsOf(rest.read)];
+      expect(new Set(refs).size).toBe(refs.length);
+      expect(refs).toHaveLength(2 + 2100 + 3 * 2 + 3);
+      // Nothing new: the cursor stays where it was.
+      expect((await walkHistory(provider, connection, rest.returned as string)).returned).toBe(rest.returned);
+    },
+  );
 
   it('keeps the cursor it had when an account has nothing to read', async () => {
     const empty = bitstamp.fake.addAccount({ transactions: [] });
@@ -322,18 +380,35 @@ describe('the fake Bitstamp', () => {
   const bitstamp = fakeForTests(startFakeBitstamp);
 
   /** A signed POST to the fake as Bitstamp's documentation builds it, with `change` applied last. */
-  function post(account: BitstampAccount, path: string, body: string, change: { nonce?: string; timestamp?: string; host?: string; signHost?: string } = {}): Promise<{ status: number; json: Record<string, unknown> }> {
+  function post(
+    account: BitstampAccount,
+    path: string,
+    body: string,
+    change: { nonce?: string; timestamp?: string; host?: string; signHost?: string } = {},
+  ): Promise<{ status: number; json: Record<string, unknown> }> {
     const url = new URL(path, bitstamp.fake.url);
     const nonce = change.nonce ?? randomUUID();
     const timestamp = change.timestamp ?? String(Date.now());
     const contentType = 'application/x-www-form-urlencoded';
-    const signature = bitstampHmac(account.secret, `BITSTAMP ${account.key}POST${change.signHost ?? url.host}${url.pathname}${contentType}${nonce}${timestamp}v2${body}`);
-    const headers = { 'X-Auth': `BITSTAMP ${account.key}`, 'X-Auth-Signature': signature.toUpperCase(), 'X-Auth-Nonce': nonce, 'X-Auth-Timestamp': timestamp, 'X-Auth-Version': 'v2', 'Content-Type': contentType };
+    const signature = bitstampHmac(
+      account.secret,
+      `BITSTAMP ${account.key}POST${change.signHost ?? url.host}${url.pathname}${contentType}${nonce}${timestamp}v2${body}`,
+    );
+    const headers = {
+      'X-Auth': `BITSTAMP ${account.key}`,
+      'X-Auth-Signature': signature.toUpperCase(),
+      'X-Auth-Nonce': nonce,
+      'X-Auth-Timestamp': timestamp,
+      'X-Auth-Version': 'v2',
+      'Content-Type': contentType,
+    };
     return new Promise((resolve, reject) => {
       const req = request(url, { method: 'POST', headers, ca: SELF_SIGNED_TLS.cert }, (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> }));
+        res.on('end', () =>
+          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> }),
+        );
       });
       req.on('error', reject);
       req.end(body);
@@ -343,12 +418,31 @@ describe('the fake Bitstamp', () => {
   it('takes a request signed as documented (upper-case hex too), and refuses a reused nonce, a stale timestamp, a host signed with its scheme and a missing permission', async () => {
     const account = bitstamp.fake.addAccount({ balances: { btc: { total: '1.00000000', available: '1.00000000' } } });
     const nonce = randomUUID();
-    expect(await post(account, '/api/v2/account_balances/', 'foo=bar', { nonce })).toMatchObject({ status: 200, json: expect.arrayContaining([expect.objectContaining({ currency: 'btc', total: '1.00000000' })]) });
-    expect(await post(account, '/api/v2/account_balances/', 'foo=bar', { nonce })).toMatchObject({ status: 403, json: { code: 'API0004' } });
-    expect(await post(account, '/api/v2/account_balances/', 'foo=bar', { timestamp: String(Date.now() - 151_000) })).toMatchObject({ status: 403, json: { code: 'API0017' } });
-    expect(await post(account, '/api/v2/account_balances/', 'foo=bar', { signHost: `https://${new URL(bitstamp.fake.url).host}` })).toMatchObject({ status: 403, json: { code: 'API0005' } });
-    expect(await post(account, '/api/v2/btc_address/', 'foo=bar')).toMatchObject({ status: 403, json: { code: 'API0003', reason: 'No permission found' } });
-    expect(await post(account, '/api/v2/user_transactions/', 'offset=200001')).toMatchObject({ status: 400, json: { reason: 'Invalid offset' } });
-    expect(await post(account, '/api/v2/user_transactions/', `until_timestamp=${Math.floor(Date.now() / 1000) - 31 * 86_400}`)).toMatchObject({ status: 400, json: { response_code: '400.034' } });
+    expect(await post(account, '/api/v2/account_balances/', 'foo=bar', { nonce })).toMatchObject({
+      status: 200,
+      json: expect.arrayContaining([expect.objectContaining({ currency: 'btc', total: '1.00000000' })]),
+    });
+    expect(await post(account, '/api/v2/account_balances/', 'foo=bar', { nonce })).toMatchObject({
+      status: 403,
+      json: { code: 'API0004' },
+    });
+    expect(await post(account, '/api/v2/account_balances/', 'foo=bar', { timestamp: String(Date.now() - 151_000) })).toMatchObject({
+      status: 403,
+      json: { code: 'API0017' },
+    });
+    expect(
+      await post(account, '/api/v2/account_balances/', 'foo=bar', { signHost: `https://${new URL(bitstamp.fake.url).host}` }),
+    ).toMatchObject({ status: 403, json: { code: 'API0005' } });
+    expect(await post(account, '/api/v2/btc_address/', 'foo=bar')).toMatchObject({
+      status: 403,
+      json: { code: 'API0003', reason: 'No permission found' },
+    });
+    expect(await post(account, '/api/v2/user_transactions/', 'offset=200001')).toMatchObject({
+      status: 400,
+      json: { reason: 'Invalid offset' },
+    });
+    expect(
+      await post(account, '/api/v2/user_transactions/', `until_timestamp=${Math.floor(Date.now() / 1000) - 31 * 86_400}`),
+    ).toMatchObject({ status: 400, json: { response_code: '400.034' } });
   });
 });

@@ -55,7 +55,12 @@ export function exchangeAccess(row: ExchangeRow, deps: ExchangeDeps): ExchangeAc
 /** A ccxt instance for these credentials (no request made yet). */
 export function instanceFor(access: ExchangeAccess, ccxt: Ccxt, credentials: Credentials): Exchange {
   const { row, deps, perAccount } = access;
-  const exchange = openExchange(ccxt, row, { ...credentials, enableRateLimit: true, timeout: 20_000, ...row.ccxtOptions, ...deps.overrides }, deps.throttles);
+  const exchange = openExchange(
+    ccxt,
+    row,
+    { ...credentials, enableRateLimit: true, timeout: 20_000, ...row.ccxtOptions, ...deps.overrides },
+    deps.throttles,
+  );
   const account = credentials.apiKey ?? credentials.token;
   if (perAccount && account !== undefined) {
     access.defaultRateLimit ??= (exchange.describe() as { rateLimit: number }).rateLimit;
@@ -87,7 +92,11 @@ export async function withMarkets(access: ExchangeAccess, exchange: Exchange): P
  * Runs a data call with the account's credentials, turning every exchange failure into one the
  * refresh state can tell (with the wait the exchange's last answer asked for, if longer than ours).
  */
-export async function readWith<T>(access: ExchangeAccess, connection: Record<string, unknown>, call: (exchange: Exchange, ccxt: Ccxt) => Promise<T>): Promise<T> {
+export async function readWith<T>(
+  access: ExchangeAccess,
+  connection: Record<string, unknown>,
+  call: (exchange: Exchange, ccxt: Ccxt) => Promise<T>,
+): Promise<T> {
   const ccxt = await access.deps.load();
   let exchange: Exchange | undefined;
   try {

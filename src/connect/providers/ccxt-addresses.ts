@@ -11,17 +11,29 @@ const MAX_ADDRESS_ASSETS = 20;
 export type AddressSource = Exclude<NonNullable<ExchangeRow['depositAddresses']>, { kind: 'none' }>;
 
 /** The deposit addresses of the assets held, read as `source` says. */
-export async function depositAddresses(row: ExchangeRow, source: AddressSource, exchange: Exchange, ccxt: Ccxt, held: readonly ProviderBalance[]): Promise<ProviderAddress[]> {
+export async function depositAddresses(
+  row: ExchangeRow,
+  source: AddressSource,
+  exchange: Exchange,
+  ccxt: Ccxt,
+  held: readonly ProviderBalance[],
+): Promise<ProviderAddress[]> {
   // Only assets ccxt lists can be looked up (one only held, of a market since removed, cannot).
   const assets = held
     .map((b) => b.asset)
     .filter((asset) => asset in (exchange.currencies ?? {}))
     .slice(0, MAX_ADDRESS_ASSETS);
-  return source.kind === 'wallet-list' ? listedAddresses(row, exchange, source, assets) : lookedUpAddresses(row, exchange, ccxt, assets, source);
+  return source.kind === 'wallet-list'
+    ? listedAddresses(row, exchange, source, assets)
+    : lookedUpAddresses(row, exchange, ccxt, assets, source);
 }
 
 /** A deposit address as ccxt parsed it, for one asset (none where the exchange listed none: OKX, for an asset never deposited). */
-function depositAddress(row: ExchangeRow, found: { address?: string | undefined; network?: string | undefined; tag?: string | undefined } | undefined, asset: string): ProviderAddress[] {
+function depositAddress(
+  row: ExchangeRow,
+  found: { address?: string | undefined; network?: string | undefined; tag?: string | undefined } | undefined,
+  asset: string,
+): ProviderAddress[] {
   if (!found?.address) return [];
   const label = `${row.name} ${asset} deposit${found.tag ? ` (memo/tag: ${found.tag})` : ''}`;
   return [{ address: found.address, asset, network: found.network ?? asset, kind: 'deposit', label }];
@@ -44,7 +56,9 @@ async function lookedUpAddresses(
     const network = networks?.[asset];
     if (networks && network === undefined) continue;
     try {
-      const found = everyNetwork ? Object.values(await exchange.fetchDepositAddressesByNetwork(asset)) : [await exchange.fetchDepositAddress(asset, network === undefined ? {} : { network })];
+      const found = everyNetwork
+        ? Object.values(await exchange.fetchDepositAddressesByNetwork(asset))
+        : [await exchange.fetchDepositAddress(asset, network === undefined ? {} : { network })];
       for (const one of found) addresses.push(...depositAddress(row, one, asset));
     } catch (error) {
       // An asset without a deposit method (fiat, delisted) has no address. A key without the
@@ -53,7 +67,13 @@ async function lookedUpAddresses(
       // none at all: the key still reads balances, so this is no reason to ask the person to
       // connect again. Any other authentication failure is one.
       if (error instanceof ccxt.PermissionDenied || (error instanceof ccxt.AuthenticationError && missingRole(exchange))) return [];
-      if (error instanceof ccxt.BadRequest || error instanceof ccxt.InvalidAddress || error instanceof ccxt.NotSupported || error instanceof ccxt.ArgumentsRequired) continue;
+      if (
+        error instanceof ccxt.BadRequest ||
+        error instanceof ccxt.InvalidAddress ||
+        error instanceof ccxt.NotSupported ||
+        error instanceof ccxt.ArgumentsRequired
+      )
+        continue;
       throw error;
     }
   }
@@ -64,7 +84,12 @@ async function lookedUpAddresses(
  * The addresses the wallets of these assets already have, listed (one call per wallet), each with
  * its memo or tag from the source's `tag` field or, failing that, from where ccxt reads it.
  */
-async function listedAddresses(row: ExchangeRow, exchange: Exchange, { method, tag }: { method: string; tag?: string }, assets: string[]): Promise<ProviderAddress[]> {
+async function listedAddresses(
+  row: ExchangeRow,
+  exchange: Exchange,
+  { method, tag }: { method: string; tag?: string },
+  assets: string[],
+): Promise<ProviderAddress[]> {
   const list = apiMethod(exchange, method) as (params: object) => Promise<{ data?: Record<string, unknown>[] }>;
   const wanted = new Set(assets);
   const addresses: ProviderAddress[] = [];

@@ -24,7 +24,14 @@ const EARN_PAGING: RowPaging = { page: 'current', size: 'size', rows: 'rows' };
  * page; answer `{rows, total}`: Binance's Simple Earn), through the ccxt API method `method` with
  * `params`, from page `first`; a short page is the last.
  */
-export async function* rowPages(exchange: Exchange, method: string, params: object, size: number, paging: RowPaging = EARN_PAGING, first = 1): AsyncGenerator<Record<string, unknown>[]> {
+export async function* rowPages(
+  exchange: Exchange,
+  method: string,
+  params: object,
+  size: number,
+  paging: RowPaging = EARN_PAGING,
+  first = 1,
+): AsyncGenerator<Record<string, unknown>[]> {
   const call = apiMethod(exchange, method);
   for (let page = first; ; page++) {
     const answer = (await call({ ...params, [paging.page]: page, [paging.size]: size })) as Record<string, unknown> | undefined;

@@ -10,7 +10,9 @@ import type { ProviderBalance } from './provider.js';
  * every book where it keeps several (added together).
  */
 export async function allBalances(row: ExchangeRow, exchange: Exchange): Promise<ProviderBalance[]> {
-  const books = isBooks(row.history) ? await presentBooks(exchange, row.history) : [{ balances: {} as Record<string, unknown>, mirrorPrefix: undefined }];
+  const books = isBooks(row.history)
+    ? await presentBooks(exchange, row.history)
+    : [{ balances: {} as Record<string, unknown>, mirrorPrefix: undefined }];
   const pages: ProviderBalance[][] = [];
   const mirrored: { prefix: string; pages: ProviderBalance[][] }[] = [];
   const holdings = new Set<string>();
@@ -33,7 +35,11 @@ export async function allBalances(row: ExchangeRow, exchange: Exchange): Promise
     let answer = await exchange.fetchBalance(params);
     own.push(balancesOf(answer));
     const asked = new Set<string>();
-    for (let next = row.balancePages?.next(answer.info); next !== undefined && !asked.has(next); next = row.balancePages?.next(answer.info)) {
+    for (
+      let next = row.balancePages?.next(answer.info);
+      next !== undefined && !asked.has(next);
+      next = row.balancePages?.next(answer.info)
+    ) {
       asked.add(next);
       answer = await exchange.fetchBalance({ ...params, [(row.balancePages as { param: string }).param]: next });
       own.push(balancesOf(answer));
@@ -41,7 +47,8 @@ export async function allBalances(row: ExchangeRow, exchange: Exchange): Promise
   }
   // A book's mirror of another's holding (Binance's LDUSDT for USDT held in Simple Earn) is left
   // out: the holding itself is counted.
-  for (const { prefix, pages: own } of mirrored) pages.push(...own.map((page) => page.filter((b) => !(b.asset.startsWith(prefix) && holdings.has(b.asset.slice(prefix.length))))));
+  for (const { prefix, pages: own } of mirrored)
+    pages.push(...own.map((page) => page.filter((b) => !(b.asset.startsWith(prefix) && holdings.has(b.asset.slice(prefix.length))))));
   return pages.length === 1 ? (pages[0] as ProviderBalance[]) : sumByAsset(pages.flat());
 }
 
@@ -64,7 +71,10 @@ function sumByAsset(balances: ProviderBalance[]): ProviderBalance[] {
   const byAsset = new Map<string, ProviderBalance>();
   for (const b of balances) {
     const seen = byAsset.get(b.asset);
-    byAsset.set(b.asset, seen ? { asset: b.asset, total: addDecimals(seen.total, b.total), available: addDecimals(seen.available, b.available) } : b);
+    byAsset.set(
+      b.asset,
+      seen ? { asset: b.asset, total: addDecimals(seen.total, b.total), available: addDecimals(seen.available, b.available) } : b,
+    );
   }
   return [...byAsset.values()].sort((a, b) => (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : 0));
 }

@@ -33,7 +33,8 @@ const IP_ALLOW_LIST = /\b(ip|ip address)\b|whitelist|white list|allow-?list|allo
 const BAD_SIGNATURE = /invalid signature|signature (is )?(invalid|mismatch)/i;
 
 /** The kinds of failure we explain, from ccxt's error classes (most specific first). */
-export type CcxtFailureKind = 'ip_allow_list' | 'suspended' | 'permission' | 'auth' | 'nonce' | 'rate_limited' | 'maintenance' | 'unavailable' | 'other';
+export type CcxtFailureKind =
+  'ip_allow_list' | 'suspended' | 'permission' | 'auth' | 'nonce' | 'rate_limited' | 'maintenance' | 'unavailable' | 'other';
 
 /** What kind of failure a ccxt call's error is, by ccxt's error classes; the one reading for every caller. */
 export function classifyCcxtError(ccxt: Ccxt, error: unknown): CcxtFailureKind {
@@ -68,19 +69,43 @@ export function connectFailure(ccxt: Ccxt, error: unknown, exchange: string): Co
         message: `${exchange} did not accept this key. Check that you copied the key and secret completely, that the key has the read permission, and that it is not restricted to IP addresses other than this server's (remove the restriction, or create a key without one).`,
       };
     case 'suspended':
-      return { ok: false, reason: 'invalid_credentials', message: `${exchange} says this account is locked or suspended. Sort it out with ${exchange}, then try again.` };
+      return {
+        ok: false,
+        reason: 'invalid_credentials',
+        message: `${exchange} says this account is locked or suspended. Sort it out with ${exchange}, then try again.`,
+      };
     case 'permission':
-      return { ok: false, reason: 'invalid_credentials', message: `This key is missing a permission we need to read balances and history. Follow the steps above to give it the read permissions, then try again.` };
+      return {
+        ok: false,
+        reason: 'invalid_credentials',
+        message: `This key is missing a permission we need to read balances and history. Follow the steps above to give it the read permissions, then try again.`,
+      };
     case 'auth':
-      return { ok: false, reason: 'invalid_credentials', message: `${exchange} did not accept this API key and secret. Check that you copied both completely, without spaces.` };
+      return {
+        ok: false,
+        reason: 'invalid_credentials',
+        message: `${exchange} did not accept this API key and secret. Check that you copied both completely, without spaces.`,
+      };
     case 'nonce':
-      return { ok: false, reason: 'invalid_credentials', message: `${exchange} refused the request's timing (nonce). This happens when the key is also used by another app, or a clock is wrong: create a new key for us alone and try again.` };
+      return {
+        ok: false,
+        reason: 'invalid_credentials',
+        message: `${exchange} refused the request's timing (nonce). This happens when the key is also used by another app, or a clock is wrong: create a new key for us alone and try again.`,
+      };
     case 'rate_limited':
-      return { ok: false, reason: 'provider_unavailable', message: `${exchange} is limiting how often we may ask. Please wait a minute and try again.` };
+      return {
+        ok: false,
+        reason: 'provider_unavailable',
+        message: `${exchange} is limiting how often we may ask. Please wait a minute and try again.`,
+      };
     case 'maintenance':
       return { ok: false, reason: 'provider_unavailable', message: `${exchange} is down for maintenance. Please try again later.` };
     case 'unavailable':
-      return { ok: false, reason: 'provider_unavailable', message: `${exchange} is not responding right now. Please try again in a moment.` };
+      return {
+        ok: false,
+        reason: 'provider_unavailable',
+        message: `${exchange} is not responding right now. Please try again in a moment.`,
+      };
     case 'other':
       return { ok: false, reason: 'provider_unavailable', message: `${exchange} gave an answer we could not use. Please try again later.` };
   }
@@ -102,13 +127,28 @@ export function refreshFailure(ccxt: Ccxt, error: unknown, exchange: string, las
     case 'suspended':
     case 'permission':
     case 'auth':
-      return new ProviderError('reauthentication_required', `${exchange} no longer accepts the API key (${describeAuth(kind)}); the account holder must connect again.`);
+      return new ProviderError(
+        'reauthentication_required',
+        `${exchange} no longer accepts the API key (${describeAuth(kind)}); the account holder must connect again.`,
+      );
     case 'rate_limited':
-      return new ProviderError('provider_rate_limited', `${exchange} rate limit reached.`, waitSeconds(EXCHANGE_RATE_LIMIT_SECONDS, lastHeaders));
+      return new ProviderError(
+        'provider_rate_limited',
+        `${exchange} rate limit reached.`,
+        waitSeconds(EXCHANGE_RATE_LIMIT_SECONDS, lastHeaders),
+      );
     case 'maintenance':
-      return new ProviderError('provider_unavailable', `${exchange} is down for maintenance.`, waitSeconds(EXCHANGE_UNAVAILABLE_SECONDS, lastHeaders));
+      return new ProviderError(
+        'provider_unavailable',
+        `${exchange} is down for maintenance.`,
+        waitSeconds(EXCHANGE_UNAVAILABLE_SECONDS, lastHeaders),
+      );
     case 'unavailable':
-      return new ProviderError('provider_unavailable', `${exchange} is not responding.`, waitSeconds(EXCHANGE_UNAVAILABLE_SECONDS, lastHeaders));
+      return new ProviderError(
+        'provider_unavailable',
+        `${exchange} is not responding.`,
+        waitSeconds(EXCHANGE_UNAVAILABLE_SECONDS, lastHeaders),
+      );
     case 'nonce':
       return new ProviderError('provider_error', `${exchange} refused the request's nonce (the key may be used by another app too).`);
     case 'other':
@@ -117,5 +157,10 @@ export function refreshFailure(ccxt: Ccxt, error: unknown, exchange: string, las
 }
 
 function describeAuth(kind: 'ip_allow_list' | 'suspended' | 'permission' | 'auth'): string {
-  return { ip_allow_list: 'IP address not allowed', suspended: 'account locked', permission: 'permission missing', auth: 'key invalid or revoked' }[kind];
+  return {
+    ip_allow_list: 'IP address not allowed',
+    suspended: 'account locked',
+    permission: 'permission missing',
+    auth: 'key invalid or revoked',
+  }[kind];
 }

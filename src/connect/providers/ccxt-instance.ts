@@ -33,13 +33,21 @@ export function exchangeThrottles(): ExchangeThrottles {
  * HTTP 429 read as a rate limit whatever its body says, amounts as the exchange's decimal text
  * (`number = String`), and the exchange's shared throttle.
  */
-export function openExchange(ccxt: Ccxt, row: Pick<ExchangeRow, 'id' | 'errorCodes' | 'errorCodeField'>, config: object, throttles: ExchangeThrottles): Exchange {
+export function openExchange(
+  ccxt: Ccxt,
+  row: Pick<ExchangeRow, 'id' | 'errorCodes' | 'errorCodeField'>,
+  config: object,
+  throttles: ExchangeThrottles,
+): Exchange {
   const Class = (ccxt as unknown as Record<string, new (config: object) => Exchange>)[row.id];
   if (!Class) throw new Error(`ccxt has no exchange ${row.id}`);
   const exchange = new Class(config);
   if (row.errorCodes) {
     const exceptions = (exchange as unknown as { exceptions: { exact?: Record<string, unknown> } }).exceptions;
-    exceptions.exact = { ...exceptions.exact, ...Object.fromEntries(Object.entries(row.errorCodes).map(([code, name]) => [code, ccxt[name]])) };
+    exceptions.exact = {
+      ...exceptions.exact,
+      ...Object.fromEntries(Object.entries(row.errorCodes).map(([code, name]) => [code, ccxt[name]])),
+    };
   }
   const own = exchange.handleErrors.bind(exchange);
   exchange.handleErrors = (...answer: Parameters<Exchange['handleErrors']>) => {
@@ -50,7 +58,8 @@ export function openExchange(ccxt: Ccxt, row: Pick<ExchangeRow, 'id' | 'errorCod
     // Where ccxt reads the exchange's code nowhere (Bitstamp's `response_code`), the answer's
     // field is matched against the row's codes first; anything else goes on to ccxt's reading.
     const field = row.errorCodeField;
-    const code: unknown = field !== undefined && typeof json === 'object' && json !== null ? (json as Record<string, unknown>)[field] : undefined;
+    const code: unknown =
+      field !== undefined && typeof json === 'object' && json !== null ? (json as Record<string, unknown>)[field] : undefined;
     if (typeof code === 'string' && row.errorCodes?.[code]) throw new ccxt[row.errorCodes[code]](`${row.id} ${code}`);
     return own(...answer);
   };

@@ -1,6 +1,15 @@
 import type { Exchange } from 'ccxt';
 import { connectFailure, refreshFailure } from './ccxt-errors.js';
-import { credentialsOf, exchangeAccess, instanceFor, readWith, withMarkets, type Credentials, type ExchangeAccess, type ExchangeDeps } from './ccxt-access.js';
+import {
+  credentialsOf,
+  exchangeAccess,
+  instanceFor,
+  readWith,
+  withMarkets,
+  type Credentials,
+  type ExchangeAccess,
+  type ExchangeDeps,
+} from './ccxt-access.js';
 import { depositAddresses } from './ccxt-addresses.js';
 import { apiMethod } from './ccxt-api.js';
 import { allBalances, presentBooks } from './ccxt-balances.js';
@@ -41,12 +50,16 @@ export function ccxtProvider(row: ExchangeRow, deps: ExchangeDeps): Provider {
       const credentials: Credentials = {};
       for (const credential of row.credentials) {
         const value = cleanCredential(input[credential] ?? '');
-        if (value === '') return { ok: false, reason: 'invalid_input', message: `Enter the ${FIELDS[credential].label.toLowerCase()}.`, field: credential };
+        if (value === '')
+          return { ok: false, reason: 'invalid_input', message: `Enter the ${FIELDS[credential].label.toLowerCase()}.`, field: credential };
         credentials[credential] = value;
       }
       const refused = await checkAccess(access, credentials);
       if (refused) return refused;
-      return { ok: true, accounts: [{ displayName: `${row.name} (API key …${credentials.apiKey?.slice(-4) ?? ''})`, connection: credentials }] };
+      return {
+        ok: true,
+        accounts: [{ displayName: `${row.name} (API key …${credentials.apiKey?.slice(-4) ?? ''})`, connection: credentials }],
+      };
     },
 
     ...(row.oauth
@@ -69,7 +82,9 @@ export function ccxtProvider(row: ExchangeRow, deps: ExchangeDeps): Provider {
     fetchAddresses: async (connection, options) => {
       const source = row.depositAddresses ?? { kind: 'lookup' };
       if (source.kind === 'none') return [];
-      return readWith(access, connection, async (exchange, ccxt) => depositAddresses(row, source, exchange, ccxt, options.balances ?? (await allBalances(row, exchange))));
+      return readWith(access, connection, async (exchange, ccxt) =>
+        depositAddresses(row, source, exchange, ccxt, options.balances ?? (await allBalances(row, exchange))),
+      );
     },
   };
 }
@@ -92,7 +107,8 @@ async function checkAccess(access: ExchangeAccess, credentials: Credentials): Pr
       const check = row.keyPermissions;
       const powers = check.read(await apiMethod(exchange, check.method)({}));
       if (powers.canTrade || powers.canWithdraw) {
-        const what = powers.canTrade && powers.canWithdraw ? 'trade and withdraw' : powers.canTrade ? 'trade' : 'withdraw or transfer funds';
+        const what =
+          powers.canTrade && powers.canWithdraw ? 'trade and withdraw' : powers.canTrade ? 'trade' : 'withdraw or transfer funds';
         return {
           ok: false,
           reason: 'invalid_input',
@@ -108,7 +124,11 @@ async function checkAccess(access: ExchangeAccess, credentials: Credentials): Pr
 }
 
 /** The account's history, page by page from the stored cursor (see history/history-pages.ts). */
-async function* transactionPages(access: ExchangeAccess, connection: Record<string, unknown>, options: Parameters<Provider['fetchTransactions']>[1]): TransactionPages {
+async function* transactionPages(
+  access: ExchangeAccess,
+  connection: Record<string, unknown>,
+  options: Parameters<Provider['fetchTransactions']>[1],
+): TransactionPages {
   const { row } = access;
   const ccxt = await access.deps.load();
   let exchange: Exchange | undefined;

@@ -128,7 +128,11 @@ export function fromTrade(trade: Trade, market: { id: string; base: string; quot
       { side: 'base', asset: market.base, amount: buy ? quantity : negate(quantity), fee: feeOnQuote ? NO_FEE : fee },
       { side: 'quote', asset: market.quote, amount: buy ? negate(cost) : cost, fee: feeOnQuote ? fee : NO_FEE },
     ],
-    { occurredAt: seconds(trade.timestamp, 'trade time'), status: 'completed', description: tradeDescription(name, buy, quantity, market.base, cost, market.quote) },
+    {
+      occurredAt: seconds(trade.timestamp, 'trade time'),
+      status: 'completed',
+      description: tradeDescription(name, buy, quantity, market.base, cost, market.quote),
+    },
   );
 }
 
@@ -144,8 +148,20 @@ interface Leg {
  * An exchange of one asset for another (a trade, a conversion) as its two `trade` transactions,
  * each referenced `<ref>:<side>`, sharing time, status and description.
  */
-function tradeLegs(ref: string, legs: [Leg, Leg], shared: Pick<ProviderTransaction, 'occurredAt' | 'status' | 'description'>): ProviderTransaction[] {
-  return legs.map((leg) => ({ ref: `${ref}:${leg.side}`, type: 'trade', asset: leg.asset, amount: leg.amount, ...(leg.fee ?? NO_FEE), ...shared, txHash: null }));
+function tradeLegs(
+  ref: string,
+  legs: [Leg, Leg],
+  shared: Pick<ProviderTransaction, 'occurredAt' | 'status' | 'description'>,
+): ProviderTransaction[] {
+  return legs.map((leg) => ({
+    ref: `${ref}:${leg.side}`,
+    type: 'trade',
+    asset: leg.asset,
+    amount: leg.amount,
+    ...(leg.fee ?? NO_FEE),
+    ...shared,
+    txHash: null,
+  }));
 }
 
 /** The fields of a column-per-currency row that are not a currency's column (pairs and order ids have a `_`). */
@@ -165,7 +181,12 @@ const NOT_COLUMNS = new Set(['id', 'datetime', 'type', 'fee', 'status', 'price']
  *   no transaction.
  * `code` turns a column's name into a currency code; `types` reads the row's type.
  */
-export function fromColumnEntry(row: Record<string, unknown>, name: string, code: (column: string) => string, types: EntryTypes): ProviderTransaction[] {
+export function fromColumnEntry(
+  row: Record<string, unknown>,
+  name: string,
+  code: (column: string) => string,
+  types: EntryTypes,
+): ProviderTransaction[] {
   const id = String(required(row.id as string | number | undefined, 'ledger id'));
   const datetime = String(required(row.datetime as string | undefined, 'ledger time'));
   // `2024-01-02 03:04:05.123456`: UTC, microseconds.
@@ -173,7 +194,12 @@ export function fromColumnEntry(row: Record<string, unknown>, name: string, code
   if (Number.isNaN(at)) throw new TypeError(`the exchange's ledger time ${datetime} is not a time`);
   const columns = new Map(
     Object.entries(row)
-      .filter(([key, value]) => !key.includes('_') && !NOT_COLUMNS.has(key) && (typeof value === 'number' || (typeof value === 'string' && /^[+-]?\d*\.?\d+(e[+-]?\d+)?$/i.test(value))))
+      .filter(
+        ([key, value]) =>
+          !key.includes('_') &&
+          !NOT_COLUMNS.has(key) &&
+          (typeof value === 'number' || (typeof value === 'string' && /^[+-]?\d*\.?\d+(e[+-]?\d+)?$/i.test(value))),
+      )
       .map(([key, value]) => [key, decimalOrNull(value) as string]),
   );
   const moved = [...columns].filter(([, amount]) => amount !== '0');
@@ -182,7 +208,10 @@ export function fromColumnEntry(row: Record<string, unknown>, name: string, code
   if (kind.type === 'trade') {
     const pairs = Object.keys(row)
       .map((key) => key.split('_'))
-      .filter((parts): parts is [string, string] => parts.length === 2 && moved.some(([c]) => c === parts[0]) && moved.some(([c]) => c === parts[1]));
+      .filter(
+        (parts): parts is [string, string] =>
+          parts.length === 2 && moved.some(([c]) => c === parts[0]) && moved.some(([c]) => c === parts[1]),
+      );
     if (pairs.length !== 1 || moved.length !== 2) throw new TypeError(`the exchange's trade ${id} is not one pair of moved currencies`);
     const [base, quote] = pairs[0] as [string, string];
     const bought = columns.get(base) as string;
@@ -193,13 +222,23 @@ export function fromColumnEntry(row: Record<string, unknown>, name: string, code
         { side: 'base', asset: code(base), amount: bought },
         { side: 'quote', asset: code(quote), amount: paid, fee: feeOf({ cost: row.fee, currency: code(quote) }) },
       ],
-      { ...shared, description: tradeDescription(name, !bought.startsWith('-'), unsigned(bought), code(base), unsigned(paid), code(quote)) },
+      {
+        ...shared,
+        description: tradeDescription(name, !bought.startsWith('-'), unsigned(bought), code(base), unsigned(paid), code(quote)),
+      },
     );
   }
   return moved.map(([column, amount]) => ({
     ref: moved.length === 1 ? `ledger:${id}` : `ledger:${id}:${column}`,
     // Deposits and withdrawals go by the sign: the type code says which, the amount how much.
-    type: kind.type === 'deposit' || kind.type === 'withdrawal' ? (amount.startsWith('-') ? 'withdrawal' : 'deposit') : moved.length === 1 ? kind.type : 'transfer',
+    type:
+      kind.type === 'deposit' || kind.type === 'withdrawal'
+        ? amount.startsWith('-')
+          ? 'withdrawal'
+          : 'deposit'
+        : moved.length === 1
+          ? kind.type
+          : 'transfer',
     asset: code(column),
     amount,
     ...(moved.length === 1 ? feeOf({ cost: row.fee, currency: code(column) }) : NO_FEE),
@@ -237,13 +276,24 @@ export function fromConversion(conversion: Conversion, name: string): ProviderTr
       { side: 'from', asset: from, amount: negate(given) },
       { side: 'to', asset: to, amount: got },
     ],
-    { occurredAt: seconds(conversion.timestamp, 'conversion time'), status: CONVERSION_STATUS[state] ?? 'pending', description: `${name} convert: ${given} ${from} to ${got} ${to}` },
+    {
+      occurredAt: seconds(conversion.timestamp, 'conversion time'),
+      status: CONVERSION_STATUS[state] ?? 'pending',
+      description: `${name} convert: ${given} ${from} to ${got} ${to}`,
+    },
   );
 }
 
 /** One small-balance conversion of Binance's dust log (`userAssetDribblets[]`), as Binance answers it. */
 export interface DustConversion {
-  userAssetDribbletDetails?: { transId?: unknown; fromAsset?: unknown; amount?: unknown; transferedAmount?: unknown; serviceChargeAmount?: unknown; operateTime?: unknown }[];
+  userAssetDribbletDetails?: {
+    transId?: unknown;
+    fromAsset?: unknown;
+    amount?: unknown;
+    transferedAmount?: unknown;
+    serviceChargeAmount?: unknown;
+    operateTime?: unknown;
+  }[];
 }
 
 /**
@@ -252,7 +302,10 @@ export interface DustConversion {
  */
 export function fromDust(conversion: DustConversion, name: string): ProviderTransaction[] {
   return (conversion.userAssetDribbletDetails ?? []).flatMap((detail) => {
-    const id = required(typeof detail.transId === 'number' && Number.isSafeInteger(detail.transId) ? String(detail.transId) : undefined, 'dust conversion id');
+    const id = required(
+      typeof detail.transId === 'number' && Number.isSafeInteger(detail.transId) ? String(detail.transId) : undefined,
+      'dust conversion id',
+    );
     const asset = required(typeof detail.fromAsset === 'string' && detail.fromAsset !== '' ? detail.fromAsset : undefined, 'dust asset');
     const given = required(decimalOrNull(detail.amount), 'dust amount');
     const got = required(decimalOrNull(detail.transferedAmount), 'dust amount');
@@ -262,7 +315,11 @@ export function fromDust(conversion: DustConversion, name: string): ProviderTran
         { side: 'from', asset, amount: negate(given) },
         { side: 'to', asset: 'BNB', amount: got, fee: feeOf({ cost: detail.serviceChargeAmount, currency: 'BNB' }) },
       ],
-      { occurredAt: seconds(typeof detail.operateTime === 'number' ? detail.operateTime : undefined, 'dust time'), status: 'completed', description: `${name} dust: ${given} ${asset} to ${got} BNB` },
+      {
+        occurredAt: seconds(typeof detail.operateTime === 'number' ? detail.operateTime : undefined, 'dust time'),
+        status: 'completed',
+        description: `${name} dust: ${given} ${asset} to ${got} BNB`,
+      },
     );
   });
 }

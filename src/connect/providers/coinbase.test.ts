@@ -2,7 +2,13 @@ import { generateKeyPairSync } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
 import { snapshotDatabase } from '../../../test/support/db-snapshot.js';
-import { COINBASE_UNAUTHORIZED, startFakeCoinbase, type CoinbaseAccount, type CoinbaseAddress, type CoinbaseWallet } from '../../../test/support/fake-coinbase.js';
+import {
+  COINBASE_UNAUTHORIZED,
+  startFakeCoinbase,
+  type CoinbaseAccount,
+  type CoinbaseAddress,
+  type CoinbaseWallet,
+} from '../../../test/support/fake-coinbase.js';
 import { fakeForTests } from '../../../test/support/fake-exchange-server.js';
 import { liveExchangeSuite, netByAsset } from '../../../test/support/live-exchange.js';
 import { providerAt, refsOf, walkHistory } from '../../../test/support/provider-walk.js';
@@ -32,8 +38,21 @@ function feeWallets(): { btc: CoinbaseWallet; usdt: CoinbaseWallet } {
         network: { hash: '123485af495b4a19521e989b3c67c14cd36e38e7eda755faf8aa4321c8f41be8', status: 'pending', fee: '1.530199' },
         to: '0x22d35481cb74fa959aec61d11a5d4507a6112345',
       },
-      { id: '45cdc829-ba86-5125-8c53-61b8ff3b2f2a', type: 'send', status: 'completed', amount: '2.010000', created_at: '2024-11-03T13:32:02Z', network: { hash: '432e6504d28630c9fbe44ea0aeb6c8f2ff60d271d92045b24b02d65a8b0c2e3a', status: 'confirmed' } },
-      { id: 'c1d2e3f4-0000-4000-8000-000000000001', type: 'buy', status: 'completed', amount: '10.000000', created_at: '2024-11-01T09:00:00Z' },
+      {
+        id: '45cdc829-ba86-5125-8c53-61b8ff3b2f2a',
+        type: 'send',
+        status: 'completed',
+        amount: '2.010000',
+        created_at: '2024-11-03T13:32:02Z',
+        network: { hash: '432e6504d28630c9fbe44ea0aeb6c8f2ff60d271d92045b24b02d65a8b0c2e3a', status: 'confirmed' },
+      },
+      {
+        id: 'c1d2e3f4-0000-4000-8000-000000000001',
+        type: 'buy',
+        status: 'completed',
+        amount: '10.000000',
+        created_at: '2024-11-01T09:00:00Z',
+      },
     ],
   };
   // Bought 0.01 BTC, received 0.0005, sent 0.004 of which 0.0001 was the network's fee.
@@ -43,7 +62,14 @@ function feeWallets(): { btc: CoinbaseWallet; usdt: CoinbaseWallet } {
     available: '0.0065',
     hold: '0',
     transactions: [
-      { id: 'c1d2e3f4-0000-4000-8000-000000000004', type: 'send', status: 'completed', amount: '0.00050000', created_at: '2025-02-03T10:00:00Z', network: { hash: 'c'.repeat(64), status: 'confirmed' } },
+      {
+        id: 'c1d2e3f4-0000-4000-8000-000000000004',
+        type: 'send',
+        status: 'completed',
+        amount: '0.00050000',
+        created_at: '2025-02-03T10:00:00Z',
+        network: { hash: 'c'.repeat(64), status: 'confirmed' },
+      },
       {
         id: 'c1d2e3f4-0000-4000-8000-000000000003',
         type: 'send',
@@ -53,7 +79,13 @@ function feeWallets(): { btc: CoinbaseWallet; usdt: CoinbaseWallet } {
         network: { hash: 'd'.repeat(64), status: 'confirmed', fee: '0.00010000' },
         to: 'bc1qxy2kgdygjrsqtzq2n0yrf2493p83kkfjhx0wlh',
       },
-      { id: 'c1d2e3f4-0000-4000-8000-000000000002', type: 'buy', status: 'completed', amount: '0.01000000', created_at: '2025-02-01T10:00:00Z' },
+      {
+        id: 'c1d2e3f4-0000-4000-8000-000000000002',
+        type: 'buy',
+        status: 'completed',
+        amount: '0.01000000',
+        created_at: '2025-02-01T10:00:00Z',
+      },
     ],
   };
   return { btc, usdt };
@@ -73,7 +105,13 @@ describe.each(engines())('Coinbase through ccxt on %s', (engine) => {
   function btcWallet(count: number): CoinbaseWallet {
     const transactions = Array.from({ length: count }, (_, i) => {
       const n = count - 1 - i;
-      return { id: `tx-${String(n).padStart(4, '0')}`, type: n % 2 === 0 ? 'buy' : 'send', status: 'completed', amount: n % 2 === 0 ? '0.00100000' : '-0.00050000', created_at: new Date(Date.UTC(2025, 0, 1) + n * 86_400_000).toISOString() };
+      return {
+        id: `tx-${String(n).padStart(4, '0')}`,
+        type: n % 2 === 0 ? 'buy' : 'send',
+        status: 'completed',
+        amount: n % 2 === 0 ? '0.00100000' : '-0.00050000',
+        created_at: new Date(Date.UTC(2025, 0, 1) + n * 86_400_000).toISOString(),
+      };
     });
     return { uuid: '8bfc20d7-f7c6-4422-bf07-8243ca4169fe', currency: 'BTC', available: '0.12345678', hold: '0.00000001', transactions };
   }
@@ -96,7 +134,14 @@ describe.each(engines())('Coinbase through ccxt on %s', (engine) => {
       wallets: [
         { ...btcWallet(150), addresses: [{ id: 'addr-1', address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', network: 'bitcoin' }] },
         { uuid: '1bfc20d7-f7c6-4422-bf07-8243ca4169fe', currency: 'USD', available: '1000.50', hold: '0', transactions: [] },
-        { uuid: '2bfc20d7-f7c6-4422-bf07-8243ca4169fe', currency: 'ETH', available: '0', hold: '0', transactions: [], addresses: [{ id: 'addr-2', address: '0x0000000000000000000000000000000000000004', network: 'ethereum' }] },
+        {
+          uuid: '2bfc20d7-f7c6-4422-bf07-8243ca4169fe',
+          currency: 'ETH',
+          available: '0',
+          hold: '0',
+          transactions: [],
+          addresses: [{ id: 'addr-2', address: '0x0000000000000000000000000000000000000004', network: 'ethereum' }],
+        },
       ],
     });
     const id = await connected('coinbase', fields(account));
@@ -123,7 +168,9 @@ describe.each(engines())('Coinbase through ccxt on %s', (engine) => {
     const pages = live.fake.requests.filter((r) => r.path === '/v2/accounts/8bfc20d7-f7c6-4422-bf07-8243ca4169fe/transactions');
     expect(pages.map((r) => r.query.get('starting_after'))).toEqual([null, 'tx-0050']);
     // Every private request carried a fresh ES256 JWT the fake verified (it answers 401 otherwise).
-    expect(live.fake.requests.filter((r) => r.headers.authorization).every((r) => String(r.headers.authorization).startsWith('Bearer '))).toBe(true);
+    expect(
+      live.fake.requests.filter((r) => r.headers.authorization).every((r) => String(r.headers.authorization).startsWith('Bearer ')),
+    ).toBe(true);
   });
 
   it('reads a send’s network fee inside its amount, and the history adds up to the balances', async () => {
@@ -140,20 +187,52 @@ describe.each(engines())('Coinbase through ccxt on %s', (engine) => {
     const transactions = await allTransactions(id);
     expect(netByAsset(transactions)).toEqual({ BTC: '0.0065', USDT: '10' });
     // The send took 2.01 from the wallet: 0.479801 reached the address, 1.530199 paid the network.
-    expect(transactions.find((tx) => tx.fee === '1.530199')).toMatchObject({ type: 'withdrawal', asset: 'USDT', amount: '-0.479801', fee_asset: 'USDT' });
-    expect(transactions.find((tx) => tx.fee === '0.0001')).toMatchObject({ type: 'withdrawal', asset: 'BTC', amount: '-0.0039', fee_asset: 'BTC' });
+    expect(transactions.find((tx) => tx.fee === '1.530199')).toMatchObject({
+      type: 'withdrawal',
+      asset: 'USDT',
+      amount: '-0.479801',
+      fee_asset: 'USDT',
+    });
+    expect(transactions.find((tx) => tx.fee === '0.0001')).toMatchObject({
+      type: 'withdrawal',
+      asset: 'BTC',
+      amount: '-0.0039',
+      fee_asset: 'BTC',
+    });
   });
 
   it('lists a deposit address with its memo or tag, wherever Coinbase answers it', async () => {
-    const wallet = (uuid: string, currency: string, address: CoinbaseAddress): CoinbaseWallet => ({ uuid, currency, available: '25', hold: '0', transactions: [], addresses: [address] });
+    const wallet = (uuid: string, currency: string, address: CoinbaseAddress): CoinbaseWallet => ({
+      uuid,
+      currency,
+      available: '25',
+      hold: '0',
+      transactions: [],
+      addresses: [address],
+    });
     const account = live.fake.addAccount({
       wallets: [
         // The tag at the top level, no `address_info`: the captured answer's shape.
-        wallet('3bfc20d7-f7c6-4422-bf07-8243ca4169fe', 'XRP', { id: 'addr-xrp', address: 'rw2ciyaNshpHe7bCHo4bRWq6pqqynnWKQg', network: 'ripple', destination_tag: '3735928559' }),
+        wallet('3bfc20d7-f7c6-4422-bf07-8243ca4169fe', 'XRP', {
+          id: 'addr-xrp',
+          address: 'rw2ciyaNshpHe7bCHo4bRWq6pqqynnWKQg',
+          network: 'ripple',
+          destination_tag: '3735928559',
+        }),
         // In `address_info`, as Coinbase's reference documents it.
-        wallet('4bfc20d7-f7c6-4422-bf07-8243ca4169fe', 'XLM', { id: 'addr-xlm', address: 'GCKFBEIYV2U22IO2BJ4KVJOIP7XPWQGQFKKWXR6DOSJBV7STMAQSMTGG', network: 'stellar', destination_tag: '987654', addressInfo: true }),
+        wallet('4bfc20d7-f7c6-4422-bf07-8243ca4169fe', 'XLM', {
+          id: 'addr-xlm',
+          address: 'GCKFBEIYV2U22IO2BJ4KVJOIP7XPWQGQFKKWXR6DOSJBV7STMAQSMTGG',
+          network: 'stellar',
+          destination_tag: '987654',
+          addressInfo: true,
+        }),
         // An empty tag is none (the capture's own ERC-20 address).
-        wallet('5bfc20d7-f7c6-4422-bf07-8243ca4169fe', 'USDT', { id: 'addr-usdt', address: '0x80C5F5921493e628A8036343B69B966123De7dC0', network: 'ethereum' }),
+        wallet('5bfc20d7-f7c6-4422-bf07-8243ca4169fe', 'USDT', {
+          id: 'addr-usdt',
+          address: '0x80C5F5921493e628A8036343B69B966123De7dC0',
+          network: 'ethereum',
+        }),
       ],
     });
     const id = await connected('coinbase', fields(account));
@@ -161,7 +240,11 @@ describe.each(engines())('Coinbase through ccxt on %s', (engine) => {
     const addresses = (await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data;
     expect(addresses.map(({ address, asset, label }: Record<string, string>) => ({ address, asset, label }))).toEqual([
       { address: '0x80C5F5921493e628A8036343B69B966123De7dC0', asset: 'USDT', label: 'Coinbase USDT deposit' },
-      { address: 'GCKFBEIYV2U22IO2BJ4KVJOIP7XPWQGQFKKWXR6DOSJBV7STMAQSMTGG', asset: 'XLM', label: 'Coinbase XLM deposit (memo/tag: 987654)' },
+      {
+        address: 'GCKFBEIYV2U22IO2BJ4KVJOIP7XPWQGQFKKWXR6DOSJBV7STMAQSMTGG',
+        asset: 'XLM',
+        label: 'Coinbase XLM deposit (memo/tag: 987654)',
+      },
       { address: 'rw2ciyaNshpHe7bCHo4bRWq6pqqynnWKQg', asset: 'XRP', label: 'Coinbase XRP deposit (memo/tag: 3735928559)' },
     ]);
   });
@@ -188,7 +271,11 @@ describe.each(engines())('Coinbase through ccxt on %s', (engine) => {
       ['250', null],
       ['250', '250'],
     ]);
-    const balances = (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data as { asset: string; available: string; total: string }[];
+    const balances = (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data as {
+      asset: string;
+      available: string;
+      total: string;
+    }[];
     expect(balances).toHaveLength(259);
     expect(balances.find((b) => b.asset === 'T257')).toMatchObject({ available: '258.5', total: '258.5' });
     // The BTC wallets of the first and the second page: one balance, added exactly.
@@ -198,11 +285,14 @@ describe.each(engines())('Coinbase through ccxt on %s', (engine) => {
   it('stores each page of a wallet’s ledger as it arrives: a failure on the second keeps the first, unfinished', async () => {
     const account = live.fake.addAccount({ wallets: [{ ...btcWallet(150), uuid: '7bfc20d7-f7c6-4422-bf07-8243ca4169fe' }] });
     const id = await connected('coinbase', fields(account));
-    live.fake.failNext((r) => r.path === '/v2/accounts/7bfc20d7-f7c6-4422-bf07-8243ca4169fe/transactions' && r.query.get('starting_after') === 'tx-0050', {
-      status: 503,
-      body: 'upstream connect error or disconnect/reset before headers',
-      text: true,
-    });
+    live.fake.failNext(
+      (r) => r.path === '/v2/accounts/7bfc20d7-f7c6-4422-bf07-8243ca4169fe/transactions' && r.query.get('starting_after') === 'tx-0050',
+      {
+        status: 503,
+        body: 'upstream connect error or disconnect/reset before headers',
+        text: true,
+      },
+    );
     const failed = await refresh(id, ['transactions']);
     expect(failed.transaction_refresh).toMatchObject({ status: 'failed', error: { code: 'provider_unavailable' } });
     expect(await allTransactions(id)).toHaveLength(100);
@@ -262,7 +352,8 @@ describe.each(engines())('Coinbase through ccxt on %s', (engine) => {
 /** The wallets' ledgers walked through the provider interface the refresh uses, from a stored cursor. */
 describe('Coinbase wallet ledgers walked from a stored cursor', () => {
   const coinbase = fakeForTests(startFakeCoinbase);
-  const walk = (account: CoinbaseAccount, cursor: string | null) => walkHistory(providerAt('coinbase', coinbase.fake.url), { apiKey: account.key, secret: account.secret }, cursor);
+  const walk = (account: CoinbaseAccount, cursor: string | null) =>
+    walkHistory(providerAt('coinbase', coinbase.fake.url), { apiKey: account.key, secret: account.secret }, cursor);
 
   it('reads every wallet again, once, for a cursor stored when network fees were read on top of the amounts', async () => {
     const { btc, usdt } = feeWallets();
@@ -272,10 +363,17 @@ describe('Coinbase wallet ledgers walked from a stored cursor', () => {
     const read = former.read.flatMap((page) => page.transactions);
     expect(read).toHaveLength(6);
     // The send stored then as −2.01 with its fee on top is read again, as the wallet moved.
-    expect(read.find((tx) => tx.fee === '1.530199')).toMatchObject({ ref: 'ledger:e457a27e-8ad0-56ee-90d3-94d9a86fc203', amount: '-0.479801', description: 'Coinbase wallet ledger: send' });
+    expect(read.find((tx) => tx.fee === '1.530199')).toMatchObject({
+      ref: 'ledger:e457a27e-8ad0-56ee-90d3-94d9a86fc203',
+      amount: '-0.479801',
+      description: 'Coinbase wallet ledger: send',
+    });
     // The cursor now says so: the next walk reads from the day before the newest entry only.
     expect(JSON.parse(former.returned as string)).toEqual({ since: Date.parse('2025-02-02T10:00:00Z'), feeIncluded: true });
     const later = await walk(account, former.returned as string);
-    expect(refsOf(later.read).sort()).toEqual(['ledger:c1d2e3f4-0000-4000-8000-000000000003', 'ledger:c1d2e3f4-0000-4000-8000-000000000004']);
+    expect(refsOf(later.read).sort()).toEqual([
+      'ledger:c1d2e3f4-0000-4000-8000-000000000003',
+      'ledger:c1d2e3f4-0000-4000-8000-000000000004',
+    ]);
   });
 });

@@ -28,8 +28,17 @@ export function exchangeCallLog(db: Db, capabilities: Pick<DbCapabilities, 'supp
         if (capabilities.supportsAdvisoryLocks) await sql`select pg_advisory_xact_lock(hashtext(${key}))`.execute(trx);
         const now = Date.now();
         // Whole milliseconds: PostgreSQL reads the bound value as a bigint.
-        await trx.deleteFrom('connect_exchange_calls').where('key', '=', key).where('at', '<=', Math.floor(now - windowMs)).execute();
-        const calls = await trx.selectFrom('connect_exchange_calls').select(['at', 'weight']).where('key', '=', key).orderBy('at').execute();
+        await trx
+          .deleteFrom('connect_exchange_calls')
+          .where('key', '=', key)
+          .where('at', '<=', Math.floor(now - windowMs))
+          .execute();
+        const calls = await trx
+          .selectFrom('connect_exchange_calls')
+          .select(['at', 'weight'])
+          .where('key', '=', key)
+          .orderBy('at')
+          .execute();
         let used = calls.reduce((sum, call) => sum + call.weight, 0);
         if (used + weight <= limit) {
           await trx.insertInto('connect_exchange_calls').values({ key, at: now, weight }).execute();

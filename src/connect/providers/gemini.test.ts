@@ -14,7 +14,16 @@ describe.each(engines())('Gemini through ccxt on %s', (engine) => {
   const live = liveExchangeSuite(engine, 'gemini', startFakeGemini);
   const { consented, connected, refresh, allTransactions, call } = live;
   const fields = (account: GeminiAccount) => ({ apiKey: account.key, secret: account.secret });
-  const trade = (symbol: string, tid: number, type: 'Buy' | 'Sell', amount: string, price: string, fee_amount: string, fee_currency: string, daysAgo: number): GeminiTrade => ({
+  const trade = (
+    symbol: string,
+    tid: number,
+    type: 'Buy' | 'Sell',
+    amount: string,
+    price: string,
+    fee_amount: string,
+    fee_currency: string,
+    daysAgo: number,
+  ): GeminiTrade => ({
     symbol,
     tid,
     order_id: String(tid * 10),
@@ -41,7 +50,10 @@ describe.each(engines())('Gemini through ccxt on %s', (engine) => {
         { currency: 'BTC', amount: '1.2', available: '1.2' },
         { currency: 'USD', amount: '4995.001', available: '4995.001' },
       ],
-      transfers: [...deposits, { eid: 5000, type: 'Deposit', status: 'Complete', currency: 'USD', amount: '5000', timestampms: Date.now() - 50 * DAY }],
+      transfers: [
+        ...deposits,
+        { eid: 5000, type: 'Deposit', status: 'Complete', currency: 'USD', amount: '5000', timestampms: Date.now() - 50 * DAY },
+      ],
       addresses: { bitcoin: [{ address: 'bc1qgeminideposit000000000000000000000000', timestamp: Date.now() - 90 * DAY, label: 'BTC' }] },
       trades: [
         trade('ethusd', 1, 'Buy', '1', '2000', '2', 'USD', 40),
@@ -59,7 +71,12 @@ describe.each(engines())('Gemini through ccxt on %s', (engine) => {
     expect((await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data).toEqual([
       expect.objectContaining({ address: 'bc1qgeminideposit000000000000000000000000', asset: 'BTC', network: 'BTC', kind: 'deposit' }),
     ]);
-    expect(live.fake.requests.slice(before).filter((r) => r.path.startsWith('/v1/addresses/')).map((r) => r.path)).toEqual(['/v1/addresses/bitcoin']);
+    expect(
+      live.fake.requests
+        .slice(before)
+        .filter((r) => r.path.startsWith('/v1/addresses/'))
+        .map((r) => r.path),
+    ).toEqual(['/v1/addresses/bitcoin']);
 
     const transactions = await allTransactions(id);
     expect(transactions.filter((tx) => tx.type === 'deposit')).toHaveLength(121);
@@ -71,7 +88,13 @@ describe.each(engines())('Gemini through ccxt on %s', (engine) => {
       ['USD', '4995.001'],
     ]);
 
-    const payloads = live.fake.requests.slice(before).map((r) => ({ path: r.path, body: JSON.parse(Buffer.from(String(r.headers['x-gemini-payload'] ?? ''), 'base64').toString('utf8') || '{}') as Record<string, unknown> }));
+    const payloads = live.fake.requests.slice(before).map((r) => ({
+      path: r.path,
+      body: JSON.parse(Buffer.from(String(r.headers['x-gemini-payload'] ?? ''), 'base64').toString('utf8') || '{}') as Record<
+        string,
+        unknown
+      >,
+    }));
     // Transfers from the beginning, 50 at a time, each page from one ms after the newest read, to an empty page.
     const transferPages = payloads.filter((p) => p.path === '/v1/transfers').map((p) => p.body);
     expect(transferPages).toHaveLength(4);
@@ -83,7 +106,10 @@ describe.each(engines())('Gemini through ccxt on %s', (engine) => {
   });
 
   it('asks each market only for trades after the last one read on the next refresh', async () => {
-    const account = live.fake.addAccount({ balances: [{ currency: 'USD', amount: '100', available: '100' }], trades: [trade('btcusd', 10, 'Buy', '0.001', '60000', '0.6', 'USD', 3)] });
+    const account = live.fake.addAccount({
+      balances: [{ currency: 'USD', amount: '100', available: '100' }],
+      trades: [trade('btcusd', 10, 'Buy', '0.001', '60000', '0.6', 'USD', 3)],
+    });
     const id = await connected('gemini', fields(account));
     await refresh(id, ['transactions']);
     const first = account.trades[0] as GeminiTrade;
@@ -92,7 +118,13 @@ describe.each(engines())('Gemini through ccxt on %s', (engine) => {
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
     const btc = live.fake.requests
       .slice(before)
-      .map((r) => JSON.parse(Buffer.from(String(r.headers['x-gemini-payload'] ?? ''), 'base64').toString('utf8') || '{}') as Record<string, unknown>)
+      .map(
+        (r) =>
+          JSON.parse(Buffer.from(String(r.headers['x-gemini-payload'] ?? ''), 'base64').toString('utf8') || '{}') as Record<
+            string,
+            unknown
+          >,
+      )
       .filter((b) => b.request === '/v1/mytrades' && b.symbol === 'btcusd');
     expect(btc[0]?.timestamp).toBe(first.timestampms + 1);
     const transactions = await allTransactions(id);

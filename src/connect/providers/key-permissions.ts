@@ -31,7 +31,14 @@ export const binanceKeyPermissions: KeyPermissionCheck = {
   method: 'sapiGetAccountApiRestrictions',
   read(response) {
     const r = record(response, 'apiRestrictions');
-    const trading = ['enableSpotAndMarginTrading', 'enableMargin', 'enableFutures', 'enableVanillaOptions', 'enablePortfolioMarginTrading', 'enableFixApiTrade'];
+    const trading = [
+      'enableSpotAndMarginTrading',
+      'enableMargin',
+      'enableFutures',
+      'enableVanillaOptions',
+      'enablePortfolioMarginTrading',
+      'enableFixApiTrade',
+    ];
     return {
       canTrade: trading.some((name) => flag(r[name])),
       // An internal transfer sends funds to another Binance user: as good as a withdrawal.
@@ -64,7 +71,9 @@ export const okxKeyPermissions: KeyPermissionCheck = {
   read(response) {
     const data = record(response, 'account config').data;
     if (!Array.isArray(data)) throw new TypeError('account config: expected data[]');
-    const perms = String(record(data[0], 'account config data').perm ?? '').split(',').map((p) => p.trim());
+    const perms = String(record(data[0], 'account config data').perm ?? '')
+      .split(',')
+      .map((p) => p.trim());
     return { canTrade: perms.includes('trade'), canWithdraw: perms.includes('withdraw') };
   },
 };
@@ -87,7 +96,9 @@ export const kucoinKeyPermissions: KeyPermissionCheck = {
   method: 'privateGetUserApiKey',
   read(response) {
     const data = record(record(response, 'api-key').data, 'api-key data');
-    const perms = String(data.permission ?? '').split(',').map((p) => p.trim().toLowerCase());
+    const perms = String(data.permission ?? '')
+      .split(',')
+      .map((p) => p.trim().toLowerCase());
     return {
       canTrade: perms.some((p) => p !== '' && p !== 'general' && p !== 'withdrawal'),
       canWithdraw: perms.includes('withdrawal'),

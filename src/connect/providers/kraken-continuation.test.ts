@@ -23,14 +23,24 @@ describe.each(engines())('Kraken refreshes over several job runs on %s', (engine
     expect(refreshed.transaction_refresh).toMatchObject({ status: 'succeeded', error: null });
     expect(await allTransactions(id)).toHaveLength(120);
     // One ledger page per run: the first from the top, each next one below the oldest entry stored.
-    const pages = live.fake.requests.slice(before).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
+    const pages = live.fake.requests
+      .slice(before)
+      .filter((r) => r.path === '/0/private/Ledgers')
+      .map((r) => new URLSearchParams(r.body));
     expect(pages).toHaveLength(3);
     expect(pages.map((p) => p.get('ofs'))).toEqual(['0', '0', '0']);
     expect(pages[0]?.has('end')).toBe(false);
     expect(Number(pages[2]?.get('end'))).toBeLessThan(Number(pages[1]?.get('end')));
-    const runs = await live.app.ctx.db.selectFrom('jobs').select(['id']).where('type', '=', 'connect.refresh_account').where('payload', 'like', `%${id}%`).execute();
+    const runs = await live.app.ctx.db
+      .selectFrom('jobs')
+      .select(['id'])
+      .where('type', '=', 'connect.refresh_account')
+      .where('payload', 'like', `%${id}%`)
+      .execute();
     expect(runs.length).toBe(3);
-    const events = (await call('GET', '/v1/events?limit=100')).json().data.filter((e: { type: string; data: { object: { id: string } } }) => e.type === 'account.refreshed' && e.data.object.id === id);
+    const events = (await call('GET', '/v1/events?limit=100'))
+      .json()
+      .data.filter((e: { type: string; data: { object: { id: string } } }) => e.type === 'account.refreshed' && e.data.object.id === id);
     expect(events).toHaveLength(1);
   });
 
@@ -38,7 +48,15 @@ describe.each(engines())('Kraken refreshes over several job runs on %s', (engine
     const account = live.fake.addAccount({ ledger: krakenLedger(3) });
     const id = await connected('kraken', { apiKey: account.key, secret: account.secret });
     const scheduled = async () =>
-      (await live.app.ctx.db.selectFrom('jobs').select(['run_at', 'payload']).where('type', '=', 'connect.refresh_account').where('status', '=', 'pending').where('payload', 'like', `%${id}%`).execute()).map((job) => ({
+      (
+        await live.app.ctx.db
+          .selectFrom('jobs')
+          .select(['run_at', 'payload'])
+          .where('type', '=', 'connect.refresh_account')
+          .where('status', '=', 'pending')
+          .where('payload', 'like', `%${id}%`)
+          .execute()
+      ).map((job) => ({
         at: Math.floor(Number(job.run_at) / 1000),
         retry: (JSON.parse(job.payload) as { retry?: number }).retry,
       }));

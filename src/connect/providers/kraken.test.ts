@@ -39,7 +39,8 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
   it('offers the exchanges of the table in live mode, and Kraken asks for exactly a key and a secret with read-only steps', async () => {
     const { path, agent } = await consented();
     const list = await agent.get(`${path}/providers`);
-    for (const name of ['Coinbase', 'Kraken', 'Binance', 'Bitstamp', 'Gemini', 'OKX', 'Bitfinex', 'KuCoin']) expect(list.body).toContain(name);
+    for (const name of ['Coinbase', 'Kraken', 'Binance', 'Bitstamp', 'Gemini', 'OKX', 'Bitfinex', 'KuCoin'])
+      expect(list.body).toContain(name);
     const form = await agent.get(`${path}/providers/kraken`);
     expect(form.statusCode).toBe(200);
     const fields = [...form.body.matchAll(/<(?:input|textarea)[^>]* name="([^"]+)"/g)].map((m) => m[1]).filter((name) => name !== '_csrf');
@@ -66,14 +67,22 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
   it.each([
     ['an unknown key', 'EAPI:Invalid key', 422, 'Kraken did not accept this API key and secret.'],
     ['a key without the Query Funds permission', 'EGeneral:Permission denied', 422, 'This key is missing a permission'],
-    ['a nonce lower than the last one (key shared with another app)', 'EAPI:Invalid nonce', 422, 'refused the request&#39;s timing (nonce)'],
+    [
+      'a nonce lower than the last one (key shared with another app)',
+      'EAPI:Invalid nonce',
+      422,
+      'refused the request&#39;s timing (nonce)',
+    ],
     ['the rate limit', 'EAPI:Rate limit exceeded', 503, 'Kraken is limiting how often we may ask.'],
     ['a locked account', 'ETrade:User Locked', 422, 'Kraken says this account is locked or suspended.'],
     ['an outage', 'EService:Unavailable', 503, 'Kraken is not responding right now.'],
   ])('explains %s (%s) in the flow and creates no account', async (_what, error, status, message) => {
     const account = live.fake.addAccount({ failWith: error });
     const { session: created, path, agent } = await consented();
-    const res = await agent.post(`${path}/providers/kraken`, { apiKey: error === 'EAPI:Invalid key' ? `${account.key}x` : account.key, secret: account.secret });
+    const res = await agent.post(`${path}/providers/kraken`, {
+      apiKey: error === 'EAPI:Invalid key' ? `${account.key}x` : account.key,
+      secret: account.secret,
+    });
     expect(res.statusCode).toBe(status);
     expect(res.body).toContain(message);
     expect(await session(created.id)).toMatchObject({ status: 'open', accounts: [] });
@@ -108,7 +117,14 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
     ]);
     const addresses = (await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data;
     expect(addresses).toEqual([
-      { object: 'address', address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq', asset: 'BTC', network: 'BTC', kind: 'deposit', label: 'Kraken BTC deposit' },
+      {
+        object: 'address',
+        address: 'bc1qar0srrr7xfkvy5l643lydnw9re59gtzzwf5mdq',
+        asset: 'BTC',
+        network: 'BTC',
+        kind: 'deposit',
+        label: 'Kraken BTC deposit',
+      },
     ]);
   });
 
@@ -160,7 +176,10 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
     // It asks only for what is older than the oldest entry stored (Kraken's `end`, inclusive):
     // the 20 left and the few of the boundary second again, one page.
     const oldestStored = Math.floor((account.ledger[20] as { time: number }).time);
-    const resumed = live.fake.requests.slice(before).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
+    const resumed = live.fake.requests
+      .slice(before)
+      .filter((r) => r.path === '/0/private/Ledgers')
+      .map((r) => new URLSearchParams(r.body));
     expect(resumed.map((p) => [p.get('end'), p.get('ofs')])).toEqual([[String(oldestStored + 1), '0']]);
     expect(await allTransactions(id)).toHaveLength(120);
 
@@ -168,7 +187,10 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
     const newest = Math.floor(Math.max(...account.ledger.map((e) => e.time)));
     const again = live.fake.requests.length;
     await refresh(id, ['transactions']);
-    const next = live.fake.requests.slice(again).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
+    const next = live.fake.requests
+      .slice(again)
+      .filter((r) => r.path === '/0/private/Ledgers')
+      .map((r) => new URLSearchParams(r.body));
     expect(next.every((p) => p.get('start') === String(newest - 86_400) && !p.has('end'))).toBe(true);
   });
 
@@ -183,7 +205,10 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
     account.ledger.push(...krakenLedger(30, { startTime: newest + 3 * 86_400, spacing: 3600, first: 120 }));
     const requestsBefore = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
-    const ledgerCalls = live.fake.requests.slice(requestsBefore).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
+    const ledgerCalls = live.fake.requests
+      .slice(requestsBefore)
+      .filter((r) => r.path === '/0/private/Ledgers')
+      .map((r) => new URLSearchParams(r.body));
     // From a day before the newest entry already read: 24 re-read, 30 new → two pages.
     expect(ledgerCalls.map((p) => [p.get('start'), p.get('ofs')])).toEqual([
       [String(newest - 86_400), '0'],
@@ -196,19 +221,34 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
     const account = live.fake.addAccount({ ledger: krakenLedger(3) });
     const id = await connected(account);
     // A checkpoint of another walk (by `until`): read as this walk's, it would start it anywhere.
-    await live.app.ctx.db.updateTable('connect_accounts').set({ transaction_cursor: JSON.stringify({ backfill: { until: 1_767_603_600_000, top: 1_767_603_600 } }) }).where('id', '=', id).execute();
+    await live.app.ctx.db
+      .updateTable('connect_accounts')
+      .set({ transaction_cursor: JSON.stringify({ backfill: { until: 1_767_603_600_000, top: 1_767_603_600 } }) })
+      .where('id', '=', id)
+      .execute();
     const before = live.fake.requests.length;
     expect((await call('POST', `/v1/connect/accounts/${id}/refresh`, { features: ['transactions'] })).statusCode).toBe(200);
     await runDueJobs(live.app.ctx);
     // The job fails with the misfit (the worker logs it, and retries), having asked Kraken nothing.
-    const job = await live.app.ctx.db.selectFrom('jobs').select(['status', 'last_error']).where('payload', 'like', `%"account_id":"${id}"%`).executeTakeFirstOrThrow();
-    expect(job.last_error).toContain("Kraken's stored history cursor is not one of the ledger-offset walk's: /backfill/end Expected required property");
+    const job = await live.app.ctx.db
+      .selectFrom('jobs')
+      .select(['status', 'last_error'])
+      .where('payload', 'like', `%"account_id":"${id}"%`)
+      .executeTakeFirstOrThrow();
+    expect(job.last_error).toContain(
+      "Kraken's stored history cursor is not one of the ledger-offset walk's: /backfill/end Expected required property",
+    );
     expect(live.fake.requests.slice(before).some((r) => r.path === '/0/private/Ledgers')).toBe(false);
     await live.app.ctx.db.deleteFrom('jobs').where('payload', 'like', `%"account_id":"${id}"%`).execute();
   });
 
   it.each([
-    ['the rate limit', (a: KrakenAccount) => (a.failWith = 'EAPI:Rate limit exceeded'), 'provider_rate_limited', EXCHANGE_RATE_LIMIT_SECONDS],
+    [
+      'the rate limit',
+      (a: KrakenAccount) => (a.failWith = 'EAPI:Rate limit exceeded'),
+      'provider_rate_limited',
+      EXCHANGE_RATE_LIMIT_SECONDS,
+    ],
     ['an outage', (a: KrakenAccount) => (a.failWith = 'EService:Unavailable'), 'provider_unavailable', EXCHANGE_UNAVAILABLE_SECONDS],
   ])('records %s as a failed refresh with the time to come back', async (_what, breakIt, code, seconds) => {
     const account = live.fake.addAccount({ ledger: krakenLedger(3) });
@@ -250,7 +290,10 @@ describe.each(engines())('Kraken through ccxt on %s', (engine) => {
   });
 
   it('never writes an API key or secret to the logs or the database', async () => {
-    const account = live.fake.addAccount({ balances: { XXBT: { balance: '1.0000000000', hold_trade: '0.0000000000' } }, ledger: krakenLedger(60) });
+    const account = live.fake.addAccount({
+      balances: { XXBT: { balance: '1.0000000000', hold_trade: '0.0000000000' } },
+      ledger: krakenLedger(60),
+    });
     const { session: created, path, agent } = await consented();
     // A failed attempt first (its key and secret must not be kept either), then the real one.
     const other = live.fake.addAccount({ failWith: 'EGeneral:Permission denied' });

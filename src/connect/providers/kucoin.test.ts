@@ -31,13 +31,42 @@ function classic(padding: number, perMillisecond = 5) {
     entry({ currency: 'USDT', amount: '600', direction: 'out', bizType: 'TRANSFER', accountType: 'MAIN', daysAgo: 100 }),
     entry({ currency: 'USDT', amount: '600', direction: 'in', bizType: 'Transfer', accountType: 'TRADE', daysAgo: 100 }),
     // Bought 0.01 BTC for 300 USDT, the fee (0.3 USDT) in what went out.
-    entry({ currency: 'USDT', amount: '300.3', fee: '0.3', direction: 'out', bizType: 'TRADE_EXCHANGE', accountType: 'TRADE', daysAgo: 50, context: '{"symbol":"BTC-USDT","orderId":"6705f6350dc7210007d6a36d","tradeId":"10046097631627265"}' }),
-    entry({ currency: 'BTC', amount: '0.01', direction: 'in', bizType: 'Exchange', accountType: 'TRADE', daysAgo: 50, context: '{"symbol":"BTC-USDT","orderId":"6705f6350dc7210007d6a36d","tradeId":"10046097631627265"}' }),
+    entry({
+      currency: 'USDT',
+      amount: '300.3',
+      fee: '0.3',
+      direction: 'out',
+      bizType: 'TRADE_EXCHANGE',
+      accountType: 'TRADE',
+      daysAgo: 50,
+      context: '{"symbol":"BTC-USDT","orderId":"6705f6350dc7210007d6a36d","tradeId":"10046097631627265"}',
+    }),
+    entry({
+      currency: 'BTC',
+      amount: '0.01',
+      direction: 'in',
+      bizType: 'Exchange',
+      accountType: 'TRADE',
+      daysAgo: 50,
+      context: '{"symbol":"BTC-USDT","orderId":"6705f6350dc7210007d6a36d","tradeId":"10046097631627265"}',
+    }),
   ];
   const base = now - 20 * DAY;
-  for (let i = 0; i < padding; i++) entries.push({ id: hexId((id += 11n)), currency: 'USDT', amount: '1', fee: '0', direction: 'in', bizType: 'DEPOSIT', accountType: 'MAIN', createdAt: base + Math.floor(i / perMillisecond) });
+  for (let i = 0; i < padding; i++)
+    entries.push({
+      id: hexId((id += 11n)),
+      currency: 'USDT',
+      amount: '1',
+      fee: '0',
+      direction: 'in',
+      bizType: 'DEPOSIT',
+      accountType: 'MAIN',
+      createdAt: base + Math.floor(i / perMillisecond),
+    });
   // Withdrew 0.05 BTC, the fee (0.0005 BTC) in what left the account.
-  entries.push(entry({ currency: 'BTC', amount: '0.0505', fee: '0.0005', direction: 'out', bizType: 'WITHDRAW', accountType: 'MAIN', daysAgo: 10 }));
+  entries.push(
+    entry({ currency: 'BTC', amount: '0.0505', fee: '0.0005', direction: 'out', bizType: 'WITHDRAW', accountType: 'MAIN', daysAgo: 10 }),
+  );
   return {
     entries,
     balances: [
@@ -62,9 +91,19 @@ function highFrequency(padding: number) {
     const { ago, fee, ...rest } = fields;
     return { id: String((id += 7n)), accountType: 'TRADE_HF', fee: fee ?? '0', createdAt: now - ago, ...rest };
   };
-  entries.push({ id: hexId(265_329_987_790_001n), currency: 'USDT', amount: '100', fee: '0', direction: 'out', bizType: 'Transfer', accountType: 'MAIN', createdAt: now - 2 * DAY });
+  entries.push({
+    id: hexId(265_329_987_790_001n),
+    currency: 'USDT',
+    amount: '100',
+    fee: '0',
+    direction: 'out',
+    bizType: 'Transfer',
+    accountType: 'MAIN',
+    createdAt: now - 2 * DAY,
+  });
   entries.push(hf({ currency: 'USDT', amount: '100', direction: 'in', bizType: 'TRANSFER', ago: 2 * DAY }));
-  for (let i = 0; i < padding; i++) entries.push(hf({ currency: 'USDT', amount: '1', direction: 'in', bizType: 'TRANSFER', ago: DAY + 1000 - i }));
+  for (let i = 0; i < padding; i++)
+    entries.push(hf({ currency: 'USDT', amount: '1', direction: 'in', bizType: 'TRANSFER', ago: DAY + 1000 - i }));
   // Bought 0.001 BTC for 50 USDT: 0.00099 BTC came in, after a 0.00001 BTC fee.
   entries.push(hf({ currency: 'USDT', amount: '50', direction: 'out', bizType: 'TRADE_EXCHANGE', ago: 3_600_000 }));
   entries.push(hf({ currency: 'BTC', amount: '0.00099', fee: '0.00001', direction: 'in', bizType: 'TRADE_EXCHANGE', ago: 3_600_000 }));
@@ -72,7 +111,11 @@ function highFrequency(padding: number) {
   return {
     entries,
     hf: true,
-    balances: [...main, { type: 'trade_hf' as const, currency: 'USDT', balance: String(50 + padding), available: String(50 + padding) }, { type: 'trade_hf' as const, currency: 'BTC', balance: '0.00099', available: '0.00099' }],
+    balances: [
+      ...main,
+      { type: 'trade_hf' as const, currency: 'USDT', balance: String(50 + padding), available: String(50 + padding) },
+      { type: 'trade_hf' as const, currency: 'BTC', balance: '0.00099', available: '0.00099' },
+    ],
   };
 }
 
@@ -86,13 +129,24 @@ describe.each(engines())('KuCoin through ccxt on %s', (engine) => {
   const live = liveExchangeSuite(engine, 'kucoin', startFakeKucoin);
   const { consented, connected, refresh, allTransactions, call } = live;
   const fields = (account: KucoinAccount) => ({ apiKey: account.key, secret: account.secret, password: account.passphrase });
-  const calls = (from: number, path: string) => live.fake.requests.slice(from).filter((r) => r.path === path).map((r) => r.query);
-  const balancesOf = async (id: string) => (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data.map((b: { asset: string; total: string }) => [b.asset, b.total]);
+  const calls = (from: number, path: string) =>
+    live.fake.requests
+      .slice(from)
+      .filter((r) => r.path === path)
+      .map((r) => r.query);
+  const balancesOf = async (id: string) =>
+    (await call('GET', `/v1/connect/accounts/${id}/balances`)).json().data.map((b: { asset: string; total: string }) => [b.asset, b.total]);
 
   it('walks the account ledger a day a call back a year, past quiet days, and the history adds up to the Main and Trade balances', async () => {
     const account = live.fake.addAccount({
       ...classic(1200),
-      addresses: { BTC: [{ chain: 'btc', address: 'bc1qkucoindeposit00000000000000000000000000' }], USDT: [{ chain: 'eth', address: '0x00000000000000000000000000000000000000aa' }, { chain: 'trx', address: 'TKucoinDeposit000000000000000000000' }] },
+      addresses: {
+        BTC: [{ chain: 'btc', address: 'bc1qkucoindeposit00000000000000000000000000' }],
+        USDT: [
+          { chain: 'eth', address: '0x00000000000000000000000000000000000000aa' },
+          { chain: 'trx', address: 'TKucoinDeposit000000000000000000000' },
+        ],
+      },
     });
     const id = await connected('kucoin', fields(account));
     const before = live.fake.requests.length;
@@ -108,17 +162,28 @@ describe.each(engines())('KuCoin through ccxt on %s', (engine) => {
     expect(transactions).toHaveLength(6 + 1200 + 1);
     expect(netByAsset(transactions)).toEqual({ BTC: '0.4595', USDT: '1899.7' });
     // The amount moved, the fee on top (KuCoin's amount has it in).
-    expect(transactions.filter((tx) => tx.type === 'withdrawal')).toEqual([expect.objectContaining({ asset: 'BTC', amount: '-0.05', fee: '0.0005', fee_asset: 'BTC' })]);
+    expect(transactions.filter((tx) => tx.type === 'withdrawal')).toEqual([
+      expect.objectContaining({ asset: 'BTC', amount: '-0.05', fee: '0.0005', fee_asset: 'BTC' }),
+    ]);
     // Deposits answered with the older name (Deposit) and with the code (DEPOSIT) alike.
     expect(transactions.filter((tx) => tx.type === 'deposit')).toHaveLength(2 + 1200);
-    expect(transactions.filter((tx) => tx.type === 'trade').map((tx) => [tx.asset, tx.amount, tx.fee]).sort()).toEqual([
+    expect(
+      transactions
+        .filter((tx) => tx.type === 'trade')
+        .map((tx) => [tx.asset, tx.amount, tx.fee])
+        .sort(),
+    ).toEqual([
       ['BTC', '0.01', null],
       ['USDT', '-300', '0.3'],
     ]);
 
     // Every call asks for 24 hours at most; the windows go back from now a year, one after
     // another, the busy day in three pages of 500.
-    const ledger = calls(before, '/api/v1/accounts/ledgers').map((q) => ({ start: Number(q.get('startAt')), end: Number(q.get('endAt')), size: q.get('pageSize') }));
+    const ledger = calls(before, '/api/v1/accounts/ledgers').map((q) => ({
+      start: Number(q.get('startAt')),
+      end: Number(q.get('endAt')),
+      size: q.get('pageSize'),
+    }));
     expect(ledger.every((c) => c.end - c.start < DAY && c.size === '500')).toBe(true);
     expect(ledger[0]?.end).toBeGreaterThan(Date.now() - 60_000);
     expect(Math.min(...ledger.map((c) => c.start))).toBeLessThan(Date.now() - 363 * DAY);
@@ -128,7 +193,12 @@ describe.each(engines())('KuCoin through ccxt on %s', (engine) => {
     expect(calls(before, '/api/v1/hf/accounts/opened').length).toBeGreaterThan(0);
     expect(calls(before, '/api/v1/hf/accounts/ledgers')).toHaveLength(0);
 
-    expect((await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data.map((a: { asset: string; address: string }) => [a.asset, a.address]).sort()).toEqual([
+    expect(
+      (await call('GET', `/v1/connect/accounts/${id}/addresses`))
+        .json()
+        .data.map((a: { asset: string; address: string }) => [a.asset, a.address])
+        .sort(),
+    ).toEqual([
       ['BTC', 'bc1qkucoindeposit00000000000000000000000000'],
       ['USDT', '0x00000000000000000000000000000000000000aa'],
       ['USDT', 'TKucoinDeposit000000000000000000000'],
@@ -167,7 +237,16 @@ describe.each(engines())('KuCoin through ccxt on %s', (engine) => {
     const account = live.fake.addAccount(classic(0));
     const id = await connected('kucoin', fields(account));
     await refresh(id, ['transactions']);
-    account.entries.push({ id: hexId(265_329_987_799_999n), currency: 'USDT', amount: '5', fee: '0', direction: 'in', bizType: 'Deposit', accountType: 'MAIN', createdAt: Date.now() });
+    account.entries.push({
+      id: hexId(265_329_987_799_999n),
+      currency: 'USDT',
+      amount: '5',
+      fee: '0',
+      direction: 'in',
+      bizType: 'Deposit',
+      accountType: 'MAIN',
+      createdAt: Date.now(),
+    });
     const before = live.fake.requests.length;
     expect((await refresh(id, ['transactions'])).transaction_refresh).toMatchObject({ status: 'succeeded' });
     // From a day before the newest entry the last refresh read (the withdrawal ten days ago):
@@ -181,7 +260,11 @@ describe.each(engines())('KuCoin through ccxt on %s', (engine) => {
   it('records a used-up quota as rate limited, with the time to come back, and an outage as unavailable', async () => {
     const account = live.fake.addAccount(classic(0));
     const id = await connected('kucoin', fields(account));
-    live.fake.failNext((r) => r.path === '/api/v1/accounts', { status: 429, body: { code: '429000', msg: 'Too Many Requests' }, headers: { 'gw-ratelimit-reset': '1500' } });
+    live.fake.failNext((r) => r.path === '/api/v1/accounts', {
+      status: 429,
+      body: { code: '429000', msg: 'Too Many Requests' },
+      headers: { 'gw-ratelimit-reset': '1500' },
+    });
     const before = Math.floor(live.app.clock.now() / 1000);
     const limited = await refresh(id, ['balances']);
     expect(limited.balance_refresh).toMatchObject({ status: 'failed', error: { code: 'provider_rate_limited' } });
@@ -191,9 +274,16 @@ describe.each(engines())('KuCoin through ccxt on %s', (engine) => {
     // The older per-endpoint limit, 200002, likewise.
     const other = await connected('kucoin', fields(live.fake.addAccount(classic(0))));
     live.fake.failNext((r) => r.path === '/api/v1/accounts', { status: 200, body: { code: '200002', msg: 'Too many requests' } });
-    expect((await refresh(other, ['balances'])).balance_refresh).toMatchObject({ status: 'failed', error: { code: 'provider_rate_limited' } });
+    expect((await refresh(other, ['balances'])).balance_refresh).toMatchObject({
+      status: 'failed',
+      error: { code: 'provider_rate_limited' },
+    });
 
-    live.fake.failNext((r) => r.path === '/api/v1/accounts/ledgers', { status: 503, body: 'Service Unavailable: we are temporarily offline for maintenance', text: true });
+    live.fake.failNext((r) => r.path === '/api/v1/accounts/ledgers', {
+      status: 503,
+      body: 'Service Unavailable: we are temporarily offline for maintenance',
+      text: true,
+    });
     const down = await refresh(id, ['transactions']);
     expect(down.transaction_refresh).toMatchObject({ status: 'failed', error: { code: 'provider_unavailable' } });
     expect(down.transaction_refresh.next_refresh_available_at).toBeGreaterThan(0);
@@ -233,7 +323,13 @@ describe.each(engines())('KuCoin through ccxt on %s', (engine) => {
 describe('KuCoin ledger walked across jobs', () => {
   const kucoin = fakeForTests(startFakeKucoin);
 
-  const walk = (account: KucoinAccount, cursor: string | null, pages = Infinity) => walkHistory(providerAt('kucoin', kucoin.fake.url), { apiKey: account.key, secret: account.secret, password: account.passphrase }, cursor, pages);
+  const walk = (account: KucoinAccount, cursor: string | null, pages = Infinity) =>
+    walkHistory(
+      providerAt('kucoin', kucoin.fake.url),
+      { apiKey: account.key, secret: account.secret, password: account.passphrase },
+      cursor,
+      pages,
+    );
 
   it('resumes from its checkpoint at the window it reached, and reads every entry once', async () => {
     const account = kucoin.fake.addAccount(classic(1200));
@@ -247,20 +343,30 @@ describe('KuCoin ledger walked across jobs', () => {
     expect(until).toBeLessThan(Date.now() - 19 * DAY);
     const before = kucoin.fake.requests.length;
     const rest = await walk(account, first.read.at(-1)?.checkpoint as string);
-    expect(Number(kucoin.fake.requests.slice(before).find((r) => r.path === '/api/v1/accounts/ledgers')?.query.get('endAt'))).toBe(until);
+    expect(
+      Number(
+        kucoin.fake.requests
+          .slice(before)
+          .find((r) => r.path === '/api/v1/accounts/ledgers')
+          ?.query.get('endAt'),
+      ),
+    ).toBe(until);
     // Every entry, none twice but those of the millisecond a resume asks again (upserted).
     const refs = new Set([...refsOf(first.read), ...refsOf(rest.read)]);
     expect([...refs].sort()).toEqual(account.entries.map((e) => `ledger:${e.id}`).sort());
   });
 
-  it.each([false, true])('reads every entry of a millisecond a page boundary splits (startAt and endAt exclusive: %s)', async (boundsExclusive) => {
-    // Seven entries a millisecond: pages of 500 end inside one.
-    const account = kucoin.fake.addAccount({ ...classic(1200, 7), boundsExclusive });
-    const { read } = await walk(account, null);
-    const refs = refsOf(read);
-    expect(new Set(refs)).toEqual(new Set(account.entries.map((e) => `ledger:${e.id}`)));
-    expect(new Set(refs).size).toBe(refs.length);
-  });
+  it.each([false, true])(
+    'reads every entry of a millisecond a page boundary splits (startAt and endAt exclusive: %s)',
+    async (boundsExclusive) => {
+      // Seven entries a millisecond: pages of 500 end inside one.
+      const account = kucoin.fake.addAccount({ ...classic(1200, 7), boundsExclusive });
+      const { read } = await walk(account, null);
+      const refs = refsOf(read);
+      expect(new Set(refs)).toEqual(new Set(account.entries.map((e) => `ledger:${e.id}`)));
+      expect(new Set(refs).size).toBe(refs.length);
+    },
+  );
 
   it('leaves a checkpoint every 30 quiet windows, so an empty account’s walk goes on across jobs too', async () => {
     const account = kucoin.fake.addAccount({ entries: [], balances: [] });
@@ -276,7 +382,10 @@ describe('KuCoin ledger walked across jobs', () => {
     const before = kucoin.fake.requests.length;
     // The walk by end time alone ended at the first quiet day: its cursor may hide older entries.
     const { returned } = await walk(account, JSON.stringify({ since: Date.now() - 5 * DAY }));
-    const starts = kucoin.fake.requests.slice(before).filter((r) => r.path === '/api/v1/accounts/ledgers').map((r) => Number(r.query.get('startAt')));
+    const starts = kucoin.fake.requests
+      .slice(before)
+      .filter((r) => r.path === '/api/v1/accounts/ledgers')
+      .map((r) => Number(r.query.get('startAt')));
     expect(Math.min(...starts)).toBeLessThan(Date.now() - 363 * DAY);
     expect(JSON.parse(returned as string)).toEqual({ since: expect.any(Number), windowed: true });
   });

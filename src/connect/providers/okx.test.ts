@@ -17,12 +17,34 @@ const DAY = 86_400_000;
 function history(padding: number, tradingPadding = 0) {
   const now = Date.now();
   let id = 1_000_000;
-  const bill = (ccy: string, balChg: string, type: string, daysAgo: number, extra: Partial<OkxBill> = {}): OkxBill => ({ billId: String((id += 7)), ccy, balChg, bal: '0', type, ts: now - daysAgo * DAY, ...extra });
+  const bill = (ccy: string, balChg: string, type: string, daysAgo: number, extra: Partial<OkxBill> = {}): OkxBill => ({
+    billId: String((id += 7)),
+    ccy,
+    balChg,
+    bal: '0',
+    type,
+    ts: now - daysAgo * DAY,
+    ...extra,
+  });
   const base = now - 60 * DAY;
-  const fundingBills: OkxBill[] = Array.from({ length: padding }, (_, i) => ({ billId: String((id += 7)), ccy: 'USDT', balChg: '1', bal: '0', type: '1', ts: base + Math.floor(i / 10) }));
+  const fundingBills: OkxBill[] = Array.from({ length: padding }, (_, i) => ({
+    billId: String((id += 7)),
+    ccy: 'USDT',
+    balChg: '1',
+    bal: '0',
+    type: '1',
+    ts: base + Math.floor(i / 10),
+  }));
   fundingBills.push(bill('USDT', '1000', '1', 40), bill('BTC', '0.5', '1', 39), bill('USDT', '-600', '131', 38));
   const tradingBills: OkxBill[] = [
-    ...Array.from({ length: tradingPadding }, (_, i) => ({ billId: String((id += 7)), ccy: 'USDT', balChg: '1', bal: '0', type: '1', ts: base + 100_000 + i })),
+    ...Array.from({ length: tradingPadding }, (_, i) => ({
+      billId: String((id += 7)),
+      ccy: 'USDT',
+      balChg: '1',
+      bal: '0',
+      type: '1',
+      ts: base + 100_000 + i,
+    })),
     bill('USDT', '600', '1', 38),
     // Bought 0.01 BTC for 300 USDT, the fee (0.00001 BTC) taken off what came in.
     bill('BTC', '0.00999', '2', 30, { sz: '0.01', fee: '-0.00001', ordId: '700', instId: 'BTC-USDT' }),
@@ -56,10 +78,20 @@ describe.each(engines())('OKX through ccxt on %s', (engine) => {
   const live = liveExchangeSuite(engine, 'okx', startFakeOkx);
   const { consented, connected, refresh, allTransactions, call } = live;
   const fields = (account: OkxAccount) => ({ apiKey: account.key, secret: account.secret, password: account.passphrase });
-  const billCalls = (from: number, path: string) => live.fake.requests.slice(from).filter((r) => r.path === path).map((r) => r.query);
+  const billCalls = (from: number, path: string) =>
+    live.fake.requests
+      .slice(from)
+      .filter((r) => r.path === path)
+      .map((r) => r.query);
 
   it('reads both books’ bills page by page and both books’ balances, and the history adds up to them', async () => {
-    const account = live.fake.addAccount({ ...history(230, 150), addresses: { BTC: [{ chain: 'BTC-Bitcoin', addr: 'bc1qokxdeposit0000000000000000000000000000' }], USDT: [{ chain: 'USDT-TON', addr: 'EQBfAN7LfaUYgXZNw5Wc7GBgkEX2yhuJ5ka95J1JJwXXf4a8', memo: '11563797' }] } });
+    const account = live.fake.addAccount({
+      ...history(230, 150),
+      addresses: {
+        BTC: [{ chain: 'BTC-Bitcoin', addr: 'bc1qokxdeposit0000000000000000000000000000' }],
+        USDT: [{ chain: 'USDT-TON', addr: 'EQBfAN7LfaUYgXZNw5Wc7GBgkEX2yhuJ5ka95J1JJwXXf4a8', memo: '11563797' }],
+      },
+    });
     const id = await connected('okx', fields(account));
     const before = live.fake.requests.length;
     const refreshed = await refresh(id, ['balances', 'transactions']);
@@ -78,10 +110,18 @@ describe.each(engines())('OKX through ccxt on %s', (engine) => {
     expect(transactions.filter((tx) => tx.type === 'withdrawal')).toEqual([expect.objectContaining({ asset: 'BTC', amount: '-0.05' })]);
     // A trade leg's amount is what was traded; its fee is charged on top.
     expect(transactions.filter((tx) => tx.type === 'trade' && tx.fee !== null)).toEqual(
-      expect.arrayContaining([expect.objectContaining({ asset: 'BTC', amount: '0.01', fee: '0.00001', fee_asset: 'BTC' }), expect.objectContaining({ asset: 'USDT', amount: '124', fee: '0.124', fee_asset: 'USDT' })]),
+      expect.arrayContaining([
+        expect.objectContaining({ asset: 'BTC', amount: '0.01', fee: '0.00001', fee_asset: 'BTC' }),
+        expect.objectContaining({ asset: 'USDT', amount: '124', fee: '0.124', fee_asset: 'USDT' }),
+      ]),
     );
     // The move between books: out of one, into the other.
-    expect(transactions.filter((tx) => tx.type === 'transfer' && tx.amount.endsWith('600')).map((tx) => tx.amount).sort()).toEqual(['-600', '600']);
+    expect(
+      transactions
+        .filter((tx) => tx.type === 'transfer' && tx.amount.endsWith('600'))
+        .map((tx) => tx.amount)
+        .sort(),
+    ).toEqual(['-600', '600']);
 
     // Funding bills by bill id (pagingType 2), 100 a page, each page before the oldest bill read:
     // 234 bills in three pages, none lost where a page ended inside a millisecond.
@@ -101,7 +141,11 @@ describe.each(engines())('OKX through ccxt on %s', (engine) => {
     expect((await call('GET', `/v1/connect/accounts/${id}/addresses`)).json().data).toEqual([
       expect.objectContaining({ address: 'bc1qokxdeposit0000000000000000000000000000', asset: 'BTC', kind: 'deposit' }),
       // A memo where OKX's captured answer has one (`addrEx.comment`, a TON address).
-      expect.objectContaining({ address: 'EQBfAN7LfaUYgXZNw5Wc7GBgkEX2yhuJ5ka95J1JJwXXf4a8', asset: 'USDT', label: 'OKX USDT deposit (memo/tag: 11563797)' }),
+      expect.objectContaining({
+        address: 'EQBfAN7LfaUYgXZNw5Wc7GBgkEX2yhuJ5ka95J1JJwXXf4a8',
+        asset: 'USDT',
+        label: 'OKX USDT deposit (memo/tag: 11563797)',
+      }),
     ]);
   });
 
@@ -138,9 +182,11 @@ describe('OKX books walked across jobs', () => {
   const okx = fakeForTests(startFakeOkx);
 
   const provider = () => providerAt('okx', okx.fake.url);
-  const walk = (account: OkxAccount, cursor: string | null, pages = Infinity) => walkHistory(provider(), { apiKey: account.key, secret: account.secret, password: account.passphrase }, cursor, pages);
+  const walk = (account: OkxAccount, cursor: string | null, pages = Infinity) =>
+    walkHistory(provider(), { apiKey: account.key, secret: account.secret, password: account.passphrase }, cursor, pages);
 
-  const everything = (account: OkxAccount) => [...account.tradingBills.map((b) => `ledger:${b.billId}`), ...account.fundingBills.map((b) => `ledger:funding:${b.billId}`)].sort();
+  const everything = (account: OkxAccount) =>
+    [...account.tradingBills.map((b) => `ledger:${b.billId}`), ...account.fundingBills.map((b) => `ledger:funding:${b.billId}`)].sort();
 
   it('resumes inside the first book from its checkpoint, then walks the next', async () => {
     const account = okx.fake.addAccount(history(30, 150));
@@ -150,7 +196,12 @@ describe('OKX books walked across jobs', () => {
     const after = (JSON.parse(checkpoint.books.trading as string) as { backfill: { after: string } }).backfill.after;
     const before = okx.fake.requests.length;
     const rest = await walk(account, first.read.at(-1)?.checkpoint as string);
-    expect(okx.fake.requests.slice(before).find((r) => r.path === '/api/v5/account/bills-archive')?.query.get('after')).toBe(after);
+    expect(
+      okx.fake.requests
+        .slice(before)
+        .find((r) => r.path === '/api/v5/account/bills-archive')
+        ?.query.get('after'),
+    ).toBe(after);
     expect([...refsOf(first.read), ...refsOf(rest.read)].sort()).toEqual(everything(account));
   });
 
@@ -160,7 +211,9 @@ describe('OKX books walked across jobs', () => {
     const first = await walk(account, null, 3);
     const checkpoint = JSON.parse(first.read.at(-1)?.checkpoint as string) as { books: Record<string, string> };
     expect(JSON.parse(checkpoint.books.trading as string)).toEqual({ since: expect.any(Number) });
-    expect(JSON.parse(checkpoint.books.funding as string)).toEqual({ backfill: { after: expect.stringMatching(/^\d+$/), top: expect.any(Number) } });
+    expect(JSON.parse(checkpoint.books.funding as string)).toEqual({
+      backfill: { after: expect.stringMatching(/^\d+$/), top: expect.any(Number) },
+    });
 
     const before = okx.fake.requests.length;
     const rest = await walk(account, first.read.at(-1)?.checkpoint as string);
@@ -184,7 +237,10 @@ describe('OKX books walked across jobs', () => {
     // deposit; the trading account's last sale (20 days ago, two bills). Nothing older.
     const day = (daysAgo: number) => (b: OkxBill) => Math.abs(b.ts - (Date.now() - daysAgo * DAY)) < 3_600_000;
     expect(refsOf(later.read).sort()).toEqual(
-      [...account.tradingBills.filter(day(20)).map((b) => `ledger:${b.billId}`), ...account.fundingBills.filter((b) => day(10)(b) || b === fresh).map((b) => `ledger:funding:${b.billId}`)].sort(),
+      [
+        ...account.tradingBills.filter(day(20)).map((b) => `ledger:${b.billId}`),
+        ...account.fundingBills.filter((b) => day(10)(b) || b === fresh).map((b) => `ledger:funding:${b.billId}`),
+      ].sort(),
     );
   });
 
@@ -193,7 +249,10 @@ describe('OKX books walked across jobs', () => {
     // The second page answers the first again: not below the bill id asked about.
     const first = okx.fake.requests.length;
     const stuck = account.fundingBills.slice(-100).map((b) => okxBillAnswer(b, 'funding'));
-    okx.fake.failNext((r) => r.path === '/api/v5/asset/bills-history' && r.query.has('after'), { status: 200, body: { code: '0', msg: '', data: stuck } });
+    okx.fake.failNext((r) => r.path === '/api/v5/asset/bills-history' && r.query.has('after'), {
+      status: 200,
+      body: { code: '0', msg: '', data: stuck },
+    });
     await expect(walk(account, null)).rejects.toThrow(/OKX call failed/);
     expect(okx.fake.requests.slice(first).filter((r) => r.path === '/api/v5/asset/bills-history')).toHaveLength(2);
   });

@@ -121,7 +121,13 @@ export interface Provider {
   fetchBalances(connection: Record<string, unknown>, options: { signal?: AbortSignal }): Promise<ProviderBalance[]>;
   /** `cursor`: what the last complete refresh returned (null the first time). */
   /** `balances`: the ones this refresh just fetched, when it did (the history may need the assets held). */
-  fetchTransactions(connection: Record<string, unknown>, options: { signal?: AbortSignal; cursor: string | null; balances?: readonly ProviderBalance[] }): TransactionPages;
+  fetchTransactions(
+    connection: Record<string, unknown>,
+    options: { signal?: AbortSignal; cursor: string | null; balances?: readonly ProviderBalance[] },
+  ): TransactionPages;
   /** `balances`: the ones just fetched in the same refresh, for a provider that finds addresses per asset held. */
-  fetchAddresses(connection: Record<string, unknown>, options: { signal?: AbortSignal; balances?: readonly ProviderBalance[] }): Promise<ProviderAddress[]>;
+  fetchAddresses(
+    connection: Record<string, unknown>,
+    options: { signal?: AbortSignal; balances?: readonly ProviderBalance[] },
+  ): Promise<ProviderAddress[]>;
 }

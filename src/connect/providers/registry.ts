@@ -42,7 +42,13 @@ export function createProviderRegistry(deps: {
   const exchanges = EXCHANGES.map((row) => {
     const overrides = deps.exchangeOverrides?.[row.id];
     const oauthServer = deps.oauthServerOverrides?.[row.id];
-    return ccxtProvider(row, { load: loadCcxt, throttles: deps.throttles, calls: deps.calls, ...(overrides ? { overrides } : {}), ...(oauthServer ? { oauthServer } : {}) });
+    return ccxtProvider(row, {
+      load: loadCcxt,
+      throttles: deps.throttles,
+      calls: deps.calls,
+      ...(overrides ? { overrides } : {}),
+      ...(oauthServer ? { oauthServer } : {}),
+    });
   });
   const byMode: Record<Mode, Provider[]> = {
     test: [sandboxExchange, bitcoinWalletProvider('test', () => deps.chains.forMode('test'), deps.clock), ...(deps.extra?.test ?? [])],

@@ -57,7 +57,11 @@ export const sandboxExchange: Provider = {
     const password = input.password ?? '';
     if (username === '') return { ok: false, reason: 'invalid_input', message: 'Enter your username.', field: 'username' };
     if (username === SANDBOX_OUTAGE_USER) {
-      return { ok: false, reason: 'provider_unavailable', message: 'Sandbox Exchange is not responding right now (simulated outage). Please try again later.' };
+      return {
+        ok: false,
+        reason: 'provider_unavailable',
+        message: 'Sandbox Exchange is not responding right now (simulated outage). Please try again later.',
+      };
     }
     if (!(SANDBOX_USERS as readonly string[]).includes(username) || password !== SANDBOX_PASSWORD) {
       return { ok: false, reason: 'invalid_credentials', message: 'The username or password is incorrect.' };
@@ -100,9 +104,27 @@ export const sandboxExchange: Provider = {
     const sandbox = checkConnection(connection);
     const seed = `${sandbox.username}:${sandbox.account}`;
     return [
-      { address: `tb1q${hex(seed, 'btc-address').slice(0, 38)}`, asset: 'BTC', network: 'bitcoin-testnet', kind: 'deposit', label: 'BTC deposit address (sandbox, not a real address)' },
-      { address: `0x${hex(seed, 'eth-address').slice(0, 40)}`, asset: 'ETH', network: 'ethereum-sepolia', kind: 'deposit', label: 'ETH deposit address (sandbox)' },
-      { address: `0x${hex(seed, 'eth-address').slice(0, 40)}`, asset: 'USDC', network: 'ethereum-sepolia', kind: 'deposit', label: 'USDC deposit address (sandbox)' },
+      {
+        address: `tb1q${hex(seed, 'btc-address').slice(0, 38)}`,
+        asset: 'BTC',
+        network: 'bitcoin-testnet',
+        kind: 'deposit',
+        label: 'BTC deposit address (sandbox, not a real address)',
+      },
+      {
+        address: `0x${hex(seed, 'eth-address').slice(0, 40)}`,
+        asset: 'ETH',
+        network: 'ethereum-sepolia',
+        kind: 'deposit',
+        label: 'ETH deposit address (sandbox)',
+      },
+      {
+        address: `0x${hex(seed, 'eth-address').slice(0, 40)}`,
+        asset: 'USDC',
+        network: 'ethereum-sepolia',
+        kind: 'deposit',
+        label: 'USDC deposit address (sandbox)',
+      },
     ];
   },
 };
@@ -166,7 +188,13 @@ function sandboxHistory(connection: SandboxConnection): SandboxTx[] {
   const scale = connection.account === 'savings' ? 3n : 1n;
   const txs: SandboxTx[] = [];
   let time = HISTORY_START;
-  const add = (type: SandboxTx['type'], asset: string, units: bigint, description: string, options: { fee?: bigint; onChain?: boolean } = {}) => {
+  const add = (
+    type: SandboxTx['type'],
+    asset: string,
+    units: bigint,
+    description: string,
+    options: { fee?: bigint; onChain?: boolean } = {},
+  ) => {
     const index = txs.length;
     txs.push({
       ref: `sbx_${hex(seed, `tx-${index}`).slice(0, 24)}`,
@@ -187,7 +215,7 @@ function sandboxHistory(connection: SandboxConnection): SandboxTx[] {
     time += 86_400 * Number(r('gap1', 1, 3));
     const btcEur = eur / 2n;
     add('trade', 'EUR', -btcEur, 'Buy BTC');
-    add('trade', 'BTC', btcEur * 1_000n / 95n, 'Buy BTC');
+    add('trade', 'BTC', (btcEur * 1_000n) / 95n, 'Buy BTC');
     add('fee', 'EUR', -(btcEur / 200n), 'Trading fee 0.5%');
     time += 86_400 * Number(r('gap2', 1, 3));
     const ethEur = eur / 4n;

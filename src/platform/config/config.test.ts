@@ -19,7 +19,10 @@ describe('configuration from the environment', () => {
   });
 
   it('switches to PostgreSQL for a postgres:// DATABASE_URL', () => {
-    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@db:5432/own' }).database).toEqual({ engine: 'postgres', url: 'postgres://u:p@db:5432/own' });
+    expect(loadConfig({ DATABASE_URL: 'postgres://u:p@db:5432/own' }).database).toEqual({
+      engine: 'postgres',
+      url: 'postgres://u:p@db:5432/own',
+    });
     expect(loadConfig({ DATABASE_URL: 'postgresql://db/own' }).database.engine).toBe('postgres');
   });
 
@@ -37,7 +40,9 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ ...production, WEBHOOK_ALLOW_LOOPBACK: 'true' }).webhookAllowLoopback).toBe(true);
     expect(loadConfig({ ...production, WEBHOOK_ALLOW_LOOPBACK: 'FALSE' }).webhookAllowLoopback).toBe(false);
     expect(loadConfig({ WEBHOOK_ALLOW_LOOPBACK: 'false' }).webhookAllowLoopback).toBe(false);
-    expect(() => loadConfig({ WEBHOOK_ALLOW_LOOPBACK: 'yes' })).toThrow('Invalid configuration: WEBHOOK_ALLOW_LOOPBACK must be true or false (got "yes")');
+    expect(() => loadConfig({ WEBHOOK_ALLOW_LOOPBACK: 'yes' })).toThrow(
+      'Invalid configuration: WEBHOOK_ALLOW_LOOPBACK must be true or false (got "yes")',
+    );
   });
 
   it('reads TRUST_PROXY as a boolean, a hop count or a list of addresses', () => {
@@ -65,8 +70,12 @@ describe('configuration from the environment', () => {
     expect(config.oauthClients.coinbase?.clientId).toBe('cb-client');
     expect(config.oauthClients.coinbase?.clientSecret).toBe('hunter2');
     expect(JSON.stringify(config)).not.toContain('hunter2');
-    expect(() => loadConfig({ OAUTH_COINBASE_CLIENT_ID: 'cb-client' })).toThrow('OAUTH_COINBASE_CLIENT_SECRET is required with OAUTH_COINBASE_CLIENT_ID');
-    expect(() => loadConfig({ OAUTH_COINBASE_CLIENT_SECRET: 'hunter2' })).toThrow('OAUTH_COINBASE_CLIENT_ID is required with OAUTH_COINBASE_CLIENT_SECRET');
+    expect(() => loadConfig({ OAUTH_COINBASE_CLIENT_ID: 'cb-client' })).toThrow(
+      'OAUTH_COINBASE_CLIENT_SECRET is required with OAUTH_COINBASE_CLIENT_ID',
+    );
+    expect(() => loadConfig({ OAUTH_COINBASE_CLIENT_SECRET: 'hunter2' })).toThrow(
+      'OAUTH_COINBASE_CLIENT_ID is required with OAUTH_COINBASE_CLIENT_SECRET',
+    );
   });
 
   it('lays statement PDFs out on A4 unless STATEMENT_PAGE_SIZE says Letter (any letter case)', () => {
@@ -80,7 +89,9 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ HOST: '0.0.0.0', METRICS_PORT: '9464' }).metrics).toEqual({ host: '127.0.0.1', port: 9464 });
     expect(loadConfig({ METRICS_PORT: '0', METRICS_HOST: '0.0.0.0' }).metrics).toEqual({ host: '0.0.0.0', port: 0 });
     expect(() => loadConfig({ METRICS_HOST: '10.0.0.5' })).toThrow('Invalid configuration: METRICS_HOST is set but METRICS_PORT is not');
-    expect(() => loadConfig({ PORT: '9000', METRICS_PORT: '9000' })).toThrow('Invalid configuration: METRICS_PORT must differ from PORT (9000)');
+    expect(() => loadConfig({ PORT: '9000', METRICS_PORT: '9000' })).toThrow(
+      'Invalid configuration: METRICS_PORT must differ from PORT (9000)',
+    );
   });
 
   it('reads PRICE_SOURCE in lower case, leaving the default and the check to the prices module', () => {

@@ -19,9 +19,7 @@ export type Environment = 'development' | 'production' | 'test';
 export const PAGE_SIZES = ['A4', 'Letter'] as const;
 export type PageSize = (typeof PAGE_SIZES)[number];
 export type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-export type DatabaseConfig =
-  | { engine: 'sqlite'; file: string }
-  | { engine: 'postgres'; url: string };
+export type DatabaseConfig = { engine: 'sqlite'; file: string } | { engine: 'postgres'; url: string };
 /** Fastify's trustProxy: a boolean, a hop count, or a list of addresses/CIDRs. */
 export type TrustProxy = boolean | number | string[];
 
@@ -266,7 +264,10 @@ function databaseConfig(value: string | undefined, dataDir: string): DatabaseCon
   }
   const sqlite = /^sqlite:(?:\/\/)?(.+)$/i.exec(value);
   if (sqlite?.[1]) return { engine: 'sqlite', file: path.resolve(sqlite[1]) };
-  throw new ConfigError('DATABASE_URL', 'must start with postgres://, postgresql:// or sqlite: (the value is not shown because it may hold a password)');
+  throw new ConfigError(
+    'DATABASE_URL',
+    'must start with postgres://, postgresql:// or sqlite: (the value is not shown because it may hold a password)',
+  );
 }
 
 function masterKeyValue(name: string, value: string | undefined): Buffer | undefined {
@@ -290,14 +291,20 @@ export function parseMasterKey(value: string): Buffer | undefined {
  * `METRICS_PORT` (0: any free port) and `METRICS_HOST` (default 127.0.0.1, whatever HOST is: the
  * metrics are for the operator's network, and listening wider is a choice to make explicitly).
  */
-function metricsListener(portValue: string | undefined, hostValue: string | undefined, api: { host: string; port: number }): Config['metrics'] {
+function metricsListener(
+  portValue: string | undefined,
+  hostValue: string | undefined,
+  api: { host: string; port: number },
+): Config['metrics'] {
   if (portValue === undefined) {
-    if (hostValue !== undefined) throw new ConfigError('METRICS_HOST', 'is set but METRICS_PORT is not (metrics are served only on a port of their own)');
+    if (hostValue !== undefined)
+      throw new ConfigError('METRICS_HOST', 'is set but METRICS_PORT is not (metrics are served only on a port of their own)');
     return undefined;
   }
   const port = integer('METRICS_PORT', portValue, 0, 65535);
   const host = hostValue ?? '127.0.0.1';
-  if (port !== 0 && port === api.port) throw new ConfigError('METRICS_PORT', `must differ from PORT (${api.port}): metrics are kept off the API's port`);
+  if (port !== 0 && port === api.port)
+    throw new ConfigError('METRICS_PORT', `must differ from PORT (${api.port}): metrics are kept off the API's port`);
   return { host, port };
 }
 
@@ -307,7 +314,10 @@ function trustProxyValue(value: string | undefined): TrustProxy {
   if (/^\d+$/.test(value)) return Number(value);
   const entries = value.split(',').map((entry) => entry.trim());
   if (entries.every((entry) => /^[0-9a-fA-F:.]+(\/\d{1,3})?$/.test(entry))) return entries;
-  throw new ConfigError('TRUST_PROXY', `must be true, false, a hop count, or a comma-separated list of IP addresses/CIDRs (got "${value}")`);
+  throw new ConfigError(
+    'TRUST_PROXY',
+    `must be true, false, a hop count, or a comma-separated list of IP addresses/CIDRs (got "${value}")`,
+  );
 }
 
 /**

@@ -36,7 +36,14 @@ function wrapping(master: Buffer, id: string, key: Buffer, now: number) {
 
 function newDataKeyRow(master: Buffer, status: DataKeyStatus, now: number): NewDataKeyRow {
   const id = newId('dk');
-  return { id, ...wrapping(master, id, randomBytes(32), now), status, created_at: now, activated_at: status === 'active' ? now : null, retired_at: null };
+  return {
+    id,
+    ...wrapping(master, id, randomBytes(32), now),
+    status,
+    created_at: now,
+    activated_at: status === 'active' ? now : null,
+    retired_at: null,
+  };
 }
 
 /** Unwraps a row with whichever of the process's master keys wrapped it. */
@@ -73,7 +80,12 @@ export function unwrapDataKeys(rows: readonly DataKeyRow[], masters: MasterKeys)
  * wrapped by a master key the process does not hold, so a misconfigured process stops at start
  * rather than failing on its first secret.
  */
-export async function loadKeyring(db: Db, masters: MasterKeys, now: number, cached: ReadonlyMap<string, Buffer> = new Map()): Promise<Keyring> {
+export async function loadKeyring(
+  db: Db,
+  masters: MasterKeys,
+  now: number,
+  cached: ReadonlyMap<string, Buffer> = new Map(),
+): Promise<Keyring> {
   let rows = await listDataKeys(db);
   const missing = (['active', 'pending'] as const).filter((status) => !rows.some((row) => row.status === status));
   if (missing.length > 0) {
@@ -91,7 +103,11 @@ export async function loadKeyring(db: Db, masters: MasterKeys, now: number, cach
   // Values sealed before envelope encryption name the master key they were sealed under.
   for (const master of [masters.current, masters.previous]) if (master) keys.set(legacyKeyId(masterKeyId(master)), master);
   for (const [id, key] of cached) keys.set(id, key);
-  for (const [id, key] of unwrapDataKeys(rows.filter((row) => !cached.has(row.id)), masters)) keys.set(id, key);
+  for (const [id, key] of unwrapDataKeys(
+    rows.filter((row) => !cached.has(row.id)),
+    masters,
+  ))
+    keys.set(id, key);
   const active = rows.find((row) => row.status === 'active');
   if (!active) throw new Error('the database has no active data key');
   return { keys, activeId: active.id };
@@ -146,7 +162,14 @@ export async function rotateMasterKey(handle: DatabaseHandle, masters: MasterKey
       }
       if (previous && !rows.some((row) => row.id.startsWith(LEGACY_PREFIX))) {
         const id = legacyKeyId(masterKeyId(previous));
-        await insertDataKey(trx, { id, ...wrapping(masters.current, id, previous, now), status: 'retired', created_at: now, activated_at: null, retired_at: now });
+        await insertDataKey(trx, {
+          id,
+          ...wrapping(masters.current, id, previous, now),
+          status: 'retired',
+          created_at: now,
+          activated_at: null,
+          retired_at: now,
+        });
         rotation.legacyKey = id;
       }
       return rotation;

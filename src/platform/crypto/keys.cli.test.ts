@@ -49,7 +49,12 @@ async function readEverySecret(ctx: AppContext, sealed: Sealed) {
   // The saved response of the idempotent POST, as a retry of it would be answered.
   const saved = await ctx.db.selectFrom('idempotency_keys').selectAll().where('key', '=', sealed.idempotent.key).executeTakeFirstOrThrow();
   const scope = { clientId: saved.client_id, mode: saved.mode };
-  const replay = await claimIdempotencyKey(ctx, scope, { key: saved.key, method: saved.method, path: saved.path, requestHash: saved.request_hash });
+  const replay = await claimIdempotencyKey(ctx, scope, {
+    key: saved.key,
+    method: saved.method,
+    path: saved.path,
+    requestHash: saved.request_hash,
+  });
   const session = await ctx.db.selectFrom('connect_sessions').selectAll().where('id', '=', sealed.sessionId).executeTakeFirstOrThrow();
   const account = await ctx.db.selectFrom('connect_accounts').selectAll().where('id', '=', sealed.accountId).executeTakeFirstOrThrow();
   return {
@@ -96,9 +101,20 @@ describe.each(engines())('ownproof keys rotate-master on %s', (engine) => {
     const old = await startApp({ MASTER_KEY: OLD });
     const client = await old.newClient('Rotation');
     const idempotent = { key: 'rotation-1', body: { url: 'http://127.0.0.1:4000/hook', enabled_events: ['*'] } };
-    const created = await old.call(client.testKey, { method: 'POST', url: '/v1/webhook_endpoints', json: idempotent.body, headers: { 'idempotency-key': idempotent.key } });
+    const created = await old.call(client.testKey, {
+      method: 'POST',
+      url: '/v1/webhook_endpoints',
+      json: idempotent.body,
+      headers: { 'idempotency-key': idempotent.key },
+    });
     expect(created.statusCode).toBe(200);
-    const legacy = (await old.call(client.testKey, { method: 'POST', url: '/v1/webhook_endpoints', json: { url: 'http://127.0.0.1:4000/legacy', enabled_events: ['*'] } })).json();
+    const legacy = (
+      await old.call(client.testKey, {
+        method: 'POST',
+        url: '/v1/webhook_endpoints',
+        json: { url: 'http://127.0.0.1:4000/legacy', enabled_events: ['*'] },
+      })
+    ).json();
     // This endpoint's secret as a database of an earlier version holds it: v1, directly under the master key.
     const purpose = `webhook_endpoints.secret:${legacy.id}`;
     const v1 = `v1.${masterKeyId(OLD)}.${encrypt(OLD, Buffer.from(legacy.secret), purpose)}`;
@@ -106,7 +122,12 @@ describe.each(engines())('ownproof keys rotate-master on %s', (engine) => {
     const { session, holderId } = await createSessionFor(old, client.testKey);
     const [accountId] = await completeWith(old.ctx, session.client_secret, 'sandbox', { username: 'user_good', password: 'pass_good' });
     await proveWith(old.ctx, { clientId: client.clientId, mode: 'test' }, holderId, testnetWallet('p2wpkh'));
-    const sealed: Sealed = { endpointIds: [created.json().id, legacy.id], idempotent, sessionId: session.id, accountId: accountId as string };
+    const sealed: Sealed = {
+      endpointIds: [created.json().id, legacy.id],
+      idempotent,
+      sessionId: session.id,
+      accountId: accountId as string,
+    };
     const expected = await readEverySecret(old.ctx, sealed);
     expect(expected.webhookSecrets).toEqual([[created.json().secret], [legacy.secret]]);
     expect(expected.idempotentReplay).toBe(created.body);
@@ -119,9 +140,15 @@ describe.each(engines())('ownproof keys rotate-master on %s', (engine) => {
     const dataKeysBefore = await listDataKeys(database.handle.db);
     const unwrappedBefore = unwrapDataKeys(dataKeysBefore, { current: OLD });
     const secretsBefore = await snapshotDatabase(database.handle.db, ['data_keys']);
-    const run = await runOwnproof(['keys', 'rotate-master'], { ...env(database, { MASTER_KEY: NEW, MASTER_KEY_PREVIOUS: OLD }), DATA_DIR: dataDir, LOG_LEVEL: 'trace' });
+    const run = await runOwnproof(['keys', 'rotate-master'], {
+      ...env(database, { MASTER_KEY: NEW, MASTER_KEY_PREVIOUS: OLD }),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'trace',
+    });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toContain(`Re-wrapped ${dataKeysBefore.length} data key(s) under master key ${masterKeyId(NEW)} (from ${masterKeyId(OLD)}); 0 already were.`);
+    expect(run.stdout).toContain(
+      `Re-wrapped ${dataKeysBefore.length} data key(s) under master key ${masterKeyId(NEW)} (from ${masterKeyId(OLD)}); 0 already were.`,
+    );
     expect(run.stdout).toContain(`Kept master key ${masterKeyId(OLD)} as data key ${legacyKeyId(masterKeyId(OLD))}`);
 
     // Only the wrappings changed: same data keys, now all under the new master key, and no sealed value rewritten.
@@ -140,7 +167,12 @@ describe.each(engines())('ownproof keys rotate-master on %s', (engine) => {
     const byDual = dual.secretBox.seal('sealed by the dual-key process after the rotation', 'test:cross');
     expect(dual.secretBox.open(byOld, 'test:cross')).toBe('sealed by the old server after the rotation');
     expect(old.ctx.secretBox.open(byDual, 'test:cross')).toBe('sealed by the dual-key process after the rotation');
-    const replayed = await old.call(client.testKey, { method: 'POST', url: '/v1/webhook_endpoints', json: idempotent.body, headers: { 'idempotency-key': idempotent.key } });
+    const replayed = await old.call(client.testKey, {
+      method: 'POST',
+      url: '/v1/webhook_endpoints',
+      json: idempotent.body,
+      headers: { 'idempotency-key': idempotent.key },
+    });
     expect(replayed.body).toBe(created.body);
 
     // Restarted with the new key alone: everything opens, the v1 value through the kept legacy key.
@@ -152,7 +184,11 @@ describe.each(engines())('ownproof keys rotate-master on %s', (engine) => {
     await expect(startProcess({ MASTER_KEY: OLD })).rejects.toThrow(MasterKeyMismatchError);
     const command = await ownproof(['jobs', 'list'], env(database, { MASTER_KEY: OLD }));
     expect(command.code).toBe(1);
-    expect(command.stderr).toMatch(new RegExp(`^ownproof: data key \\S+ is wrapped by master key ${masterKeyId(NEW)}, but this process holds master key ${masterKeyId(OLD)} \\(MASTER_KEY\\): .*rotate-master.*\\n$`));
+    expect(command.stderr).toMatch(
+      new RegExp(
+        `^ownproof: data key \\S+ is wrapped by master key ${masterKeyId(NEW)}, but this process holds master key ${masterKeyId(OLD)} \\(MASTER_KEY\\): .*rotate-master.*\\n$`,
+      ),
+    );
 
     // Running it again changes nothing.
     const again = await ownproof(['keys', 'rotate-master', '--json'], env(database, { MASTER_KEY: NEW, MASTER_KEY_PREVIOUS: OLD }));
@@ -175,7 +211,10 @@ describe.each(engines())('ownproof keys rotate-master on %s', (engine) => {
       client.liveKey,
       'pass_good',
     ];
-    const outputs = { cli: run.stdout + run.stderr + again.stdout + again.stderr + command.stdout + command.stderr, logs: logs.lines.join('') };
+    const outputs = {
+      cli: run.stdout + run.stderr + again.stdout + again.stderr + command.stdout + command.stderr,
+      logs: logs.lines.join(''),
+    };
     // One line per API request at least: the logger was listening.
     expect(logs.lines.length).toBeGreaterThanOrEqual(5);
     for (const [where, text] of Object.entries(outputs)) {
@@ -184,7 +223,8 @@ describe.each(engines())('ownproof keys rotate-master on %s', (engine) => {
     // The database holds them sealed only; except the session's client secret, which the events
     // keep in clear as part of the session object they carry (`session.completed`, as webhooks deliver it).
     const dump = [...(await snapshotDatabase(database.handle.db, [])).values()].join('\n');
-    for (const secret of secrets.filter((s) => s !== expected.clientSecret)) expect(dump.includes(secret), `the database shows ${secret.slice(0, 8)}…`).toBe(false);
+    for (const secret of secrets.filter((s) => s !== expected.clientSecret))
+      expect(dump.includes(secret), `the database shows ${secret.slice(0, 8)}…`).toBe(false);
   });
 
   it('rotate-data starts a new data key that running processes already hold; rotate-master refuses unclear key settings', async () => {
@@ -205,8 +245,14 @@ describe.each(engines())('ownproof keys rotate-master on %s', (engine) => {
     writeFileSync(path.join(dataDir, 'master.key'), `${NEW.toString('hex')}\n`);
     const { MASTER_KEY: _key, ...withoutKey } = env(database, { MASTER_KEY: NEW });
     const noKey = await ownproof(['keys', 'rotate-master'], { ...withoutKey, DATA_DIR: dataDir });
-    expect([noKey.code, noKey.stderr]).toEqual([1, 'ownproof: keys rotate-master takes the new master key from MASTER_KEY and the old one from MASTER_KEY_PREVIOUS: set both\n']);
+    expect([noKey.code, noKey.stderr]).toEqual([
+      1,
+      'ownproof: keys rotate-master takes the new master key from MASTER_KEY and the old one from MASTER_KEY_PREVIOUS: set both\n',
+    ]);
     const same = await ownproof(['keys', 'rotate-master'], env(database, { MASTER_KEY: NEW, MASTER_KEY_PREVIOUS: NEW }));
-    expect([same.code, same.stderr]).toEqual([1, 'ownproof: MASTER_KEY_PREVIOUS is the same key as MASTER_KEY: MASTER_KEY must be the new key\n']);
+    expect([same.code, same.stderr]).toEqual([
+      1,
+      'ownproof: MASTER_KEY_PREVIOUS is the same key as MASTER_KEY: MASTER_KEY must be the new key\n',
+    ]);
   });
 });

@@ -131,8 +131,11 @@ describe.each(engines())('secret box on %s', (engine) => {
     const error = await openSecretBox(database.handle.db, { current: other }, clock).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MasterKeyMismatchError);
     const message = (error as Error).message;
-    expect(message).toContain(`is wrapped by master key ${masterKeyId(MASTER)}, but this process holds master key ${masterKeyId(other)} (MASTER_KEY)`);
-    for (const key of [MASTER, other]) for (const encoding of ['hex', 'base64', 'base64url'] as const) expect(message).not.toContain(key.toString(encoding));
+    expect(message).toContain(
+      `is wrapped by master key ${masterKeyId(MASTER)}, but this process holds master key ${masterKeyId(other)} (MASTER_KEY)`,
+    );
+    for (const key of [MASTER, other])
+      for (const encoding of ['hex', 'base64', 'base64url'] as const) expect(message).not.toContain(key.toString(encoding));
   });
 
   it('opens at once what processes started after a data key rotation seal, and reloads once for a key two rotations newer', async () => {
@@ -154,7 +157,15 @@ describe.each(engines())('secret box on %s', (engine) => {
     expect(sealedLater.split('.')[1]).toBe(second.active);
     expect(() => running.open(sealedLater, 'p')).toThrow(UnknownDataKeyError);
     // The failed open started a reload; the next attempt opens it, and `running` now seals with the new active key.
-    expect(await eventually(() => { try { return running.open(sealedLater, 'p'); } catch { return undefined; } })).toBe('sealed after two rotations');
+    expect(
+      await eventually(() => {
+        try {
+          return running.open(sealedLater, 'p');
+        } catch {
+          return undefined;
+        }
+      }),
+    ).toBe('sealed after two rotations');
     expect(running.seal('x', 'p').split('.')[1]).toBe(second.active);
 
     const keys = await listDataKeys(database.handle.db);
@@ -188,7 +199,13 @@ describe.each(engines())('secret box on %s', (engine) => {
       for (let attempt = 0; attempt < 3; attempt++) expect(() => running.open(sealedSecond, 'p')).toThrow(UnknownDataKeyError);
 
       gate.release();
-      const opened = (sealed: string) => () => { try { return running.open(sealed, 'p'); } catch { return undefined; } };
+      const opened = (sealed: string) => () => {
+        try {
+          return running.open(sealed, 'p');
+        } catch {
+          return undefined;
+        }
+      };
       expect(await eventually(opened(sealedFirst), 2_000)).toBe('first unknown key');
       expect(await eventually(opened(sealedSecond), 2_000)).toBe('key made during the reload');
       // The load in flight, then one more for the three attempts made while it was reading.

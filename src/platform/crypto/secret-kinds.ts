@@ -39,7 +39,8 @@ export const SECRET_KINDS = {
     logPaths: ['client_secret'],
   },
   connect_browser_token: {
-    description: 'The browser a connect session belongs to once the person accepted its disclaimer, in an HttpOnly cookie scoped to its hosted pages.',
+    description:
+      'The browser a connect session belongs to once the person accepted its disclaimer, in an HttpOnly cookie scoped to its hosted pages.',
     prefixes: ['cb'],
     alphabet: 'base62',
     logPaths: ['req.headers.cookie', 'res.headers["set-cookie"]'],
@@ -73,7 +74,8 @@ export const SECRET_KINDS = {
     logPaths: ['access_token', 'refresh_token'],
   },
   exchange_credentials: {
-    description: 'What an account holder types into a provider’s form (API keys, secrets, passwords), kept sealed as the account’s connection.',
+    description:
+      'What an account holder types into a provider’s form (API keys, secrets, passwords), kept sealed as the account’s connection.',
     logPaths: ['connection', 'password'],
   },
 } as const satisfies Record<string, SecretKind>;

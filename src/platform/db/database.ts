@@ -75,7 +75,13 @@ function openSqlite(file: string): DatabaseHandle {
   if (reader) registerReader(db, reader);
   return {
     db,
-    capabilities: { supportsSkipLocked: false, supportsRowLocks: false, supportsAdvisoryLocks: false, singleWriter: true, identityColumn: 'autoincrement' },
+    capabilities: {
+      supportsSkipLocked: false,
+      supportsRowLocks: false,
+      supportsAdvisoryLocks: false,
+      singleWriter: true,
+      identityColumn: 'autoincrement',
+    },
     description: `SQLite ${file}`,
     connections: () => {
       const { busy, waiting } = dialect.usage();
@@ -97,7 +103,9 @@ function openPostgres(url: string, max: number): DatabaseHandle {
     // bigint columns hold Unix timestamps and sequence numbers, all far below 2^53.
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
-        oid === INT8_OID ? (value: string) => Number(value) : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+        oid === INT8_OID
+          ? (value: string) => Number(value)
+          : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
     },
   });
   // An idle client losing its connection must not crash the process; the pool replaces it.
@@ -106,7 +114,13 @@ function openPostgres(url: string, max: number): DatabaseHandle {
   const parsed = new URL(url);
   return {
     db,
-    capabilities: { supportsSkipLocked: true, supportsRowLocks: true, supportsAdvisoryLocks: true, singleWriter: false, identityColumn: 'generated-identity' },
+    capabilities: {
+      supportsSkipLocked: true,
+      supportsRowLocks: true,
+      supportsAdvisoryLocks: true,
+      singleWriter: false,
+      identityColumn: 'generated-identity',
+    },
     description: `PostgreSQL ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`,
     connections: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max }),
     destroy: () => db.destroy(),

@@ -34,7 +34,15 @@ describe.each(engines())('migrations on %s', (engine) => {
   });
 
   it('orders migration names so they run in the order they were written', () => {
-    const names = Object.keys(allMigrations({ supportsSkipLocked: false, supportsRowLocks: false, supportsAdvisoryLocks: false, singleWriter: true, identityColumn: 'autoincrement' }));
+    const names = Object.keys(
+      allMigrations({
+        supportsSkipLocked: false,
+        supportsRowLocks: false,
+        supportsAdvisoryLocks: false,
+        singleWriter: true,
+        identityColumn: 'autoincrement',
+      }),
+    );
     expect(names).toEqual([...names].sort());
     for (const name of names) expect(name).toMatch(/^\d{4}_[a-z_]+$/);
   });

@@ -33,7 +33,9 @@ describe('SQLite prepared reads share a snapshot per event-loop turn', () => {
     expect((await findAccountHolder(db, scope, holderId))?.name).toBe('Before');
     await db.updateTable('account_holders').set({ name: 'After' }).where('id', '=', holderId).execute();
     expect((await findAccountHolder(db, scope, holderId))?.name).toBe('After');
-    await db.transaction().execute((trx) => trx.updateTable('account_holders').set({ name: 'In a transaction' }).where('id', '=', holderId).execute());
+    await db
+      .transaction()
+      .execute((trx) => trx.updateTable('account_holders').set({ name: 'In a transaction' }).where('id', '=', holderId).execute());
     expect((await findAccountHolder(db, scope, holderId))?.name).toBe('In a transaction');
   });
 

@@ -16,7 +16,11 @@ export interface EventDeclaration {
 
 /** The declarations of the event types whose `data.object` is `object`, each with its description. */
 export function eventsOf(object: TSchema, descriptions: Partial<Record<EventType, string>>): EventDeclaration[] {
-  return Object.entries(descriptions).map(([type, description]) => ({ type: type as EventType, object, description: description as string }));
+  return Object.entries(descriptions).map(([type, description]) => ({
+    type: type as EventType,
+    object,
+    description: description as string,
+  }));
 }
 
 /**

@@ -22,7 +22,6 @@ export async function findEvent(db: Db, scope: Scope, id: string): Promise<Event
   return scoped(db, scope).where('id', '=', id).executeTakeFirst();
 }
 
-
 export async function listEventRows(db: Db, scope: Scope, filter: EventFilter, page: PageRequest) {
   let query = scoped(db, scope);
   if (filter.type !== undefined) query = query.where('type', '=', filter.type);

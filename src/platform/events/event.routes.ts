@@ -33,7 +33,8 @@ export const eventRoutes: FastifyPluginAsyncTypebox = async (app) => {
         tags: TAGS,
         operationId: 'retrieveEvent',
         summary: 'Retrieve an event',
-        description: 'One event, exactly as its webhook deliveries carried it: `data.object` is the object as it was right after the change.',
+        description:
+          'One event, exactly as its webhook deliveries carried it: `data.object` is the object as it was right after the change.',
         params: IdParams('evt_', 'event'),
         response: { 200: EventRef, ...errorResponses(404) },
       },

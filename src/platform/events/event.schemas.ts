@@ -33,7 +33,10 @@ export const Event = Type.Object(
   {
     id: Type.String({ description: 'Unique identifier, prefixed `evt_`.' }),
     object: Type.Literal('event'),
-    type: Type.Union(EVENT_TYPES.map((t) => Type.Literal(t)), { description: 'What happened.' }),
+    type: Type.Union(
+      EVENT_TYPES.map((t) => Type.Literal(t)),
+      { description: 'What happened.' },
+    ),
     created_at: Timestamp('When it happened (Unix seconds).'),
     livemode: Type.Boolean(),
     data: Type.Object(

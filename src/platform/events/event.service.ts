@@ -61,7 +61,10 @@ export async function listEvents(deps: EventDeps, scope: Scope, query: EventList
   const gte = query['created[gte]'];
   const lte = query['created[lte]'];
   if (gte !== undefined && lte !== undefined && gte > lte) {
-    throw new ApiError('parameter_invalid', { param: 'created[lte]', message: 'Invalid value for created[lte]: must not be before created[gte].' });
+    throw new ApiError('parameter_invalid', {
+      param: 'created[lte]',
+      message: 'Invalid value for created[lte]: must not be before created[gte].',
+    });
   }
   const page = await resolvePage(query, async (id) => (await findEvent(deps.db, scope, id))?.seq);
   const filter = {

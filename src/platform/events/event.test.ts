@@ -58,8 +58,7 @@ describe.each(engines())('events API on %s', (engine) => {
     const first = (await createHolder({ email: 'f1@example.com' }, tenant.testKey)).json();
     t.clock.advance(100);
     await t.call(tenant.testKey, { method: 'POST', url: `/v1/connect/account_holders/${first.id}`, json: { name: 'x' } });
-    const types = async (query: string) =>
-      (await listEvents(query, tenant.testKey)).json().data.map((e: { type: string }) => e.type);
+    const types = async (query: string) => (await listEvents(query, tenant.testKey)).json().data.map((e: { type: string }) => e.type);
     expect(await types('?type=account_holder.created')).toEqual(['account_holder.created']);
     expect(await types('?type=account_holder.*')).toEqual(['account_holder.updated', 'account_holder.created']);
     expect(await types('?type=session.*')).toEqual([]);

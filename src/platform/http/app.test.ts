@@ -9,8 +9,7 @@ import { captureStream, startTestApp, type TestApp, type TestClient } from '../.
 describe.each(engines())('HTTP platform on %s', (engine) => {
   let t: TestApp;
   let client: TestClient;
-  const list = (headers: Record<string, string>) =>
-    t.app.inject({ method: 'GET', url: '/v1/connect/account_holders', headers });
+  const list = (headers: Record<string, string>) => t.app.inject({ method: 'GET', url: '/v1/connect/account_holders', headers });
 
   beforeAll(async () => {
     t = await startTestApp(engine);
@@ -103,7 +102,10 @@ describe.each(engines())('HTTP platform on %s', (engine) => {
     });
 
     it('answers 415 for JSON declared in a charset other than UTF-8, instead of misreading it', async () => {
-      const res = await post(Buffer.from('{"email":"latin@example.com","name":"Zo\xeb"}', 'latin1'), 'application/json; charset=iso-8859-1');
+      const res = await post(
+        Buffer.from('{"email":"latin@example.com","name":"Zo\xeb"}', 'latin1'),
+        'application/json; charset=iso-8859-1',
+      );
       expect(res.statusCode).toBe(415);
       expect(res.json().error.code).toBe('unsupported_media_type');
     });
@@ -136,7 +138,11 @@ describe.each(engines())('HTTP platform on %s', (engine) => {
       async (url) => {
         const res = await t.call(client.testKey, { method: 'GET', url });
         expect(res.statusCode).toBe(404);
-        expect(res.json().error).toMatchObject({ type: 'invalid_request_error', code: 'route_not_found', request_id: res.headers['request-id'] });
+        expect(res.json().error).toMatchObject({
+          type: 'invalid_request_error',
+          code: 'route_not_found',
+          request_id: res.headers['request-id'],
+        });
         expect(res.headers['request-id']).toMatch(/^req_/);
         expect(res.headers['x-content-type-options']).toBe('nosniff');
         expect(res.headers['content-security-policy']).toContain("frame-ancestors 'none'");
@@ -201,7 +207,11 @@ describe('unexpected failures', () => {
     const t = await startTestApp('sqlite', { config: { LOG_LEVEL: 'trace' }, logStream: log.stream });
     const key = `sk_test_${'Z'.repeat(32)}`;
     try {
-      await t.app.inject({ method: 'GET', url: `/v1/connect/account_holders?starting_after=${key}`, headers: { authorization: `Bearer ${key}` } });
+      await t.app.inject({
+        method: 'GET',
+        url: `/v1/connect/account_holders?starting_after=${key}`,
+        headers: { authorization: `Bearer ${key}` },
+      });
       expect(log.lines.length).toBeGreaterThan(0);
       expect(log.lines.join('\n')).not.toContain(key);
     } finally {
@@ -244,7 +254,10 @@ describe('requests that are not valid HTTP', () => {
 
   it.each([
     // The bytes after the declared length are read as the next request, which is not one.
-    ['a Content-Length shorter than the body', post('Content-Type: application/json\r\nContent-Length: 2\r\n', '{}{"email":"a@example.com"}')],
+    [
+      'a Content-Length shorter than the body',
+      post('Content-Type: application/json\r\nContent-Length: 2\r\n', '{}{"email":"a@example.com"}'),
+    ],
     ['a header name with a space', 'GET /v1/connect/account_holders HTTP/1.1\r\nHost: localhost\r\nBad Header: 1\r\n\r\n'],
     ['Content-Length and Transfer-Encoding together', post('Content-Length: 5\r\nTransfer-Encoding: chunked\r\n', '0\r\n\r\n')],
     ['a Content-Length that is not a number', post('Content-Type: application/json\r\nContent-Length: abc\r\n', '{}')],
@@ -262,7 +275,10 @@ describe('requests that are not valid HTTP', () => {
     const body = '{"email":"first@example.com"}';
     const { responses } = await rawExchange(
       port,
-      post(`Authorization: Bearer ${client.testKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n`, `${body}{"name":"rest"}`),
+      post(
+        `Authorization: Bearer ${client.testKey}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n`,
+        `${body}{"name":"rest"}`,
+      ),
     );
     // The account holder was created: the client must learn it, not only that the rest was refused.
     expect(responses.map((res) => res.status)).toEqual([200, 400]);
@@ -283,10 +299,18 @@ describe('requests that are not valid HTTP', () => {
   it('logs a refused request as one line with its request id, without a stack or the bytes sent', async () => {
     const key = `sk_test_${'Q'.repeat(32)}`;
     log.lines.length = 0;
-    const { responses } = await rawExchange(port, `GET /v1/connect/account_holders HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nBad Header: 1\r\n\r\n`);
+    const { responses } = await rawExchange(
+      port,
+      `GET /v1/connect/account_holders HTTP/1.1\r\nAuthorization: Bearer ${key}\r\nBad Header: 1\r\n\r\n`,
+    );
     const entries = log.lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(entries).toHaveLength(1);
-    expect(entries[0]).toMatchObject({ level: 30, request_id: responses[0]?.headers['request-id'], status: 400, code: 'request_malformed' });
+    expect(entries[0]).toMatchObject({
+      level: 30,
+      request_id: responses[0]?.headers['request-id'],
+      status: 400,
+      code: 'request_malformed',
+    });
     expect(log.lines.join('\n')).not.toMatch(/stack|Bad Header|QQQQ/);
   });
 
@@ -322,7 +346,10 @@ describe('requests that are not valid HTTP', () => {
       // Node checks for stalled requests on a timer (30 s by default); both are shortened here.
       Object.assign(slow.app.server, { headersTimeout: 200, connectionsCheckingInterval: 50 });
       await slow.app.listen({ host: '127.0.0.1', port: 0 });
-      const { responses, closedByServer } = await rawExchange((slow.app.server.address() as AddressInfo).port, 'GET /healthz HTTP/1.1\r\nHost: localhost\r\n');
+      const { responses, closedByServer } = await rawExchange(
+        (slow.app.server.address() as AddressInfo).port,
+        'GET /healthz HTTP/1.1\r\nHost: localhost\r\n',
+      );
       expect(responses).toHaveLength(1);
       expectApiError(responses[0], 408, 'request_timeout');
       expect(closedByServer).toBe(true);

@@ -92,7 +92,12 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[], o
   app.decorate('ctx', ctx);
   const knownRoutes: { method: string; pattern: RegExp }[] = [];
   app.addHook('onRoute', (route) => {
-    const pattern = new RegExp(`^${route.url.replace(/\/+$/, '').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}/?$`);
+    const pattern = new RegExp(
+      `^${route.url
+        .replace(/\/+$/, '')
+        .replace(/:[^/]+/g, '[^/]+')
+        .replace(/\*/g, '.*')}/?$`,
+    );
     for (const method of [route.method].flat()) knownRoutes.push({ method, pattern });
   });
   app.setErrorHandler(handleError);

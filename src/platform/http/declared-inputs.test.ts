@@ -21,7 +21,10 @@ interface Operation {
 function apiOperations(spec: { paths: Record<string, Record<string, Record<string, unknown>>> }): Operation[] {
   type Op = {
     requestBody?: { content: Record<string, { schema: { required?: string[] } }> };
-    responses: Record<string, { content?: Record<string, { schema: { properties?: Record<string, { enum?: unknown[]; description?: string }> } }> }>;
+    responses: Record<
+      string,
+      { content?: Record<string, { schema: { properties?: Record<string, { enum?: unknown[]; description?: string }> } }> }
+    >;
   };
   return Object.entries(spec.paths as Record<string, Record<string, Op>>)
     .filter(([path]) => path.startsWith('/v1/'))
@@ -121,8 +124,14 @@ describe.each(engines())('input rules of every API route on %s', (engine) => {
   });
 
   it('gives a route that declares no input schema the same rules, so new routes need not remember them', async () => {
-    expect((await send('POST', '/v1/probe/undeclared?foo=1', '{}')).json().error).toMatchObject({ code: 'parameter_unknown', param: 'foo' });
-    expect((await send('POST', '/v1/probe/undeclared', '{"foo":1}')).json().error).toMatchObject({ code: 'parameter_unknown', param: 'foo' });
+    expect((await send('POST', '/v1/probe/undeclared?foo=1', '{}')).json().error).toMatchObject({
+      code: 'parameter_unknown',
+      param: 'foo',
+    });
+    expect((await send('POST', '/v1/probe/undeclared', '{"foo":1}')).json().error).toMatchObject({
+      code: 'parameter_unknown',
+      param: 'foo',
+    });
     expect((await send('POST', '/v1/probe/undeclared', '[1]')).json().error).toMatchObject({ code: 'body_invalid' });
     const empty = await send('POST', '/v1/probe/undeclared', '{}');
     expect(empty.statusCode).toBe(200);
@@ -164,7 +173,8 @@ type Node = { const?: unknown; enum?: unknown[]; anyOf?: Node[]; properties?: Re
 /** Where a schema only allows a list of values (`enum`, or a union of `const`s), as segments of its path. */
 function enumFields(node: Node, path: string[] = []): { path: string[]; node: Node; values: unknown[] }[] {
   if (node.enum) return [{ path, node, values: node.enum }];
-  if (node.anyOf?.length && node.anyOf.every((branch) => 'const' in branch)) return [{ path, node, values: node.anyOf.map((b) => b.const) }];
+  if (node.anyOf?.length && node.anyOf.every((branch) => 'const' in branch))
+    return [{ path, node, values: node.anyOf.map((b) => b.const) }];
   return [
     ...Object.entries(node.properties ?? {}).flatMap(([key, child]) => enumFields(child, [...path, key])),
     ...(node.items ? enumFields(node.items, [...path, '0']) : []),
@@ -188,7 +198,12 @@ describe('enum errors', () => {
         const validate = compile({ schema: wrapped, httpPart: part });
         expect(validate(value), name).toBe(false);
         const error = validationError(validate.errors ?? [], part);
-        const param = field.path[0] + field.path.slice(1).map((p) => `[${p}]`).join('');
+        const param =
+          field.path[0] +
+          field.path
+            .slice(1)
+            .map((p) => `[${p}]`)
+            .join('');
         expect({ code: error.code, param: error.param }, name).toEqual({ code: 'parameter_invalid', param });
         for (const allowed of field.values) expect(error.message, `${name} ${param}`).toContain(JSON.stringify(allowed));
         checked.push(param);
@@ -199,7 +214,10 @@ describe('enum errors', () => {
 
   it('name null too when a union of literals also allows it, and leave other unions to their first error', () => {
     const compile = buildValidatorCompiler();
-    const nullable = compile({ schema: Type.Object({ reason: Type.Union([Type.Literal('a'), Type.Literal('b'), Type.Null()]) }), httpPart: 'body' });
+    const nullable = compile({
+      schema: Type.Object({ reason: Type.Union([Type.Literal('a'), Type.Literal('b'), Type.Null()]) }),
+      httpPart: 'body',
+    });
     nullable({ reason: 'zzz' });
     expect(validationError(nullable.errors ?? [], 'body').message).toBe('Invalid value for reason: must be one of "a", "b", null.');
     const text = compile({ schema: Type.Object({ name: Type.Union([Type.String({ minLength: 1 }), Type.Null()]) }), httpPart: 'body' });

@@ -20,7 +20,8 @@ function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiEr
   if (fastifyError.validation) return validationError(fastifyError.validation, fastifyError.validationContext ?? 'body');
   const mapped = fastifyError.code ? FASTIFY_CODES[fastifyError.code] : undefined;
   // Routes that take files have larger limits than the table's default message (1 MiB) names.
-  if (mapped === 'body_too_large') return new ApiError(mapped, { message: `The request body is larger than ${request.routeOptions.bodyLimit / MIB} MiB.` });
+  if (mapped === 'body_too_large')
+    return new ApiError(mapped, { message: `The request body is larger than ${request.routeOptions.bodyLimit / MIB} MiB.` });
   if (mapped) return new ApiError(mapped);
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) return new ApiError('invalid_json');
   // The transaction was rolled back: nothing was written, and the log keeps the database's own error.

@@ -3,12 +3,7 @@
  * ApiError with a code from this table; the one error handler serialises it. docs/errors.md lists
  * the same codes, and a test keeps the two in step.
  */
-export type ErrorType =
-  | 'invalid_request_error'
-  | 'authentication_error'
-  | 'permission_error'
-  | 'rate_limit_error'
-  | 'api_error';
+export type ErrorType = 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'rate_limit_error' | 'api_error';
 
 interface ErrorDefinition {
   status: number;
@@ -56,7 +51,8 @@ export const ERROR_TABLE = {
   upload_malformed: {
     status: 400,
     type: 'invalid_request_error',
-    message: 'The upload is not a complete multipart/form-data body: its boundary is missing, a part is cut off, or it does not end with the closing boundary.',
+    message:
+      'The upload is not a complete multipart/form-data body: its boundary is missing, a part is cut off, or it does not end with the closing boundary.',
   },
   parameter_unknown: { status: 400, type: 'invalid_request_error', message: 'Received unknown parameter: {param}.' },
   parameter_missing: { status: 400, type: 'invalid_request_error', message: 'Missing required parameter: {param}.' },
@@ -157,7 +153,8 @@ export const ERROR_TABLE = {
   mail_unavailable: {
     status: 503,
     type: 'api_error',
-    message: 'This server cannot e-mail the account holder: its operator has not configured SMTP_URL (needed for live mode, and for every mode in production).',
+    message:
+      'This server cannot e-mail the account holder: its operator has not configured SMTP_URL (needed for live mode, and for every mode in production).',
   },
   api_error: {
     status: 500,

@@ -100,7 +100,8 @@ export async function claimIdempotencyKey(
       return { outcome: 'replay', response: { status: row.response_status, contentType: row.response_content_type, body } };
     }
     if (row.lock_token !== null && row.locked_until !== null && row.locked_until <= now) {
-      if (await takeOverIdempotencyLock(deps.db, row.seq, row.lock_token, { lockToken, lockedUntil })) return { outcome: 'execute', lockToken };
+      if (await takeOverIdempotencyLock(deps.db, row.seq, row.lock_token, { lockToken, lockedUntil }))
+        return { outcome: 'execute', lockToken };
       continue;
     }
     throw new ApiError('idempotency_request_in_progress');
@@ -120,7 +121,10 @@ export function completeIdempotentRequest(
   lockToken: string,
   response: SavedResponse,
 ): Promise<boolean> {
-  return saveIdempotentResponse(deps.db, scope, key, lockToken, { ...response, body: deps.secretBox.seal(response.body, sealPurpose(scope, key)) });
+  return saveIdempotentResponse(deps.db, scope, key, lockToken, {
+    ...response,
+    body: deps.secretBox.seal(response.body, sealPurpose(scope, key)),
+  });
 }
 
 /** Forgets the key (after a 5xx, or a response that cannot be saved) so a retry runs again. */

@@ -64,7 +64,12 @@ describe.each(engines())('Idempotency-Key on %s', (engine) => {
   const probe = probes();
 
   /** POST with the client's key (or another), an Idempotency-Key and a JSON body. */
-  const post = (url: string, idempotencyKey: string | undefined, json: unknown, options: { key?: string; raw?: string } & Partial<InjectOptions> = {}) => {
+  const post = (
+    url: string,
+    idempotencyKey: string | undefined,
+    json: unknown,
+    options: { key?: string; raw?: string } & Partial<InjectOptions> = {},
+  ) => {
     const { key = client.testKey, raw, ...rest } = options;
     return app.inject({
       method: 'POST',
@@ -117,13 +122,19 @@ describe.each(engines())('Idempotency-Key on %s', (engine) => {
     const holders = await t.ctx.db.selectFrom('account_holders').select('id').where('email', '=', 'replay@example.com').execute();
     expect(holders.map((h) => h.id)).toEqual([first.json().id]);
     // Responses can carry secrets shown once, so the stored copy is sealed.
-    const stored = await t.ctx.db.selectFrom('idempotency_keys').select('response_body').where('key', '=', 'replay-1').executeTakeFirstOrThrow();
+    const stored = await t.ctx.db
+      .selectFrom('idempotency_keys')
+      .select('response_body')
+      .where('key', '=', 'replay-1')
+      .executeTakeFirstOrThrow();
     expect(stored.response_body).not.toContain('replay@example.com');
   });
 
   it('treats a body differing only in key order or whitespace as the same request', async () => {
     const first = await post('/v1/connect/account_holders', 'canonical-1', undefined, { raw: '{"email":"c@example.com","name":"C"}' });
-    const second = await post('/v1/connect/account_holders', 'canonical-1', undefined, { raw: '{ "name": "C",\n "email": "c@example.com" }' });
+    const second = await post('/v1/connect/account_holders', 'canonical-1', undefined, {
+      raw: '{ "name": "C",\n "email": "c@example.com" }',
+    });
     expect(second.headers['idempotent-replayed']).toBe('true');
     expect(second.body).toBe(first.body);
   });
@@ -144,7 +155,11 @@ describe.each(engines())('Idempotency-Key on %s', (engine) => {
     expect(res.statusCode).toBe(409);
     expect(res.json().error.code).toBe('idempotency_key_reused');
     expect(res.json().error.message).toContain('POST /v1/connect/account_holders');
-    const holder = await app.inject({ method: 'GET', url: `/v1/connect/account_holders/${created.id}`, headers: { authorization: `Bearer ${client.testKey}` } });
+    const holder = await app.inject({
+      method: 'GET',
+      url: `/v1/connect/account_holders/${created.id}`,
+      headers: { authorization: `Bearer ${client.testKey}` },
+    });
     expect(holder.json().updated_at).toBe(created.updated_at);
   });
 
@@ -246,7 +261,11 @@ describe.each(engines())('Idempotency-Key on %s', (engine) => {
       app.inject({
         method: 'POST',
         url: '/v1/probe/bare',
-        headers: { authorization: `Bearer ${client.testKey}`, 'idempotency-key': idempotencyKey, ...(payload === undefined ? {} : { 'content-type': 'application/json' }) },
+        headers: {
+          authorization: `Bearer ${client.testKey}`,
+          'idempotency-key': idempotencyKey,
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+        },
         ...(payload === undefined ? {} : { payload }),
       });
     const first = await bare('bare-1');

@@ -119,7 +119,12 @@ export function addIdempotencyHooks(api: FastifyInstance, ctx: Pick<AppContext, 
     );
   };
 
-  const onSend = (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) => {
+  const onSend = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    payload: unknown,
+    done: (error: Error | null, payload?: unknown) => void,
+  ) => {
     const held = request.idempotency;
     if (held === null || held.settled) return done(null, payload);
     held.settled = true;

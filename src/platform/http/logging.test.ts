@@ -17,13 +17,14 @@ describe('secret redaction in logs', () => {
     expect(redactSecrets(input)).toBe(output);
   });
 
-  it.each(Object.entries(SECRET_KINDS).flatMap(([name, kind]: [string, SecretKind]) => (kind.alphabet === 'base62' ? (kind.prefixes ?? []).map((prefix) => [name, prefix]) : [])))(
-    'scrubs a minted %s (%s_…) from any text',
-    (_name, prefix) => {
-      const secret = newSecret(prefix as Parameters<typeof newSecret>[0]);
-      expect(redactSecrets(`GET /x/${secret}/y failed: ${secret}.`)).toBe(`GET /x/${prefix}_[redacted]/y failed: ${prefix}_[redacted].`);
-    },
-  );
+  it.each(
+    Object.entries(SECRET_KINDS).flatMap(([name, kind]: [string, SecretKind]) =>
+      kind.alphabet === 'base62' ? (kind.prefixes ?? []).map((prefix) => [name, prefix]) : [],
+    ),
+  )('scrubs a minted %s (%s_…) from any text', (_name, prefix) => {
+    const secret = newSecret(prefix as Parameters<typeof newSecret>[0]);
+    expect(redactSecrets(`GET /x/${secret}/y failed: ${secret}.`)).toBe(`GET /x/${prefix}_[redacted]/y failed: ${prefix}_[redacted].`);
+  });
 
   it('scrubs a minted webhook secret (base64, whsec_…) from any text', () => {
     // A fixed one with every base64 character class, and fresh ones.
@@ -36,7 +37,10 @@ describe('secret redaction in logs', () => {
     const lines: string[] = [];
     const log = createLogger('info', { write: (line: string) => void lines.push(line) });
     const link = newSecret('pl');
-    log.warn({ err: new Error(`could not send /portal/sign-in/${link}`), connection: { apiKey: 'exchange-key-123' } }, 'job failed; will retry');
+    log.warn(
+      { err: new Error(`could not send /portal/sign-in/${link}`), connection: { apiKey: 'exchange-key-123' } },
+      'job failed; will retry',
+    );
     const text = lines.join('');
     expect(text).toContain('pl_[redacted]');
     expect(text).not.toContain(link);

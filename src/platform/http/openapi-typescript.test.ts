@@ -75,7 +75,9 @@ describe('types generated from the OpenAPI document by openapi-typescript', () =
       types: [],
     });
     const problems = (file: string) =>
-      ts.getPreEmitDiagnostics(program, program.getSourceFile(path.join(dir, file))).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      ts
+        .getPreEmitDiagnostics(program, program.getSourceFile(path.join(dir, file)))
+        .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
 
     expect(problems('handler.ts')).toEqual([]);
     expect(problems('wrong.ts')).toEqual([expect.stringMatching(/Property 'hosted_url' does not exist on type/)]);

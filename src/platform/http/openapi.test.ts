@@ -117,12 +117,20 @@ describe('OpenAPI document', () => {
     const rateLimitHeaders = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset'];
     for (const [path, methods] of Object.entries(spec.paths).filter(([p]) => p.startsWith('/v1/'))) {
       for (const [method, op] of Object.entries(methods) as [string, Operation & { parameters?: { name: string; in: string }[] }][]) {
-        if (method === 'post') expect(op.parameters?.some((p) => p.name === 'Idempotency-Key' && p.in === 'header'), path).toBe(true);
+        if (method === 'post')
+          expect(
+            op.parameters?.some((p) => p.name === 'Idempotency-Key' && p.in === 'header'),
+            path,
+          ).toBe(true);
         for (const [status, response] of Object.entries(op.responses) as [string, { headers?: Record<string, unknown> }][]) {
           const headers = Object.keys(response.headers ?? {});
           expect(headers, `${path} ${status}`).toContain('Request-Id');
           // A request refused for its key reaches no limiter (docs/architecture.md, "Rate limits").
-          if (status === '401') expect(headers.filter((h) => rateLimitHeaders.includes(h)), `${path} ${status}`).toEqual([]);
+          if (status === '401')
+            expect(
+              headers.filter((h) => rateLimitHeaders.includes(h)),
+              `${path} ${status}`,
+            ).toEqual([]);
           else expect(headers, `${path} ${status}`).toEqual(expect.arrayContaining(rateLimitHeaders));
           if (status === '429') expect(headers, `${path} ${status}`).toContain('Retry-After');
         }
@@ -169,16 +177,23 @@ describe('OpenAPI document', () => {
 
   it('marks a query parameter that has a default as optional, showing the default (limit: 10 on every list)', () => {
     const document = spec as unknown as OpenApiDocument;
-    const defaulted = readOperations(document).flatMap((op) => op.queryParams.filter((p) => p.schema?.default !== undefined).map((p) => ({ op, p })));
+    const defaulted = readOperations(document).flatMap((op) =>
+      op.queryParams.filter((p) => p.schema?.default !== undefined).map((p) => ({ op, p })),
+    );
     expect(defaulted.length).toBeGreaterThan(10);
     for (const { op, p } of defaulted) expect(p.required, `${op.name} ?${p.name}`).toBe(false);
     const limits = readOperations(document).flatMap((op) => op.queryParams.filter((p) => p.name === 'limit').map((p) => ({ op, p })));
     expect(limits.length).toBeGreaterThan(10);
-    for (const { op, p } of limits) expect({ op: op.name, required: p.required, default: p.schema?.default }).toEqual({ op: op.name, required: false, default: 10 });
+    for (const { op, p } of limits)
+      expect({ op: op.name, required: p.required, default: p.schema?.default }).toEqual({ op: op.name, required: false, default: 10 });
   });
 
   it('names its license and a contact', () => {
-    const info = (spec as unknown as { info: { license?: { name?: string; identifier?: string; url?: string }; contact?: { name?: string; url?: string } } }).info;
+    const info = (
+      spec as unknown as {
+        info: { license?: { name?: string; identifier?: string; url?: string }; contact?: { name?: string; url?: string } };
+      }
+    ).info;
     expect(info.license?.name).toMatch(/\w/);
     expect(info.license?.identifier ?? info.license?.url).toBeTruthy();
     expect(info.contact?.url).toBe(t.ctx.config.publicBaseUrl);
@@ -187,7 +202,9 @@ describe('OpenAPI document', () => {
   it('types every request body and response that is not JSON as binary', () => {
     const binary: string[] = [];
     for (const op of readOperations(spec as unknown as OpenApiDocument)) {
-      const raw = (spec.paths[op.path] as Record<string, { requestBody?: { content: Record<string, { schema?: object }> } }>)[op.method.toLowerCase()];
+      const raw = (spec.paths[op.path] as Record<string, { requestBody?: { content: Record<string, { schema?: object }> } }>)[
+        op.method.toLowerCase()
+      ];
       const contents = [
         ...Object.entries(raw?.requestBody?.content ?? {}).map(([type, media]) => ({ at: `${op.name} body`, type, media })),
         ...Object.entries(op.declared).flatMap(([status, response]) =>
@@ -199,12 +216,20 @@ describe('OpenAPI document', () => {
         binary.push(`${at} ${type}`);
       }
     }
-    expect(binary).toEqual(expect.arrayContaining(['GET /v1/verify/statements/{id}/document/pdf 200 application/pdf', 'POST /v1/verify/statements/verify body application/pdf']));
+    expect(binary).toEqual(
+      expect.arrayContaining([
+        'GET /v1/verify/statements/{id}/document/pdf 200 application/pdf',
+        'POST /v1/verify/statements/verify body application/pdf',
+      ]),
+    );
   });
 
   it('types Event as a union of one variant per event type, told apart by `type`, whose data.object is an object the API serves', () => {
     const schemas = spec.components.schemas as Record<string, JsonSchema>;
-    const event = schemas.Event as { oneOf?: { $ref: string }[]; discriminator?: { propertyName: string; mapping: Record<string, string> } };
+    const event = schemas.Event as {
+      oneOf?: { $ref: string }[];
+      discriminator?: { propertyName: string; mapping: Record<string, string> };
+    };
     expect(event.discriminator?.propertyName).toBe('type');
     const mapping = event.discriminator?.mapping ?? {};
     expect(Object.keys(mapping)).toEqual([...EVENT_TYPES]);
@@ -231,7 +256,8 @@ describe('OpenAPI document', () => {
     const webhooks = (spec as unknown as { webhooks: Record<string, { post: Record<string, unknown> }> }).webhooks;
     expect(Object.keys(webhooks)).toEqual([...EVENT_TYPES]);
     const mapping = (spec.components.schemas.Event as { discriminator: { mapping: Record<string, string> } }).discriminator.mapping;
-    const parameters = (spec.components as { parameters?: Record<string, { name: string; in: string; required: boolean }> }).parameters ?? {};
+    const parameters =
+      (spec.components as { parameters?: Record<string, { name: string; in: string; required: boolean }> }).parameters ?? {};
     for (const type of EVENT_TYPES) {
       const op = webhooks[type]?.post as {
         operationId: string;

@@ -89,7 +89,9 @@ type OpenApiDocument = { paths?: Record<string, Record<string, Operation>>; comp
 const header = (description: string, schema: object) => ({ description, schema });
 const RESPONSE_HEADERS = {
   'Request-Id': header('Identifier of this request; quote it when asking for support.', { type: 'string' }),
-  'RateLimit-Limit': header('Requests allowed per window for this client and mode (for session polling: per session).', { type: 'integer' }),
+  'RateLimit-Limit': header('Requests allowed per window for this client and mode (for session polling: per session).', {
+    type: 'integer',
+  }),
   'RateLimit-Remaining': header('Requests left in the current window.', { type: 'integer' }),
   'RateLimit-Reset': header('Seconds until the current window ends.', { type: 'integer' }),
 };
@@ -121,7 +123,8 @@ function declareCommonErrors(document: OpenApiDocument): OpenApiDocument {
       const responses = (operation.responses ??= {});
       // A POST's 409 is also an idempotency conflict, besides whatever the route's own 409 means.
       const routeConflict = responses[409];
-      if (method === 'post' && routeConflict) routeConflict.description = `${routeConflict.description ?? ''} ${IDEMPOTENCY_CONFLICT}`.trim();
+      if (method === 'post' && routeConflict)
+        routeConflict.description = `${routeConflict.description ?? ''} ${IDEMPOTENCY_CONFLICT}`.trim();
       for (const status of statuses) {
         responses[status] ??= {
           description: status === 409 ? IDEMPOTENCY_CONFLICT : (ERROR_DESCRIPTIONS[status] ?? 'Error.'),

@@ -8,7 +8,9 @@ export const DEFAULT_PAGE_SIZE = 10;
 export const PageQueryFields = {
   // Optional with a default: validation fills it in for a request without it (Ajv `useDefaults`),
   // and the OpenAPI document shows it as optional with that default.
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_PAGE_SIZE, description: 'How many objects to return, 1 to 100.' })),
+  limit: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, default: DEFAULT_PAGE_SIZE, description: 'How many objects to return, 1 to 100.' }),
+  ),
   starting_after: Type.Optional(
     Type.String({ maxLength: MAX_ID_LENGTH, description: 'Cursor: an object id; returns the objects that come after it (older ones).' }),
   ),

@@ -54,10 +54,7 @@ export async function resolveCursors<C>(
 }
 
 /** Cursors resolved to the internal sequence numbers `fetchPage` pages on. */
-export async function resolvePage(
-  query: PageQueryInput,
-  findSeq: (id: string) => Promise<number | undefined>,
-): Promise<PageRequest> {
+export async function resolvePage(query: PageQueryInput, findSeq: (id: string) => Promise<number | undefined>): Promise<PageRequest> {
   const { limit, after, before } = await resolveCursors(query, findSeq);
   return { limit, ...(after === undefined ? {} : { afterSeq: after }), ...(before === undefined ? {} : { beforeSeq: before }) };
 }
@@ -75,11 +72,18 @@ export async function fetchPage<DB, TB extends keyof DB, O extends { seq: number
   const seq = sql.ref<number>(column);
   if (page.beforeSeq !== undefined) {
     // Walk towards newer rows, then flip so the page still reads newest first.
-    const rows = await query.where(seq, '>', page.beforeSeq).orderBy(seq, 'asc').limit(page.limit + 1).execute();
+    const rows = await query
+      .where(seq, '>', page.beforeSeq)
+      .orderBy(seq, 'asc')
+      .limit(page.limit + 1)
+      .execute();
     const hasMore = rows.length > page.limit;
     return { rows: rows.slice(0, page.limit).reverse(), hasMore };
   }
   const scoped = page.afterSeq === undefined ? query : query.where(seq, '<', page.afterSeq);
-  const rows = await scoped.orderBy(seq, 'desc').limit(page.limit + 1).execute();
+  const rows = await scoped
+    .orderBy(seq, 'desc')
+    .limit(page.limit + 1)
+    .execute();
   return { rows: rows.slice(0, page.limit), hasMore: rows.length > page.limit };
 }

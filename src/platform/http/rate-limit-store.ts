@@ -1,5 +1,11 @@
 import pg from 'pg';
-import { BurstyRateLimiter, RateLimiterMemory, RateLimiterPostgres, type RateLimiterAbstract, type RateLimiterRes } from 'rate-limiter-flexible';
+import {
+  BurstyRateLimiter,
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  type RateLimiterAbstract,
+  type RateLimiterRes,
+} from 'rate-limiter-flexible';
 import type { Config } from '../config/config.js';
 import type { DbCapabilities } from '../db/database.js';
 
@@ -49,7 +55,10 @@ interface Policy {
  * - falls back to a per-process memory limiter of the same policy when the database fails or is
  *   slower than 1 s (`insuranceLimiter`), so rate limiting never takes the API down with it.
  */
-export function createRateLimitStore(config: Pick<Config, 'rateLimit' | 'database'>, capabilities: Pick<DbCapabilities, 'singleWriter'>): RateLimitStore {
+export function createRateLimitStore(
+  config: Pick<Config, 'rateLimit' | 'database'>,
+  capabilities: Pick<DbCapabilities, 'singleWriter'>,
+): RateLimitStore {
   const { perSecond, burst } = config.rateLimit;
   const client: Policy = { keyPrefix: 'client', points: perSecond, duration: 1 };
   const clientBurst: Policy = { keyPrefix: 'client_burst', points: burst, duration: BURST_WINDOW_SECONDS };
@@ -57,7 +66,10 @@ export function createRateLimitStore(config: Pick<Config, 'rateLimit' | 'databas
 
   const { limiter, close } = capabilities.singleWriter ? memoryLimiters() : sharedLimiters(config.database);
   return {
-    client: withLimit(perSecond, burst > 0 ? new BurstyRateLimiter(limiter(client, true), limiter(clientBurst, false)) : limiter(client, true)),
+    client: withLimit(
+      perSecond,
+      burst > 0 ? new BurstyRateLimiter(limiter(client, true), limiter(clientBurst, false)) : limiter(client, true),
+    ),
     poll: withLimit(poll.points, limiter(poll, false)),
     close,
   };

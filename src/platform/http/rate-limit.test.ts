@@ -28,7 +28,10 @@ describe.each(engines())('rate limits on %s', (engine) => {
 
   /** The real app with these limits (all sharing one database). */
   async function appWith(perSecond: number, burst: number, plugins: FastifyPluginAsync[] = []) {
-    const app = await service.buildApp({ ...t.ctx, config: { ...t.ctx.config, rateLimit: { perSecond, burst } } }, { logger: false, apiPlugins: plugins });
+    const app = await service.buildApp(
+      { ...t.ctx, config: { ...t.ctx.config, rateLimit: { perSecond, burst } } },
+      { logger: false, apiPlugins: plugins },
+    );
     apps.push(app);
     return app;
   }
@@ -143,7 +146,11 @@ describe.each(engines())('rate limits on %s', (engine) => {
     // Another session, another client polling the same id, and other routes are not affected.
     expect((await get(app, a.testKey, '/v1/connect/sessions/sess_two')).statusCode).not.toBe(429);
     // HEAD polls count too.
-    const head = await app.inject({ method: 'HEAD', url: '/v1/connect/sessions/sess_two', headers: { authorization: `Bearer ${a.testKey}` } });
+    const head = await app.inject({
+      method: 'HEAD',
+      url: '/v1/connect/sessions/sess_two',
+      headers: { authorization: `Bearer ${a.testKey}` },
+    });
     expect(head.headers['ratelimit-remaining']).toBe('0');
     expect((await get(app, a.testKey, '/v1/connect/sessions/sess_two')).statusCode).toBe(429);
     expect((await get(app, b.testKey, '/v1/connect/sessions/sess_one')).statusCode).not.toBe(429);
@@ -164,7 +171,10 @@ describe.each(engines())('rate limits on %s', (engine) => {
   it.runIf(engine === 'postgres')('keeps the counters in the database on PostgreSQL', async () => {
     const tenant = await t.newClient();
     await getTimes(limited, tenant.testKey, 2);
-    const rows = await sql<{ key: string; points: number }>`select key, points from rate_limits where key = ${`client:${tenant.clientId}:test`}`.execute(t.ctx.db);
+    const rows = await sql<{
+      key: string;
+      points: number;
+    }>`select key, points from rate_limits where key = ${`client:${tenant.clientId}:test`}`.execute(t.ctx.db);
     expect(rows.rows).toEqual([{ key: `client:${tenant.clientId}:test`, points: 2 }]);
   });
 });

@@ -17,6 +17,7 @@ describe('parseRetryAfter', () => {
   });
 
   it('ignores what is absent or malformed', () => {
-    for (const value of [null, undefined, '', 'soon', '-5', '1.5', 'Mon, not a date']) expect(parseRetryAfter(value, now), String(value)).toBeUndefined();
+    for (const value of [null, undefined, '', 'soon', '-5', '1.5', 'Mon, not a date'])
+      expect(parseRetryAfter(value, now), String(value)).toBeUndefined();
   });
 });

@@ -10,7 +10,15 @@ import {
   type OpenApiDocument,
   type OpenApiParameter,
 } from '../../../test/support/openapi-operations.js';
-import { FIXTURE_MAKERS, keyOf, makeTenancyWorld, TENANCY_CONFIG, TENANCY_SEAMS, type Mode, type TenancyWorld } from '../../../test/support/tenancy-fixtures.js';
+import {
+  FIXTURE_MAKERS,
+  keyOf,
+  makeTenancyWorld,
+  TENANCY_CONFIG,
+  TENANCY_SEAMS,
+  type Mode,
+  type TenancyWorld,
+} from '../../../test/support/tenancy-fixtures.js';
 import { startTestApp, type TestApp } from '../../../test/support/test-app.js';
 import { BODY_LIMIT_BYTES } from './app.js';
 
@@ -54,7 +62,11 @@ describe.each(engines())('every authenticated route (%s)', (engine) => {
       url: call.url,
       headers: {
         ...(call.key === undefined ? {} : { authorization: `Bearer ${call.key}` }),
-        ...(call.json !== undefined ? { 'content-type': 'application/json' } : call.contentType ? { 'content-type': call.contentType } : {}),
+        ...(call.json !== undefined
+          ? { 'content-type': 'application/json' }
+          : call.contentType
+            ? { 'content-type': call.contentType }
+            : {}),
         ...call.headers,
       },
       ...(call.json !== undefined ? { payload: JSON.stringify(call.json) } : call.payload !== undefined ? { payload: call.payload } : {}),
@@ -65,7 +77,8 @@ describe.each(engines())('every authenticated route (%s)', (engine) => {
   }
   const code = (res: { json(): unknown }) => (res.json() as { error?: { code?: string } }).error?.code;
   /** The URL with made-up ids of the right kind that exist nowhere. */
-  const unknownId = (param: { prefix: string | undefined }, tag = 'doesnotexist') => `${param.prefix ?? 'obj_'}${tag}${'0'.repeat(22 - tag.length)}`;
+  const unknownId = (param: { prefix: string | undefined }, tag = 'doesnotexist') =>
+    `${param.prefix ?? 'obj_'}${tag}${'0'.repeat(22 - tag.length)}`;
   const unknownUrl = (op: ApiOperation, tag = 'doesnotexist') => urlOf(op, (p) => unknownId(p, tag));
   const withIds = (op: ApiOperation) => op.pathParams.length > 0;
 
@@ -151,10 +164,18 @@ describe.each(engines())('every authenticated route (%s)', (engine) => {
       const field = firstStringField(body);
       if (field) {
         const payload = JSON.stringify(field.replace('a\ud800b'));
-        expectRefused(await send(t, op, { url: unknownUrl(op), key: testKey, payload, contentType: 'application/json' }), field.param, `${op.name} ${field.param} with an unpaired surrogate`);
+        expectRefused(
+          await send(t, op, { url: unknownUrl(op), key: testKey, payload, contentType: 'application/json' }),
+          field.param,
+          `${op.name} ${field.param} with an unpaired surrogate`,
+        );
       }
       const badKey = JSON.stringify({ ...body, 'b\ud800': 1 });
-      expectRefused(await send(t, op, { url: unknownUrl(op), key: testKey, payload: badKey, contentType: 'application/json' }), undefined, `${op.name} with a field name holding an unpaired surrogate`);
+      expectRefused(
+        await send(t, op, { url: unknownUrl(op), key: testKey, payload: badKey, contentType: 'application/json' }),
+        undefined,
+        `${op.name} with a field name holding an unpaired surrogate`,
+      );
     }
   });
 
@@ -162,13 +183,23 @@ describe.each(engines())('every authenticated route (%s)', (engine) => {
     const { testKey } = await t.newClient();
     for (const op of operations) {
       const url = unknownUrl(op);
-      const notJson = await send(t, op, { url, key: testKey, payload: 'email=a@example.com', contentType: 'application/x-www-form-urlencoded' });
+      const notJson = await send(t, op, {
+        url,
+        key: testKey,
+        payload: 'email=a@example.com',
+        contentType: 'application/x-www-form-urlencoded',
+      });
       // GET bodies are never read (Fastify ignores them); the status is still recorded for the last test.
       if (!BODY_METHODS.includes(op.method)) continue;
       expect([notJson.statusCode, code(notJson)], op.name).toEqual([415, 'unsupported_media_type']);
       const malformed = await send(t, op, { url, key: testKey, payload: '{"email":', contentType: 'application/json' });
       expect([malformed.statusCode, code(malformed)], op.name).toEqual([400, 'invalid_json']);
-      const huge = await send(t, op, { url, key: testKey, payload: JSON.stringify({ pad: 'x'.repeat(BODY_LIMIT_BYTES) }), contentType: 'application/json' });
+      const huge = await send(t, op, {
+        url,
+        key: testKey,
+        payload: JSON.stringify({ pad: 'x'.repeat(BODY_LIMIT_BYTES) }),
+        contentType: 'application/json',
+      });
       expect([huge.statusCode, code(huge)], op.name).toEqual([413, 'body_too_large']);
     }
   });
@@ -180,14 +211,24 @@ describe.each(engines())('every authenticated route (%s)', (engine) => {
     const claimer = posts.find(withIds);
     if (!claimer) throw new Error('no POST operation with a path id to take an Idempotency-Key with');
     const key = `route-security-${engine}`;
-    const first = await send(t, claimer, { url: unknownUrl(claimer, 'claim'), key: testKey, ...jsonBody(claimer), headers: { 'idempotency-key': key } });
+    const first = await send(t, claimer, {
+      url: unknownUrl(claimer, 'claim'),
+      key: testKey,
+      ...jsonBody(claimer),
+      headers: { 'idempotency-key': key },
+    });
     expect(first.statusCode, first.body).toBe(404);
     for (const op of posts) {
       // …so every other request with it is refused before its handler: nothing is created.
       const reused = await send(t, op, { url: unknownUrl(op), key: testKey, ...jsonBody(op), headers: { 'idempotency-key': key } });
       expectBodyAccepted(op, reused, op.name);
       expect([reused.statusCode, code(reused)], `${op.name}: ${reused.body}`).toEqual([409, 'idempotency_key_reused']);
-      const invalid = await send(t, op, { url: unknownUrl(op), key: testKey, ...jsonBody(op), headers: { 'idempotency-key': 'k'.repeat(256) } });
+      const invalid = await send(t, op, {
+        url: unknownUrl(op),
+        key: testKey,
+        ...jsonBody(op),
+        headers: { 'idempotency-key': 'k'.repeat(256) },
+      });
       expect([invalid.statusCode, code(invalid)], op.name).toEqual([400, 'parameter_invalid']);
     }
   });
@@ -200,7 +241,9 @@ describe.each(engines())('every authenticated route (%s)', (engine) => {
         // One request per second is allowed: within three, one is refused, whatever second they fall in.
         const statuses: number[] = [];
         for (let i = 0; i < 3 && !statuses.includes(429); i++) {
-          statuses.push((await send(limited, op, { url: unknownUrl(op), key: testKey, ...(op.method === 'GET' ? {} : { json: {} }) })).statusCode);
+          statuses.push(
+            (await send(limited, op, { url: unknownUrl(op), key: testKey, ...(op.method === 'GET' ? {} : { json: {} }) })).statusCode,
+          );
         }
         expect(statuses, op.name).toContain(429);
       }
@@ -214,7 +257,8 @@ describe.each(engines())('every authenticated route (%s)', (engine) => {
     const idTaking = () => operations.filter(withIds);
     const id = (owner: Owner, mode: Mode, prefix: string | undefined) => {
       const found = world.ids[owner][mode][prefix ?? ''];
-      if (found === undefined) throw new Error(`no fixture of kind ${prefix}: add a maker to FIXTURE_MAKERS in test/support/tenancy-fixtures.ts`);
+      if (found === undefined)
+        throw new Error(`no fixture of kind ${prefix}: add a maker to FIXTURE_MAKERS in test/support/tenancy-fixtures.ts`);
       return found;
     };
     /** Tables a refused request may change: the PostgreSQL rate-limit counters count every request. */
@@ -287,7 +331,9 @@ describe.each(engines())('every authenticated route (%s)', (engine) => {
   it('declares in the OpenAPI document every status the probes above received', () => {
     expect(received.size).toBe(operations.length);
     const undeclared = operations.flatMap((op) =>
-      [...(received.get(op.name) ?? [])].filter((status) => !(String(status) in op.declared)).map((status) => `${op.name} answered ${status}`),
+      [...(received.get(op.name) ?? [])]
+        .filter((status) => !(String(status) in op.declared))
+        .map((status) => `${op.name} answered ${status}`),
     );
     expect(undeclared, 'statuses the API returns but the OpenAPI document does not declare').toEqual([]);
   });
@@ -324,7 +370,12 @@ function firstStringField(body: unknown): { param: string; replace(value: string
   const path = walk(body, []);
   if (!path || path.length === 0) return undefined;
   return {
-    param: path[0] + path.slice(1).map((key) => `[${key}]`).join(''),
+    param:
+      path[0] +
+      path
+        .slice(1)
+        .map((key) => `[${key}]`)
+        .join(''),
     replace(value) {
       const copy = structuredClone(body) as Record<string, unknown>;
       let at: Record<string, unknown> = copy;

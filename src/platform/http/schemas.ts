@@ -6,13 +6,14 @@ export const ErrorResponse = Type.Object(
   {
     error: Type.Object({
       type: Type.Union(
-        ['invalid_request_error', 'authentication_error', 'permission_error', 'rate_limit_error', 'api_error'].map((t) =>
-          Type.Literal(t),
-        ),
+        ['invalid_request_error', 'authentication_error', 'permission_error', 'rate_limit_error', 'api_error'].map((t) => Type.Literal(t)),
       ),
-      code: Type.Union(Object.keys(ERROR_TABLE).map((code) => Type.Literal(code)), {
-        description: 'Stable, machine-readable error code; see docs/errors.md.',
-      }),
+      code: Type.Union(
+        Object.keys(ERROR_TABLE).map((code) => Type.Literal(code)),
+        {
+          description: 'Stable, machine-readable error code; see docs/errors.md.',
+        },
+      ),
       message: Type.String({ description: 'Human-readable explanation; may change between versions.' }),
       param: Type.Optional(Type.String({ description: 'The request parameter at fault, when there is one.' })),
       request_id: Type.String({ description: 'Identifier of the request, also in the Request-Id header.' }),

@@ -14,7 +14,11 @@ describe.each(engines())('text that cannot be stored, on %s', (engine) => {
   const get = (url: string) => t.call(client.testKey, { method: 'GET', url });
   const post = (url: string, json: unknown) => t.call(client.testKey, { method: 'POST', url, json });
   const holderCount = async () => (await get('/v1/connect/account_holders?limit=100')).json().data.length as number;
-  const expectRefused = (res: { statusCode: number; body: string; json(): { error: Record<string, unknown> } }, param: string | undefined, named: string) => {
+  const expectRefused = (
+    res: { statusCode: number; body: string; json(): { error: Record<string, unknown> } },
+    param: string | undefined,
+    named: string,
+  ) => {
     expect(res.statusCode, res.body).toBe(400);
     expect(res.json().error).toMatchObject({ code: 'parameter_invalid', ...(param === undefined ? {} : { param }) });
     if (param === undefined) expect(res.json().error).not.toHaveProperty('param');
@@ -43,8 +47,16 @@ describe.each(engines())('text that cannot be stored, on %s', (engine) => {
 
   it('names the nested field: a metadata value by its key, a metadata key by the object that holds it', async () => {
     const before = await holderCount();
-    expectRefused(await post('/v1/connect/account_holders', { email: 'g@example.com', metadata: { plan: 'gold\u0000' } }), 'metadata[plan]', 'a control character (U+0000) at character 5');
-    expectRefused(await post('/v1/connect/account_holders', { email: 'g@example.com', metadata: { 'pl\ud800an': 'gold' } }), 'metadata', 'an unpaired surrogate (U+D800) at character 3');
+    expectRefused(
+      await post('/v1/connect/account_holders', { email: 'g@example.com', metadata: { plan: 'gold\u0000' } }),
+      'metadata[plan]',
+      'a control character (U+0000) at character 5',
+    );
+    expectRefused(
+      await post('/v1/connect/account_holders', { email: 'g@example.com', metadata: { 'pl\ud800an': 'gold' } }),
+      'metadata',
+      'an unpaired surrogate (U+D800) at character 3',
+    );
     expect(await holderCount()).toBe(before);
   });
 
@@ -59,7 +71,12 @@ describe.each(engines())('text that cannot be stored, on %s', (engine) => {
       'claim_ids[1]',
       'a control character (U+0000) at character 5',
     );
-    const check = await t.app.inject({ method: 'POST', url: '/v1/verify/claims/verify', headers: { 'content-type': 'application/json' }, payload: '{"receipt":"ey\\ud800"}' });
+    const check = await t.app.inject({
+      method: 'POST',
+      url: '/v1/verify/claims/verify',
+      headers: { 'content-type': 'application/json' },
+      payload: '{"receipt":"ey\\ud800"}',
+    });
     expectRefused(check, 'receipt', 'an unpaired surrogate (U+D800) at character 3');
   });
 
@@ -82,9 +99,12 @@ describe.each(engines())('text that cannot be stored, on %s', (engine) => {
     ['/v1/verify/access_requests/ar_%00', 4],
     ['/v1/verify/statements/stmt_%00', 6],
     ['/v1/verify/statements/stmt_%00/document/pdf', 6],
-  ])('answers a NUL character in a path id with 400 parameter_invalid naming the id, like an id too long to name anything: %s', async (url, at) => {
-    expectRefused(await get(url), 'id', `a control character (U+0000) at character ${at}`);
-  });
+  ])(
+    'answers a NUL character in a path id with 400 parameter_invalid naming the id, like an id too long to name anything: %s',
+    async (url, at) => {
+      expectRefused(await get(url), 'id', `a control character (U+0000) at character ${at}`);
+    },
+  );
 
   it('answers a URL that names no route 404 route_not_found, NUL or not', async () => {
     const res = await get('/v1/no_such_thing/%00');
@@ -99,7 +119,12 @@ describe.each(engines())('text that cannot be stored, on %s', (engine) => {
   });
 
   it('answers a page request carrying such text with a 400 page (forms and query strings of the page surfaces)', async () => {
-    const form = await t.app.inject({ method: 'POST', url: '/verify', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: 'receipt=ey%00' });
+    const form = await t.app.inject({
+      method: 'POST',
+      url: '/verify',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'receipt=ey%00',
+    });
     const query = await t.app.inject({ method: 'GET', url: '/verify?document_hash=%00' });
     for (const res of [form, query]) {
       expect(res.statusCode).toBe(400);

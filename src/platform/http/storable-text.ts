@@ -30,7 +30,13 @@ function nameOf(step: Step | undefined): string | undefined {
   const keys: string[] = [];
   for (let at = step; at?.key !== undefined; at = at.parent) keys.unshift(at.key);
   if (keys.length === 0) return undefined;
-  return keys[0] + keys.slice(1).map((key) => `[${key}]`).join('');
+  return (
+    keys[0] +
+    keys
+      .slice(1)
+      .map((key) => `[${key}]`)
+      .join('')
+  );
 }
 
 /** A string value that cannot be stored; a bare string as the whole body is no JSON object at all. */

@@ -18,7 +18,8 @@ describe('a write when the database is full', () => {
   afterAll(() => t?.close());
 
   it('is refused with 503 storage_full, saves nothing, and reads go on', async () => {
-    const create = (n: number) => t.call(key, { method: 'POST', url: '/v1/connect/account_holders', json: { email: `full-${n}@example.com`, name: 'x'.repeat(200) } });
+    const create = (n: number) =>
+      t.call(key, { method: 'POST', url: '/v1/connect/account_holders', json: { email: `full-${n}@example.com`, name: 'x'.repeat(200) } });
     expect((await create(0)).statusCode).toBe(200);
     const pages = (await sql<{ page_count: number }>`pragma page_count`.execute(t.ctx.db)).rows[0]!.page_count;
     await sql.raw(`pragma max_page_count = ${pages}`).execute(t.ctx.db);
@@ -30,7 +31,11 @@ describe('a write when the database is full', () => {
       else refused = response;
     }
     expect(refused?.statusCode).toBe(503);
-    expect(refused?.json().error).toMatchObject({ type: 'api_error', code: 'storage_full', message: "The server's storage is full, so nothing was saved. Try again later; its operator has to free space." });
+    expect(refused?.json().error).toMatchObject({
+      type: 'api_error',
+      code: 'storage_full',
+      message: "The server's storage is full, so nothing was saved. Try again later; its operator has to free space.",
+    });
     const listed = await t.call(key, { method: 'GET', url: '/v1/connect/account_holders?limit=100' });
     expect(listed.statusCode).toBe(200);
     expect(listed.json().data).toHaveLength(saved);

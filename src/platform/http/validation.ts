@@ -92,10 +92,19 @@ export function acceptDeclaredInputsOnly(route: RouteOptions): void {
 
 /** `/metadata/plan` → `metadata[plan]`, `/permissions/0` → `permissions[0]` (the form clients send). */
 function paramName(instancePath: string, child?: string): string | undefined {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (child !== undefined) parts.push(child);
   if (parts.length === 0) return undefined;
-  return parts[0] + parts.slice(1).map((p) => `[${p}]`).join('');
+  return (
+    parts[0] +
+    parts
+      .slice(1)
+      .map((p) => `[${p}]`)
+      .join('')
+  );
 }
 
 /**
@@ -198,5 +207,8 @@ function article(type: string): string {
     array: 'an array',
     null: 'null',
   };
-  return type.split(',').map((t) => names[t] ?? t).join(' or ');
+  return type
+    .split(',')
+    .map((t) => names[t] ?? t)
+    .join(' or ');
 }

@@ -46,6 +46,9 @@ export const oldestJobAge = defineGauge({
     const { rows, now } = await queueStates(deps);
     return rows
       .filter((row) => row.state === 'queued' || row.state === 'running')
-      .map((row): GaugeSample<'type' | 'state'> => ({ labels: { type: row.type, state: row.state }, value: Math.max(0, now - row.since) / 1000 }));
+      .map((row): GaugeSample<'type' | 'state'> => ({
+        labels: { type: row.type, state: row.state },
+        value: Math.max(0, now - row.since) / 1000,
+      }));
   },
 });

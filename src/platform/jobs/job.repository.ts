@@ -142,18 +142,22 @@ export interface QueueStateRow {
  * read over the `(status, run_at)` index (succeeded jobs, the bulk of the table, are not read).
  */
 export async function readQueueStates(db: Db, now: number): Promise<QueueStateRow[]> {
-  const state = sql<QueueStateRow['state']>`case when status = 'pending' and run_at > ${now} then 'scheduled' when status = 'pending' then 'queued' else status end`;
-  return db
-    .selectFrom('jobs')
-    .select((eb) => [
-      'type',
-      state.as('state'),
-      eb.fn.countAll<number>().as('count'),
-      eb.fn.min<number>(sql`case when status = 'pending' then run_at else updated_at end`).as('since'),
-    ])
-    .where('status', 'in', ['pending', 'running', 'dead'])
-    // By the output column: the same expression written twice would carry two parameters, which
-    // PostgreSQL does not take for one expression.
-    .groupBy(['type', sql`state`])
-    .execute();
+  const state = sql<
+    QueueStateRow['state']
+  >`case when status = 'pending' and run_at > ${now} then 'scheduled' when status = 'pending' then 'queued' else status end`;
+  return (
+    db
+      .selectFrom('jobs')
+      .select((eb) => [
+        'type',
+        state.as('state'),
+        eb.fn.countAll<number>().as('count'),
+        eb.fn.min<number>(sql`case when status = 'pending' then run_at else updated_at end`).as('since'),
+      ])
+      .where('status', 'in', ['pending', 'running', 'dead'])
+      // By the output column: the same expression written twice would carry two parameters, which
+      // PostgreSQL does not take for one expression.
+      .groupBy(['type', sql`state`])
+      .execute()
+  );
 }

@@ -19,7 +19,6 @@ import { Worker, type WorkerOptions } from './worker.js';
 const WORKER_MAIN = path.resolve(import.meta.dirname, '../../../test/support/worker-main.ts');
 const silent = pino({ level: 'silent' });
 
-
 describe.each(engines())('job queue on %s', (engine) => {
   let database: TestDatabase;
   let ctx: AppContext;
@@ -36,7 +35,12 @@ describe.each(engines())('job queue on %s', (engine) => {
   beforeAll(async () => {
     database = await createTestDatabase(engine);
     await createEffectsTable(database.handle.db);
-    ctx = service.createContext({ config: testConfig(), database: database.handle, clock, secretBox: await openSecretBox(database.handle.db, { current: TEST_MASTER_KEY_BYTES }, clock) });
+    ctx = service.createContext({
+      config: testConfig(),
+      database: database.handle,
+      clock,
+      secretBox: await openSecretBox(database.handle.db, { current: TEST_MASTER_KEY_BYTES }, clock),
+    });
   });
   afterAll(async () => {
     await Promise.all(workers.map((w) => w.stop(100)));
@@ -53,7 +57,10 @@ describe.each(engines())('job queue on %s', (engine) => {
       }),
     ).rejects.toThrow('the change failed');
     const worker = startWorker();
-    await until(() => job(committed), (row) => row?.status === 'succeeded');
+    await until(
+      () => job(committed),
+      (row) => row?.status === 'succeeded',
+    );
     expect(await job(rolledBack)).toBeUndefined();
     expect((await effects(ctx.db)).filter((e) => e.label === 'committed')).toHaveLength(1);
     expect((await effects(ctx.db)).some((e) => e.label === 'rolled-back')).toBe(false);
@@ -67,7 +74,10 @@ describe.each(engines())('job queue on %s', (engine) => {
   it("retries a failing job after the job type's delay, keeping the error (secrets redacted) until it succeeds", async () => {
     const worker = startWorker();
     const id = await enqueueJob(ctx.db, clock, flakyJob, { label: 'flaky', succeedOn: 3 });
-    const first = await until(() => job(id), (row) => row?.attempts === 1 && row.status === 'pending');
+    const first = await until(
+      () => job(id),
+      (row) => row?.attempts === 1 && row.status === 'pending',
+    );
     expect(first?.last_error).toContain('attempt 1 failed');
     expect(first?.last_error).not.toContain('SSSS');
     expect(first!.run_at - clock.now()).toBeGreaterThan(500);
@@ -75,9 +85,15 @@ describe.each(engines())('job queue on %s', (engine) => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect((await job(id))?.attempts).toBe(1);
     clock.advance(1);
-    await until(() => job(id), (row) => row?.attempts === 2 && row.status === 'pending');
+    await until(
+      () => job(id),
+      (row) => row?.attempts === 2 && row.status === 'pending',
+    );
     clock.advance(2);
-    const done = await until(() => job(id), (row) => row?.status === 'succeeded');
+    const done = await until(
+      () => job(id),
+      (row) => row?.status === 'succeeded',
+    );
     expect(done).toMatchObject({ attempts: 3, last_error: null, locked_by: null });
     await worker.stop();
   });
@@ -86,10 +102,16 @@ describe.each(engines())('job queue on %s', (engine) => {
     const worker = startWorker();
     const id = await enqueueJob(ctx.db, clock, flakyJob, { label: 'doomed', succeedOn: 99 });
     for (let attempt = 1; attempt < 3; attempt++) {
-      await until(() => job(id), (row) => row?.attempts === attempt && row.status === 'pending');
+      await until(
+        () => job(id),
+        (row) => row?.attempts === attempt && row.status === 'pending',
+      );
       clock.advance(attempt);
     }
-    const dead = await until(() => job(id), (row) => row?.status === 'dead');
+    const dead = await until(
+      () => job(id),
+      (row) => row?.status === 'dead',
+    );
     expect(dead).toMatchObject({ attempts: 3, max_attempts: 3 });
     expect(dead?.last_error).toContain('attempt 3 failed');
     expect(dead?.finished_at).not.toBeNull();
@@ -100,16 +122,30 @@ describe.each(engines())('job queue on %s', (engine) => {
     const worker = startWorker();
     const id = await enqueueJob(ctx.db, clock, flakyJob, { label: 'cli-dead', succeedOn: 99 });
     for (let attempt = 1; attempt < 3; attempt++) {
-      await until(() => job(id), (row) => row?.attempts === attempt && row.status === 'pending');
+      await until(
+        () => job(id),
+        (row) => row?.attempts === attempt && row.status === 'pending',
+      );
       clock.advance(attempt);
     }
-    await until(() => job(id), (row) => row?.status === 'dead');
+    await until(
+      () => job(id),
+      (row) => row?.status === 'dead',
+    );
     await worker.stop();
     const env = databaseEnv(database.config);
     const listed = await runOwnproofHere(['jobs', 'list', '--status', 'dead', '--type', 'test.flaky', '--json'], env);
     expect(listed.code, listed.stderr).toBe(0);
-    const rows = listed.stdout.trim().split('\n').map((line) => JSON.parse(line));
-    expect(rows.find((r) => r.id === id)).toMatchObject({ status: 'dead', attempts: 3, max_attempts: 3, last_error: expect.stringContaining('attempt 3 failed') });
+    const rows = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    expect(rows.find((r) => r.id === id)).toMatchObject({
+      status: 'dead',
+      attempts: 3,
+      max_attempts: 3,
+      last_error: expect.stringContaining('attempt 3 failed'),
+    });
     const retried = await runOwnproofHere(['jobs', 'retry', id as string], env);
     expect(retried).toMatchObject({ code: 0, stdout: `Job ${id} is queued again.\n` });
     expect(await job(id)).toMatchObject({ status: 'pending', attempts: 0 });
@@ -117,14 +153,21 @@ describe.each(engines())('job queue on %s', (engine) => {
     expect(again.code).toBe(1);
     expect(again.stderr).toBe(`ownproof: no dead job with id ${id}\n`);
     // Leave nothing runnable behind for the next tests.
-    await ctx.db.updateTable('jobs').set({ status: 'dead' }).where('id', '=', id as string).execute();
+    await ctx.db
+      .updateTable('jobs')
+      .set({ status: 'dead' })
+      .where('id', '=', id as string)
+      .execute();
   });
 
   it('finishes a running job on SIGTERM before the worker process exits', async () => {
     const worker = startNodeProcess(['--import', 'tsx', WORKER_MAIN], { ...databaseEnv(database.config), STOP_GRACE_MS: '10000' });
     await worker.waitForLine(/^WORKER_READY/);
     const id = await enqueueJob(ctx.db, { now: () => Date.now() }, slowRecordJob, { label: 'sigterm', ms: 1_000 });
-    await until(() => effects(ctx.db), (rows) => rows.some((r) => r.job_id === id && r.phase === 'started'));
+    await until(
+      () => effects(ctx.db),
+      (rows) => rows.some((r) => r.job_id === id && r.phase === 'started'),
+    );
     expect(await worker.stop('SIGTERM')).toBe(0);
     expect(await job(id)).toMatchObject({ status: 'succeeded', attempts: 1 });
     expect((await effects(ctx.db)).filter((r) => r.job_id === id).map((r) => r.phase)).toEqual(['started', 'done']);
@@ -133,20 +176,33 @@ describe.each(engines())('job queue on %s', (engine) => {
   it('aborts a job that runs past its timeout and counts it as a failure', async () => {
     const worker = startWorker();
     const id = await enqueueJob(ctx.db, clock, hangingJob, {});
-    const dead = await until(() => job(id), (row) => row?.status === 'dead');
+    const dead = await until(
+      () => job(id),
+      (row) => row?.status === 'dead',
+    );
     expect(dead?.last_error).toBe('timed out after 200 ms');
     await worker.stop();
   });
 
   it('takes over a job whose worker vanished, once its lease has expired', async () => {
     const id = await enqueueJob(ctx.db, clock, recordJob, { label: 'orphan' });
-    const taken = await claimJobs(ctx.db, ctx.capabilities, { workerId: 'ghost', now: clock.now(), leaseMs: 60_000, limit: 100, types: ['test.record'], kind: 'due' });
+    const taken = await claimJobs(ctx.db, ctx.capabilities, {
+      workerId: 'ghost',
+      now: clock.now(),
+      leaseMs: 60_000,
+      limit: 100,
+      types: ['test.record'],
+      kind: 'due',
+    });
     expect(taken.map((j) => j.id)).toContain(id);
     const worker = startWorker();
     await new Promise((resolve) => setTimeout(resolve, 150));
     expect((await job(id))?.locked_by).toBe('ghost');
     clock.advance(61);
-    const done = await until(() => job(id), (row) => row?.status === 'succeeded');
+    const done = await until(
+      () => job(id),
+      (row) => row?.status === 'succeeded',
+    );
     expect(done?.attempts).toBe(2);
     expect((await effects(ctx.db)).filter((e) => e.job_id === id)).toHaveLength(1);
     await worker.stop();
@@ -162,11 +218,18 @@ describe.each(engines())('job queue on %s', (engine) => {
   it('hands unfinished jobs back to the queue when stopped, without counting the attempt', async () => {
     const worker = startWorker();
     const id = await enqueueJob(ctx.db, clock, slowRecordJob, { label: 'handed-back', ms: 1_500 });
-    await until(() => job(id), (row) => row?.status === 'running');
+    await until(
+      () => job(id),
+      (row) => row?.status === 'running',
+    );
     await worker.stop(100);
     expect(await job(id)).toMatchObject({ status: 'pending', attempts: 0, locked_by: null });
     const next = startWorker();
-    await until(() => job(id), (row) => row?.status === 'succeeded', 20_000);
+    await until(
+      () => job(id),
+      (row) => row?.status === 'succeeded',
+      20_000,
+    );
     await next.stop();
   });
 
@@ -175,14 +238,21 @@ describe.each(engines())('job queue on %s', (engine) => {
     const first = startNodeProcess(['--import', 'tsx', WORKER_MAIN], env);
     await first.waitForLine(/^WORKER_READY/);
     const id = await enqueueJob(ctx.db, { now: () => Date.now() }, slowRecordJob, { label: 'crash', ms: 1_500 });
-    await until(() => effects(ctx.db), (rows) => rows.some((r) => r.job_id === id && r.phase === 'started'));
+    await until(
+      () => effects(ctx.db),
+      (rows) => rows.some((r) => r.job_id === id && r.phase === 'started'),
+    );
     expect(await first.stop('SIGKILL')).toBeNull();
     expect((await job(id))?.status).toBe('running');
 
     const second = startNodeProcess(['--import', 'tsx', WORKER_MAIN], env);
     try {
       await second.waitForLine(/^WORKER_READY/);
-      const done = await until(() => job(id), (row) => row?.status === 'succeeded', 20_000);
+      const done = await until(
+        () => job(id),
+        (row) => row?.status === 'succeeded',
+        20_000,
+      );
       expect(done?.attempts).toBe(2);
       const rows = (await effects(ctx.db)).filter((r) => r.job_id === id);
       expect(rows.filter((r) => r.phase === 'started')).toHaveLength(2);
@@ -207,7 +277,11 @@ describe.skipIf(!testDatabaseUrl())('two worker processes on PostgreSQL', () => 
         processes.push(startNodeProcess(['--import', 'tsx', WORKER_MAIN], { ...databaseEnv(database.config), CONCURRENCY: '8' }));
       }
       await Promise.all(processes.map((p) => p.waitForLine(/^WORKER_READY/)));
-      const rows = await until(() => effects(database.handle.db), (r) => r.length >= 1000, 60_000);
+      const rows = await until(
+        () => effects(database.handle.db),
+        (r) => r.length >= 1000,
+        60_000,
+      );
       await new Promise((resolve) => setTimeout(resolve, 300)); // a double run would land by now
       const final = await effects(database.handle.db);
       expect(final).toHaveLength(1000);

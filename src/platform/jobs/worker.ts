@@ -124,7 +124,14 @@ export class Worker {
   private async claim(limit: number): Promise<JobRow[]> {
     const now = this.ctx.clock.now();
     const take = (kind: 'due' | 'abandoned', max: number) =>
-      claimJobs(this.ctx.db, this.ctx.capabilities, { workerId: this.id, now, leaseMs: this.options.leaseMs, types: this.types, limit: max, kind });
+      claimJobs(this.ctx.db, this.ctx.capabilities, {
+        workerId: this.id,
+        now,
+        leaseMs: this.options.leaseMs,
+        types: this.types,
+        limit: max,
+        kind,
+      });
     const abandonedFirst = now - this.lastAbandonedCheck >= 1000;
     const claimed = abandonedFirst ? await take('abandoned', limit) : [];
     claimed.push(...(await take('due', limit - claimed.length)));
@@ -169,8 +176,14 @@ export class Worker {
         }, definition.timeoutMs);
       });
       // An aborted job settles at once, even if its handler ignores the signal and runs on.
-      const aborted = new Promise<never>((_, reject) => abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true }));
-      await Promise.race([definition.run(payload, { ctx: this.ctx, jobId: job.id, attempt: job.attempts, signal: abort.signal, log }), timeout, aborted]);
+      const aborted = new Promise<never>((_, reject) =>
+        abort.signal.addEventListener('abort', () => reject(abort.signal.reason), { once: true }),
+      );
+      await Promise.race([
+        definition.run(payload, { ctx: this.ctx, jobId: job.id, attempt: job.attempts, signal: abort.signal, log }),
+        timeout,
+        aborted,
+      ]);
       clearTimeout(timer);
       await this.settleSucceeded(job.id);
       ran({ outcome: 'succeeded' });
@@ -229,7 +242,11 @@ export class Worker {
 
   private async heartbeat(job: JobRow, abort: AbortController, log: FastifyBaseLogger): Promise<void> {
     try {
-      const held = await renewLease(this.ctx.db, { id: job.id, workerId: this.id, lockedUntil: this.ctx.clock.now() + this.options.leaseMs });
+      const held = await renewLease(this.ctx.db, {
+        id: job.id,
+        workerId: this.id,
+        lockedUntil: this.ctx.clock.now() + this.options.leaseMs,
+      });
       if (!held && !abort.signal.aborted) {
         log.warn('lost the lease on a running job; aborting it');
         abort.abort(new Error('lease lost'));

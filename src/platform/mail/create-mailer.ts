@@ -38,7 +38,8 @@ export function createMailer(config: Config, deps: { db: Db; clock: Clock; metri
       const problem = outgoingMailProblem(mail);
       // A refused message may carry any text as its kind (the check refuses it): not a label.
       const kind = problem === undefined ? line.kind : 'invalid_message';
-      const count = (outcome: 'sent' | 'failed_transient' | 'failed_permanent') => counted.inc({ kind, transport: transport.name, outcome });
+      const count = (outcome: 'sent' | 'failed_transient' | 'failed_permanent') =>
+        counted.inc({ kind, transport: transport.name, outcome });
       if (problem !== undefined) {
         count('failed_permanent');
         log.error(line, `mail refused: ${problem}`);
@@ -48,7 +49,15 @@ export function createMailer(config: Config, deps: { db: Db; clock: Clock; metri
       try {
         const sent = await transport.send(mail);
         count('sent');
-        log.info({ ...line, message_id: sent.messageId, ...(sent.response ? { response: redactSecrets(sent.response) } : {}), ms: Date.now() - started }, 'mail sent');
+        log.info(
+          {
+            ...line,
+            message_id: sent.messageId,
+            ...(sent.response ? { response: redactSecrets(sent.response) } : {}),
+            ms: Date.now() - started,
+          },
+          'mail sent',
+        );
         return { messageId: sent.messageId };
       } catch (error) {
         const failure =
@@ -77,5 +86,7 @@ export function createMailer(config: Config, deps: { db: Db; clock: Clock; metri
 /** The text values of `fields` with every mention of `address` (any letter case) replaced. */
 function withoutAddress(fields: Record<string, unknown>, address: string): Record<string, unknown> {
   const pattern = new RegExp(address.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'gi');
-  return Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, typeof value === 'string' ? value.replace(pattern, '[recipient]') : value]));
+  return Object.fromEntries(
+    Object.entries(fields).map(([key, value]) => [key, typeof value === 'string' ? value.replace(pattern, '[recipient]') : value]),
+  );
 }

@@ -28,23 +28,32 @@ function linksIn(text: string): string[] {
 }
 
 /** The list of stored messages, newest first. */
-export function outboxListPage(input: { prefix: string; rows: OutboxMessageRow[]; olderHref: string | undefined; smtp: boolean }): PageContent {
+export function outboxListPage(input: {
+  prefix: string;
+  rows: OutboxMessageRow[];
+  olderHref: string | undefined;
+  smtp: boolean;
+}): PageContent {
   const { prefix, rows } = input;
   return {
     status: 200,
     title: 'Outbox',
     body: html`<h1>Outbox</h1>
-<p class="lead">${input.smtp
-      ? 'SMTP_URL is set, so mail goes to the mail server. These are the messages kept here in the last 24 hours before it was.'
-      : 'The mail this server would have sent in the last 24 hours, newest first. No SMTP_URL is set, so messages are kept here instead, then deleted. This page does not exist in production.'}</p>
-${rows.length === 0
-  ? html`<p class="muted">No messages yet.</p>`
-  : html`<ol class="mail-list">
+<p class="lead">${
+      input.smtp
+        ? 'SMTP_URL is set, so mail goes to the mail server. These are the messages kept here in the last 24 hours before it was.'
+        : 'The mail this server would have sent in the last 24 hours, newest first. No SMTP_URL is set, so messages are kept here instead, then deleted. This page does not exist in production.'
+    }</p>
+${
+  rows.length === 0
+    ? html`<p class="muted">No messages yet.</p>`
+    : html`<ol class="mail-list">
 ${rows.map((row) => {
   const time = when(row.created_at);
   return html`<li><a class="mail-item" href="${prefix}/${row.id}"><span class="mail-subject">${row.subject}</span><span class="mail-meta">To ${row.to_address} · ${row.kind} · <time datetime="${time.iso}">${time.text}</time></span></a></li>
 `;
-})}</ol>`}
+})}</ol>`
+}
 ${input.olderHref ? html`<p><a class="mail-more" href="${input.olderHref}">Older messages</a></p>` : ''}`,
   };
 }
@@ -70,11 +79,15 @@ export function outboxMessagePage(prefix: string, row: OutboxMessageRow): PageCo
 <dt>Message id</dt><dd><span class="code">${row.id}</span> (<a href="${prefix}/${row.id}.json">as JSON</a>)</dd>
 </dl>
 <h2>Links in the message</h2>
-${links.length === 0
-  ? html`<p class="muted">The text has no links.</p>`
-  : html`<ul class="mail-links">
-${links.map((link) => html`<li><a href="${link}">${link}</a></li>
-`)}</ul>`}
+${
+  links.length === 0
+    ? html`<p class="muted">The text has no links.</p>`
+    : html`<ul class="mail-links">
+${links.map(
+  (link) => html`<li><a href="${link}">${link}</a></li>
+`,
+)}</ul>`
+}
 <h2>HTML version</h2>
 <iframe class="mail-frame" sandbox="${MAIL_SANDBOX}" src="${prefix}/${row.id}/html" title="HTML version of the message"></iframe>
 <h2>Plain-text version</h2>

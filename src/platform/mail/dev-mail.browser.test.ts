@@ -53,7 +53,10 @@ describe.skipIf(!chromiumAvailable())('the /dev/mail outbox in Chromium', () => 
     const signIn = renderEmail({
       preheader: 'Your sign-in link, valid for 15 minutes.',
       heading: 'Sign in to your ownproof portal',
-      paragraphs: ['Use the button below to sign in. The link works once and expires in 15 minutes.', 'If you did not ask for it, you can ignore this e-mail.'],
+      paragraphs: [
+        'Use the button below to sign in. The link works once and expires in 15 minutes.',
+        'If you did not ask for it, you can ignore this e-mail.',
+      ],
       action: { label: 'Sign in', url: `${origin}/dev/mail?followed=sign-in-link-with-a-long-token-0123456789abcdefghijklmnopqrstuvwxyz` },
       details: [
         { label: 'Requested from', value: '203.0.113.7 (Firefox on Linux)' },
@@ -61,7 +64,12 @@ describe.skipIf(!chromiumAvailable())('the /dev/mail outbox in Chromium', () => 
       ],
       footer: 'You get this e-mail because someone entered your address on the ownproof portal.',
     });
-    const { messageId } = await t.ctx.mailer.send({ to: 'ada.lovelace@example.com', subject: 'Your sign-in link', kind: 'portal_sign_in', ...signIn });
+    const { messageId } = await t.ctx.mailer.send({
+      to: 'ada.lovelace@example.com',
+      subject: 'Your sign-in link',
+      kind: 'portal_sign_in',
+      ...signIn,
+    });
 
     await page.goto(`${origin}/dev/mail`);
     await page.getByRole('heading', { name: 'Outbox' }).waitFor();
@@ -92,8 +100,14 @@ describe.skipIf(!chromiumAvailable())('the /dev/mail outbox in Chromium', () => 
       await server.app.listen({ host: '127.0.0.1', port });
       const base = `http://127.0.0.1:${port}`;
       const client = await server.newClient('Acme Lending');
-      const holder = (await server.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'review@example.com' } })).json();
-      const request = await server.call(client.testKey, { method: 'POST', url: '/v1/verify/access_requests', json: { type: 'sharing', account_holder_id: holder.id, permissions: ['balances'] } });
+      const holder = (
+        await server.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'review@example.com' } })
+      ).json();
+      const request = await server.call(client.testKey, {
+        method: 'POST',
+        url: '/v1/verify/access_requests',
+        json: { type: 'sharing', account_holder_id: holder.id, permissions: ['balances'] },
+      });
       expect(request.statusCode).toBe(200);
       await runDueJobs(server.ctx);
       const mail = (await server.app.inject({ method: 'GET', url: '/dev/mail/latest.json?to=review@example.com' })).json();

@@ -22,7 +22,10 @@ const MAIL_HTML_CSP = `sandbox ${MAIL_SANDBOX}; default-src 'none'; style-src 'u
 const MESSAGE_PAGE_CSP = `${pageCsp()}; frame-src 'self'`;
 
 function jsonNotFound(reply: FastifyReply, message: string): FastifyReply {
-  return reply.status(404).type('application/json; charset=utf-8').send({ error: { code: 'resource_missing', message } });
+  return reply
+    .status(404)
+    .type('application/json; charset=utf-8')
+    .send({ error: { code: 'resource_missing', message } });
 }
 
 /** `name` or `name:port`, `[IPv6]` or `[IPv6]:port`: a Host header with nothing else in it (no `user@`, no path). */

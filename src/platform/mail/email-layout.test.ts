@@ -43,7 +43,10 @@ function textOf(node: Node): string {
  */
 function parseStrictly(source: string): { document: DefaultTreeAdapterTypes.Document; problems: string[] } {
   const problems: string[] = [];
-  const document = parse(source, { sourceCodeLocationInfo: true, onParseError: (error: ParserError) => problems.push(`${error.code} at ${error.startLine}:${error.startCol}`) });
+  const document = parse(source, {
+    sourceCodeLocationInfo: true,
+    onParseError: (error: ParserError) => problems.push(`${error.code} at ${error.startLine}:${error.startCol}`),
+  });
   const all = elements(document);
   for (const element of all) {
     const location = element.sourceCodeLocation;
@@ -53,10 +56,17 @@ function parseStrictly(source: string): { document: DefaultTreeAdapterTypes.Docu
     }
     if (!VOID.has(element.tagName) && !location.endTag) problems.push(`<${element.tagName}> at line ${location.startLine} has no end tag`);
     const enclosing = all
-      .filter((other) => other !== element && other.sourceCodeLocation && other.sourceCodeLocation.startOffset < location.startOffset && location.endOffset <= other.sourceCodeLocation.endOffset)
+      .filter(
+        (other) =>
+          other !== element &&
+          other.sourceCodeLocation &&
+          other.sourceCodeLocation.startOffset < location.startOffset &&
+          location.endOffset <= other.sourceCodeLocation.endOffset,
+      )
       .sort((a, b) => (b.sourceCodeLocation?.startOffset ?? 0) - (a.sourceCodeLocation?.startOffset ?? 0))[0];
     const parent = element.parentNode as Element | DefaultTreeAdapterTypes.Document | null;
-    if (enclosing !== undefined && parent !== enclosing) problems.push(`<${element.tagName}> at line ${location.startLine} ended up outside the <${enclosing.tagName}> around it`);
+    if (enclosing !== undefined && parent !== enclosing)
+      problems.push(`<${element.tagName}> at line ${location.startLine} ended up outside the <${enclosing.tagName}> around it`);
   }
   return { document, problems };
 }
@@ -96,7 +106,11 @@ describe('the e-mail layout', () => {
     expect(first.tagName).toBe('div');
     expect(attr(first, 'style')).toMatch(/display:none;.*max-height:0;.*overflow:hidden;.*mso-hide:all/);
     expect(textOf(first).startsWith(CONTENT.preheader)).toBe(true);
-    expect(textOf(first).slice(CONTENT.preheader.length).replace(/[\u200c\u00a0]/g, '')).toBe('');
+    expect(
+      textOf(first)
+        .slice(CONTENT.preheader.length)
+        .replace(/[\u200c\u00a0]/g, ''),
+    ).toBe('');
   });
 
   it('makes the action a padded link inside a coloured cell, and writes its URL out below', () => {
@@ -163,7 +177,9 @@ You get this e-mail because Acme Lending has your address. If you do not know th
       footer: evil,
     });
     expect(html).not.toMatch(/<script|<b>/i);
-    expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; Tom &amp; &quot;Jerry&quot; &#39;quoted&#39; &lt;b&gt;bold&lt;/b&gt;');
+    expect(html).toContain(
+      '&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; Tom &amp; &quot;Jerry&quot; &#39;quoted&#39; &lt;b&gt;bold&lt;/b&gt;',
+    );
     const { document, problems } = parseStrictly(html);
     expect(problems).toEqual([]);
     const all = elements(document);
@@ -172,10 +188,16 @@ You get this e-mail because Acme Lending has your address. If you do not know th
     expect(text).toContain(evil);
   });
 
-  it.each(['javascript:alert(1)', 'JaVaScRiPt:alert(1)', 'java\tscript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'vbscript:x', '/portal/sign-in', 'mailto:ada@example.com', 'not a url'])(
-    'refuses the action URL %j',
-    (url) => {
-      expect(() => renderEmail({ ...CONTENT, action: { label: 'Go', url } })).toThrow(UnsafeUrlError);
-    },
-  );
+  it.each([
+    'javascript:alert(1)',
+    'JaVaScRiPt:alert(1)',
+    'java\tscript:alert(1)',
+    'data:text/html,<script>alert(1)</script>',
+    'vbscript:x',
+    '/portal/sign-in',
+    'mailto:ada@example.com',
+    'not a url',
+  ])('refuses the action URL %j', (url) => {
+    expect(() => renderEmail({ ...CONTENT, action: { label: 'Go', url } })).toThrow(UnsafeUrlError);
+  });
 });

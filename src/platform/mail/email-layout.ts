@@ -52,11 +52,13 @@ function checkActionUrl(url: string): void {
   } catch {
     throw new UnsafeUrlError('is not an absolute URL');
   }
-  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') throw new UnsafeUrlError(`must use http or https, not ${parsed.protocol}`);
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:')
+    throw new UnsafeUrlError(`must use http or https, not ${parsed.protocol}`);
 }
 
 function renderHtml(content: EmailContent): SafeHtml {
-  const cell = (padding: string, extra = '') => `padding:${padding};font-family:${FONT};font-size:16px;line-height:24px;color:${TEXT};${extra}`;
+  const cell = (padding: string, extra = '') =>
+    `padding:${padding};font-family:${FONT};font-size:16px;line-height:24px;color:${TEXT};${extra}`;
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -84,8 +86,10 @@ function renderHtml(content: EmailContent): SafeHtml {
 </tr>
 <tr>
 <td style="${cell('16px 24px 8px')}">
-${content.paragraphs.map((paragraph) => html`<p style="margin:0 0 16px;">${withLineBreaks(paragraph)}</p>
-`)}</td>
+${content.paragraphs.map(
+  (paragraph) => html`<p style="margin:0 0 16px;">${withLineBreaks(paragraph)}</p>
+`,
+)}</td>
 </tr>
 ${content.action ? actionRow(content.action, cell) : ''}${content.details?.length ? detailsRow(content.details, cell) : ''}</tbody>
 </table>

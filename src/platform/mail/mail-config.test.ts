@@ -16,8 +16,15 @@ function configError(env: Record<string, string>): ConfigError {
 
 describe('mail configuration', () => {
   it('keeps mail in the outbox without SMTP_URL, from ownproof <no-reply@…> at the public host', () => {
-    expect(loadConfig({}).mail).toEqual({ smtp: undefined, from: { name: 'ownproof', address: 'no-reply@[127.0.0.1]' }, timeoutMs: 10_000 });
-    expect(loadConfig({ PUBLIC_BASE_URL: 'https://api.example.com:8443/base' }).mail.from).toEqual({ name: 'ownproof', address: 'no-reply@api.example.com' });
+    expect(loadConfig({}).mail).toEqual({
+      smtp: undefined,
+      from: { name: 'ownproof', address: 'no-reply@[127.0.0.1]' },
+      timeoutMs: 10_000,
+    });
+    expect(loadConfig({ PUBLIC_BASE_URL: 'https://api.example.com:8443/base' }).mail.from).toEqual({
+      name: 'ownproof',
+      address: 'no-reply@api.example.com',
+    });
     expect(loadConfig({ HOST: '::1' }).mail.from.address).toBe('no-reply@[IPv6:::1]');
   });
 
@@ -30,7 +37,12 @@ describe('mail configuration', () => {
       auth: { user: 'mailer@example.com' },
     });
     expect(loadConfig({ SMTP_URL: 'smtps://u:p%3Ass%2Fw@smtp.example.com' }).mail.smtp?.auth?.pass).toBe('p:ss/w');
-    expect(loadConfig({ SMTP_URL: 'smtp://smtp.example.com' }).mail.smtp).toMatchObject({ port: 587, implicitTls: false, starttls: 'required', auth: undefined });
+    expect(loadConfig({ SMTP_URL: 'smtp://smtp.example.com' }).mail.smtp).toMatchObject({
+      port: 587,
+      implicitTls: false,
+      starttls: 'required',
+      auth: undefined,
+    });
     expect(loadConfig({ SMTP_URL: 'smtp://relay.internal:25?tls=optional' }).mail.smtp).toMatchObject({ port: 25, starttls: 'optional' });
   });
 
@@ -52,8 +64,14 @@ describe('mail configuration', () => {
 
   it('takes MAIL_FROM as an address or Name <address>, and SMTP_TIMEOUT_SECONDS', () => {
     expect(loadConfig({ MAIL_FROM: 'access@example.com' }).mail.from).toEqual({ name: undefined, address: 'access@example.com' });
-    expect(loadConfig({ MAIL_FROM: 'Acme Access <access@example.com>' }).mail.from).toEqual({ name: 'Acme Access', address: 'access@example.com' });
-    expect(loadConfig({ MAIL_FROM: '"Acme, Inc." <access@example.com>' }).mail.from).toEqual({ name: 'Acme, Inc.', address: 'access@example.com' });
+    expect(loadConfig({ MAIL_FROM: 'Acme Access <access@example.com>' }).mail.from).toEqual({
+      name: 'Acme Access',
+      address: 'access@example.com',
+    });
+    expect(loadConfig({ MAIL_FROM: '"Acme, Inc." <access@example.com>' }).mail.from).toEqual({
+      name: 'Acme, Inc.',
+      address: 'access@example.com',
+    });
     expect(loadConfig({ SMTP_TIMEOUT_SECONDS: '3' }).mail.timeoutMs).toBe(3000);
   });
 
@@ -79,16 +97,28 @@ describe('mail configuration', () => {
 });
 
 describe('e-mail addresses', () => {
-  it.each(['ada@example.com', 'a.b+tag@sub.example.co.uk', 'no-reply@localhost', 'x@[192.0.2.1]', 'x@[IPv6:2001:db8::1]'])('accepts %s', (address) => {
-    expect(isMailAddress(address)).toBe(true);
-  });
-
-  it.each(['', 'ada', '@example.com', 'ada@', 'a@b@c', 'ada@example.com, eve@example.com', 'Ada <ada@example.com>', 'ada@exa mple.com', 'ada@example.com\r\nBcc: eve@x.com', '.ada@example.com', 'ada@[999.1.1.1]'])(
-    'refuses %j as one plain address',
+  it.each(['ada@example.com', 'a.b+tag@sub.example.co.uk', 'no-reply@localhost', 'x@[192.0.2.1]', 'x@[IPv6:2001:db8::1]'])(
+    'accepts %s',
     (address) => {
-      expect(isMailAddress(address)).toBe(false);
+      expect(isMailAddress(address)).toBe(true);
     },
   );
+
+  it.each([
+    '',
+    'ada',
+    '@example.com',
+    'ada@',
+    'a@b@c',
+    'ada@example.com, eve@example.com',
+    'Ada <ada@example.com>',
+    'ada@exa mple.com',
+    'ada@example.com\r\nBcc: eve@x.com',
+    '.ada@example.com',
+    'ada@[999.1.1.1]',
+  ])('refuses %j as one plain address', (address) => {
+    expect(isMailAddress(address)).toBe(false);
+  });
 
   it('reads and writes a mailbox with a display name, refusing line breaks in it', () => {
     expect(parseMailbox('Ada Lovelace <ada@example.com>')).toEqual({ name: 'Ada Lovelace', address: 'ada@example.com' });

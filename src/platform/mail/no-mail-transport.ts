@@ -6,7 +6,9 @@ import { TransportFailure, type MailTransport } from './transport.js';
  * access request (`notification.last_error`), naming what the operator has to set.
  */
 export function noMailError(): MailError {
-  return new MailError('Not sent: this server has no SMTP_URL, and in production it keeps no outbox, so it sends no e-mail.', { permanent: true });
+  return new MailError('Not sent: this server has no SMTP_URL, and in production it keeps no outbox, so it sends no e-mail.', {
+    permanent: true,
+  });
 }
 
 /**

@@ -46,12 +46,19 @@ export async function latestOutboxMessage(db: Db, now: number, to?: string): Pro
  * Up to `limit` messages not expired at `now`, newest first, older than the message `before` when
  * given; one more tells whether more exist.
  */
-export async function listOutboxMessages(db: Db, now: number, options: { limit: number; before?: string }): Promise<{ rows: OutboxMessageRow[]; hasMore: boolean }> {
+export async function listOutboxMessages(
+  db: Db,
+  now: number,
+  options: { limit: number; before?: string },
+): Promise<{ rows: OutboxMessageRow[]; hasMore: boolean }> {
   let query = db.selectFrom('mail_outbox').selectAll().where('created_at', '>', expiredAt(now));
   if (options.before !== undefined) {
     const before = db.selectFrom('mail_outbox').select('seq').where('id', '=', options.before);
     query = query.where('seq', '<', before);
   }
-  const rows = await query.orderBy('seq', 'desc').limit(options.limit + 1).execute();
+  const rows = await query
+    .orderBy('seq', 'desc')
+    .limit(options.limit + 1)
+    .execute();
   return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
 }

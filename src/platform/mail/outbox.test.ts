@@ -63,7 +63,9 @@ describe.each(engines())('the mail outbox on %s', (engine) => {
     expect(res.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'self'/);
     expect(res.headers['x-frame-options']).toBe('DENY');
     expect(res.body).toContain('<h1>Outbox</h1>');
-    expect(res.body).toContain(`<a class="mail-item" href="/dev/mail/${second.messageId}"><span class="mail-subject">Second message</span><span class="mail-meta">To list@example.com · portal_sign_in · <time datetime="`);
+    expect(res.body).toContain(
+      `<a class="mail-item" href="/dev/mail/${second.messageId}"><span class="mail-subject">Second message</span><span class="mail-meta">To list@example.com · portal_sign_in · <time datetime="`,
+    );
     expect(res.body).toContain('First &lt;b&gt;message&lt;/b&gt;');
     expect(res.body.indexOf(second.messageId)).toBeLessThan(res.body.indexOf(first.messageId));
     expect(res.body).not.toContain('<script');
@@ -75,13 +77,19 @@ describe.each(engines())('the mail outbox on %s', (engine) => {
     const res = await t.app.inject({ method: 'GET', url: `/dev/mail/${messageId}` });
     expect(res.statusCode).toBe(200);
     // The page's own policy, plus its frame of our own origin.
-    expect(res.headers['content-security-policy']).toBe("default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; frame-src 'self'");
+    expect(res.headers['content-security-policy']).toBe(
+      "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'; frame-src 'self'",
+    );
     expect(res.body).toContain('<h1>Acme Lending asks for access</h1>');
     expect(res.body).toContain('<dt>To</dt><dd>show@example.com</dd>');
     expect(res.body).toContain('<dt>From</dt><dd>ownproof &lt;no-reply@[127.0.0.1]&gt;</dd>');
     expect(res.body).toContain('<dt>Kind</dt><dd>access_request</dd>');
-    expect(res.body).toContain('<li><a href="https://ownproof.example/portal/requests/ar_123?from=mail">https://ownproof.example/portal/requests/ar_123?from=mail</a></li>');
-    expect(res.body).toContain(`<iframe class="mail-frame" sandbox="allow-popups allow-popups-to-escape-sandbox" src="/dev/mail/${messageId}/html" title="HTML version of the message"></iframe>`);
+    expect(res.body).toContain(
+      '<li><a href="https://ownproof.example/portal/requests/ar_123?from=mail">https://ownproof.example/portal/requests/ar_123?from=mail</a></li>',
+    );
+    expect(res.body).toContain(
+      `<iframe class="mail-frame" sandbox="allow-popups allow-popups-to-escape-sandbox" src="/dev/mail/${messageId}/html" title="HTML version of the message"></iframe>`,
+    );
     expect(res.body).toContain('<pre class="mail-text code-block">Acme Lending asks for access\n\nAcme Lending would like');
   });
 
@@ -91,7 +99,9 @@ describe.each(engines())('the mail outbox on %s', (engine) => {
     const res = await t.app.inject({ method: 'GET', url: `/dev/mail/${messageId}/html` });
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/html; charset=utf-8');
-    expect(res.headers['content-security-policy']).toBe("sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'");
+    expect(res.headers['content-security-policy']).toBe(
+      "sandbox allow-popups allow-popups-to-escape-sandbox; default-src 'none'; style-src 'unsafe-inline'; img-src data:; frame-ancestors 'self'",
+    );
     expect(res.headers['x-frame-options']).toBe('SAMEORIGIN');
     expect(res.headers['cache-control']).toBe('no-store');
     expect(res.body).toBe(mail.html);
@@ -105,7 +115,13 @@ describe.each(engines())('the mail outbox on %s', (engine) => {
     const byId = await t.app.inject({ method: 'GET', url: `/dev/mail/${older.messageId}.json` });
     expect(byId.statusCode).toBe(200);
     expect(byId.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(byId.json()).toMatchObject({ object: 'mail', id: older.messageId, to: 'json@example.com', subject: 'Older', kind: 'access_request' });
+    expect(byId.json()).toMatchObject({
+      object: 'mail',
+      id: older.messageId,
+      to: 'json@example.com',
+      subject: 'Older',
+      kind: 'access_request',
+    });
 
     const latest = await t.app.inject({ method: 'GET', url: '/dev/mail/latest.json?to=json@example.com' });
     expect(latest.json()).toMatchObject({
@@ -133,8 +149,20 @@ describe.each(engines())('the mail outbox on %s', (engine) => {
 
   it('answers another Host than loopback names and the public host with its page-not-found, showing nothing of the outbox (DNS rebinding)', async () => {
     const { messageId } = await t.ctx.mailer.send(accessRequestMail('rebind@example.com'));
-    const paths = ['/dev/mail', `/dev/mail/${messageId}`, `/dev/mail/${messageId}/html`, `/dev/mail/${messageId}.json`, '/dev/mail/latest.json?to=rebind@example.com'];
-    for (const host of ['evil.example', 'attacker.test:3000', 'localhost.attacker.test', '127.0.0.1.attacker.test:8080', 'evil.example:8080@localhost']) {
+    const paths = [
+      '/dev/mail',
+      `/dev/mail/${messageId}`,
+      `/dev/mail/${messageId}/html`,
+      `/dev/mail/${messageId}.json`,
+      '/dev/mail/latest.json?to=rebind@example.com',
+    ];
+    for (const host of [
+      'evil.example',
+      'attacker.test:3000',
+      'localhost.attacker.test',
+      '127.0.0.1.attacker.test:8080',
+      'evil.example:8080@localhost',
+    ]) {
       for (const url of paths) {
         const res = await t.app.inject({ method: 'GET', url, headers: { host } });
         expect(res.statusCode, `${host} ${url}`).toBe(404);
@@ -170,7 +198,12 @@ describe.each(engines())('the mail outbox on %s', (engine) => {
     const local = await startTestApp(engine);
     try {
       const old = await local.ctx.mailer.send(accessRequestMail('old@example.com'));
-      const urls = [`/dev/mail/${old.messageId}`, `/dev/mail/${old.messageId}/html`, `/dev/mail/${old.messageId}.json`, '/dev/mail/latest.json?to=old@example.com'];
+      const urls = [
+        `/dev/mail/${old.messageId}`,
+        `/dev/mail/${old.messageId}/html`,
+        `/dev/mail/${old.messageId}.json`,
+        '/dev/mail/latest.json?to=old@example.com',
+      ];
       // The test clock is real time plus an offset: a margin of a minute keeps a second boundary out of it.
       local.clock.advance(24 * 3600 - 60);
       for (const url of urls) expect((await local.app.inject({ method: 'GET', url })).statusCode, url).toBe(200);
@@ -216,7 +249,16 @@ describe.each(engines())('mail in production without SMTP_URL on %s', (engine) =
   const leftBehind = async (to: string) => {
     const id = `msg_left${Math.random().toString(36).slice(2, 12)}`;
     const mail = accessRequestMail(to);
-    await insertOutboxMessage(t.ctx.db, { id, to_address: to, from_address: 'ownproof <no-reply@example.com>', subject: mail.subject, text_body: mail.text, html_body: mail.html, kind: mail.kind, created_at: unixSeconds(t.clock) });
+    await insertOutboxMessage(t.ctx.db, {
+      id,
+      to_address: to,
+      from_address: 'ownproof <no-reply@example.com>',
+      subject: mail.subject,
+      text_body: mail.text,
+      html_body: mail.html,
+      kind: mail.kind,
+      created_at: unixSeconds(t.clock),
+    });
     return id;
   };
 
@@ -232,7 +274,9 @@ describe.each(engines())('mail in production without SMTP_URL on %s', (engine) =
     const error = await mailer.send(accessRequestMail('prod@example.com')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(MailError);
     expect(error).toMatchObject({ permanent: true, responseCode: undefined, message: expect.stringMatching(/SMTP_URL/) });
-    expect(lines.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ level: 50, msg: 'mail not sent', transport: 'none', kind: 'access_request', permanent: true })]);
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      expect.objectContaining({ level: 50, msg: 'mail not sent', transport: 'none', kind: 'access_request', permanent: true }),
+    ]);
     expect(lines.join('')).not.toContain('prod@example.com');
     await expect(t.ctx.mailer.send(accessRequestMail('prod@example.com'))).rejects.toThrow(MailError);
     expect(await t.ctx.db.selectFrom('mail_outbox').select('id').execute()).toEqual([]);
@@ -240,7 +284,14 @@ describe.each(engines())('mail in production without SMTP_URL on %s', (engine) =
 
   it('serves no /dev/mail: everything under it is not found', async () => {
     const messageId = await leftBehind('prod@example.com');
-    for (const url of ['/dev/mail', '/dev/mail/', `/dev/mail/${messageId}`, `/dev/mail/${messageId}/html`, `/dev/mail/${messageId}.json`, '/dev/mail/latest.json?to=prod@example.com']) {
+    for (const url of [
+      '/dev/mail',
+      '/dev/mail/',
+      `/dev/mail/${messageId}`,
+      `/dev/mail/${messageId}/html`,
+      `/dev/mail/${messageId}.json`,
+      '/dev/mail/latest.json?to=prod@example.com',
+    ]) {
       const res = await t.app.inject({ method: 'GET', url });
       expect(res.statusCode, url).toBe(404);
       // Nothing of the message: the API's JSON 404 (the surface is not mounted), which names only the URL asked for.
@@ -253,7 +304,11 @@ describe.each(engines())('mail in production without SMTP_URL on %s', (engine) =
     await leftBehind('earlier@example.com');
     const banner = (await platformModule.onServe?.(t.ctx, { baseUrl: 'https://ownproof.example' })) ?? [];
     expect(await t.ctx.db.selectFrom('mail_outbox').select('id').execute()).toEqual([]);
-    expect(banner.join('\n')).toMatch(/^ {2}Mail: +WARNING: no SMTP_URL, so this production server sends no e-mail: access requests are refused \(503 mail_unavailable\) and portal sign-in links are not sent$/m);
-    expect(banner.join('\n')).toMatch(/^ {2}Mail: +deleted \d+ messages? an earlier version kept in the outbox \(production keeps none\)$/m);
+    expect(banner.join('\n')).toMatch(
+      /^ {2}Mail: +WARNING: no SMTP_URL, so this production server sends no e-mail: access requests are refused \(503 mail_unavailable\) and portal sign-in links are not sent$/m,
+    );
+    expect(banner.join('\n')).toMatch(
+      /^ {2}Mail: +deleted \d+ messages? an earlier version kept in the outbox \(production keeps none\)$/m,
+    );
   });
 });

@@ -73,7 +73,12 @@ function classify(e: NodemailerError, seconds: number, scrub: (text: string) => 
     case 'EENVELOPE':
       return new MailError('The message has no valid sender or recipient.', { permanent: true });
     case 'EMESSAGE':
-      return new MailError(/larger than allowed/.test(e.message ?? '') ? 'The message is larger than the mail server accepts.' : 'The message could not be built.', { permanent: true });
+      return new MailError(
+        /larger than allowed/.test(e.message ?? '')
+          ? 'The message is larger than the mail server accepts.'
+          : 'The message could not be built.',
+        { permanent: true },
+      );
     case 'EPROTOCOL':
       return retry('The mail server answered something that is not SMTP.');
     case 'EAUTH':
@@ -120,7 +125,10 @@ function tlsReason(reason: string): string {
 
 /** A server reply as one short line of printable text. */
 function oneLine(text: string): string {
-  const line = text.replace(/\p{Cc}+/gu, ' ').replace(/\s+/g, ' ').trim();
+  const line = text
+    .replace(/\p{Cc}+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return line.length > MAX_REPLY ? `${line.slice(0, MAX_REPLY - 1)}…` : line;
 }
 
@@ -132,7 +140,8 @@ function scrubSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
   for (const secret of secrets) {
     if (secret === '') continue;
-    for (const form of [secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64')]) out = out.split(form).join('[redacted]');
+    for (const form of [secret, encodeURIComponent(secret), Buffer.from(secret).toString('base64')])
+      out = out.split(form).join('[redacted]');
   }
   return redactSecrets(out);
 }

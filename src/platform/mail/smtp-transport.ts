@@ -57,7 +57,9 @@ export function createSmtpTransport(mail: MailConfig & { smtp: SmtpConfig }): Ma
     name: 'smtp',
     async send(message) {
       try {
-        const info = await (await connect()).sendMail({
+        const info = await (
+          await connect()
+        ).sendMail({
           from: { name: from.name ?? '', address: from.address },
           to: message.to,
           subject: message.subject,

@@ -96,17 +96,23 @@ describe('sending through SMTP', () => {
     const { mailer, lines } = smtpMailer(server.url());
     const { messageId } = await mailer.send(signInMail());
     const sent = lines.map((line) => JSON.parse(line)).filter((line) => line.msg === 'mail sent');
-    expect(sent).toEqual([expect.objectContaining({ component: 'mail', transport: 'smtp', kind: 'portal_sign_in', message_id: messageId })]);
+    expect(sent).toEqual([
+      expect.objectContaining({ component: 'mail', transport: 'smtp', kind: 'portal_sign_in', message_id: messageId }),
+    ]);
     expect(lines.join('')).not.toContain('ada@example.com');
     expect(lines.join('')).not.toContain('pl_abc123');
   });
 
   it('turns a 550 refusal into a permanent MailError with the code', async () => {
-    const server = await sink({ refuseRecipient: { code: 550, text: '5.1.1 <nobody@example.com>: Recipient address rejected: User unknown' } });
+    const server = await sink({
+      refuseRecipient: { code: 550, text: '5.1.1 <nobody@example.com>: Recipient address rejected: User unknown' },
+    });
     const { mailer, lines } = smtpMailer(server.url());
     const error = await sendError(mailer, signInMail('nobody@example.com'));
     expect(error).toMatchObject({ permanent: true, responseCode: 550 });
-    expect(error.message).toBe('The mail server refused the recipient: 550 5.1.1 <nobody@example.com>: Recipient address rejected: User unknown');
+    expect(error.message).toBe(
+      'The mail server refused the recipient: 550 5.1.1 <nobody@example.com>: Recipient address rejected: User unknown',
+    );
     const logged = lines.map((line) => JSON.parse(line)).find((line) => line.msg === 'mail not sent');
     expect(logged).toMatchObject({ level: 50, kind: 'portal_sign_in', permanent: true, response_code: 550, command: 'RCPT TO' });
     // The caller knows whom it wrote to; the log keeps the refusal without the address.
@@ -126,7 +132,11 @@ describe('sending through SMTP', () => {
     const { mailer } = smtpMailer(`smtp://127.0.0.1:${await freePort()}`);
     const started = Date.now();
     const error = await sendError(mailer);
-    expect(error).toMatchObject({ permanent: false, responseCode: undefined, message: 'Could not connect to the mail server: connection refused.' });
+    expect(error).toMatchObject({
+      permanent: false,
+      responseCode: undefined,
+      message: 'Could not connect to the mail server: connection refused.',
+    });
     expect(Date.now() - started).toBeLessThan(2000);
   });
 
@@ -176,7 +186,14 @@ describe('sending through SMTP', () => {
     const down = smtpMailer(`smtp://${LOGIN.user}:${encodeURIComponent(PASSWORD)}@127.0.0.1:${await freePort()}`);
     const downError = await sendError(down.mailer);
 
-    for (const text of [loginError.message, String(loginError.stack), downError.message, String(downError.stack), ...refused.lines, ...down.lines]) {
+    for (const text of [
+      loginError.message,
+      String(loginError.stack),
+      downError.message,
+      String(downError.stack),
+      ...refused.lines,
+      ...down.lines,
+    ]) {
       expect(text).not.toContain(PASSWORD);
       expect(text).not.toContain(encodeURIComponent(PASSWORD));
       expect(text).not.toContain(Buffer.from(PASSWORD).toString('base64'));

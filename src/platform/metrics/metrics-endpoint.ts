@@ -21,19 +21,29 @@ export interface MetricsEndpoint {
  * the OpenAPI document, and a scraper needs no secret. Anything else on that port gets our JSON
  * errors: 404 `route_not_found`, 405 `method_not_allowed`.
  */
-export async function openMetricsEndpoint(ctx: Pick<AppContext, 'config' | 'metrics'>, log: FastifyBaseLogger): Promise<MetricsEndpoint | undefined> {
+export async function openMetricsEndpoint(
+  ctx: Pick<AppContext, 'config' | 'metrics'>,
+  log: FastifyBaseLogger,
+): Promise<MetricsEndpoint | undefined> {
   const at = ctx.config.metrics;
   if (!at) return undefined;
   ctx.metrics.includeProcessMetrics();
   const nextRequestId = requestIdGenerator();
   const fail = (response: ServerResponse, error: ApiError, requestId: string) => {
-    response.writeHead(error.status, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify(errorBody(error, requestId)));
+    response
+      .writeHead(error.status, { 'content-type': 'application/json; charset=utf-8' })
+      .end(JSON.stringify(errorBody(error, requestId)));
   };
   async function answer(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const requestId = nextRequestId();
     response.setHeaders(new Map(Object.entries({ ...API_SECURITY_HEADERS, 'request-id': requestId, 'cache-control': 'no-store' })));
     const path = (request.url ?? '/').split('?')[0];
-    if (path !== '/metrics') return fail(response, new ApiError('route_not_found', { message: `Unrecognised request URL (${request.method} ${path}).` }), requestId);
+    if (path !== '/metrics')
+      return fail(
+        response,
+        new ApiError('route_not_found', { message: `Unrecognised request URL (${request.method} ${path}).` }),
+        requestId,
+      );
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.setHeader('allow', 'GET, HEAD');
       return fail(response, new ApiError('method_not_allowed'), requestId);
@@ -49,7 +59,8 @@ export async function openMetricsEndpoint(ctx: Pick<AppContext, 'config' | 'metr
   const server = createServer((request, response) => void answer(request, response));
   await new Promise<void>((resolve, reject) => {
     // Two processes on one host given the same METRICS_PORT: the second stops, saying which setting clashes.
-    const refuse = (error: Error) => reject(new Error(`cannot serve metrics on ${at.host}:${at.port} (METRICS_HOST, METRICS_PORT): ${error.message}`));
+    const refuse = (error: Error) =>
+      reject(new Error(`cannot serve metrics on ${at.host}:${at.port} (METRICS_HOST, METRICS_PORT): ${error.message}`));
     server.once('error', refuse);
     server.listen(at.port, at.host, () => {
       server.off('error', refuse);

@@ -19,7 +19,13 @@ export async function insertUsageRecordOnce(db: Db, row: NewUsageRecordRow): Pro
 }
 
 export async function findUsageRecord(db: Db, scope: Scope, id: string): Promise<UsageRecordRow | undefined> {
-  return db.selectFrom('usage_records').selectAll().where('id', '=', id).where('client_id', '=', scope.clientId).where('mode', '=', scope.mode).executeTakeFirst();
+  return db
+    .selectFrom('usage_records')
+    .selectAll()
+    .where('id', '=', id)
+    .where('client_id', '=', scope.clientId)
+    .where('mode', '=', scope.mode)
+    .executeTakeFirst();
 }
 
 export async function listUsageRows(db: Db, scope: Scope, filter: { type?: string }, page: PageRequest) {

@@ -14,10 +14,16 @@ export const UsageRecord = Type.Object(
   {
     id: Type.String({ description: 'Unique identifier, prefixed `ur_`.' }),
     object: Type.Literal('usage_record'),
-    type: Type.Union(USAGE_TYPES.map((t) => Type.Literal(t)), {
-      description: 'What was used. `statement_pdf`: the first PDF of a statement (either format); later downloads of either format are free.',
+    type: Type.Union(
+      USAGE_TYPES.map((t) => Type.Literal(t)),
+      {
+        description:
+          'What was used. `statement_pdf`: the first PDF of a statement (either format); later downloads of either format are free.',
+      },
+    ),
+    resource_id: Type.String({
+      description: 'The object it was for (for `statement_pdf`, the statement `stmt_…`). One record per type and object, ever.',
     }),
-    resource_id: Type.String({ description: 'The object it was for (for `statement_pdf`, the statement `stmt_…`). One record per type and object, ever.' }),
     quantity: Type.Integer({ minimum: 1, description: 'Units used.' }),
     created_at: Timestamp('When it was used (Unix seconds).'),
     livemode: Type.Boolean({ description: 'Whether it was in live mode; test-mode use is recorded the same way.' }),
@@ -29,7 +35,12 @@ export type UsageRecord = Static<typeof UsageRecord>;
 export const UsageListQuery = Type.Object(
   {
     ...PageQueryFields,
-    type: Type.Optional(Type.Union(USAGE_TYPES.map((t) => Type.Literal(t)), { description: 'Only records of this type.' })),
+    type: Type.Optional(
+      Type.Union(
+        USAGE_TYPES.map((t) => Type.Literal(t)),
+        { description: 'Only records of this type.' },
+      ),
+    ),
   },
   { additionalProperties: false },
 );

@@ -28,7 +28,14 @@ describe('html templates', () => {
 
 describe('URL attributes', () => {
   it('render relative paths, http(s), mailto and app-scheme links as given (escaped)', () => {
-    for (const url of ['/connect/cs_x/providers', '?q=a&b', '#field', 'https://client.example/done?a=1&b=2', 'mailto:ada@example.com', 'myapp://done?x=1']) {
+    for (const url of [
+      '/connect/cs_x/providers',
+      '?q=a&b',
+      '#field',
+      'https://client.example/done?a=1&b=2',
+      'mailto:ada@example.com',
+      'myapp://done?x=1',
+    ]) {
       expect(html`<a href="${url}">x</a>`.value).toBe(`<a href="${escapeHtml(url)}">x</a>`);
     }
     expect(html`<form action="${'/connect/x'}/finish"></form>`.value).toBe('<form action="/connect/x/finish"></form>');

@@ -57,17 +57,21 @@ ${page.script ? html`<script src="${surface.script}" defer></script>` : ''}
 <a class="skip-link" href="#main">Skip to content</a>
 <header class="site-header">
 <span class="brand">ownproof${surface.surfaceName ? html`<span class="surface-name">${surface.surfaceName}</span>` : ''}</span>
-${page.testMode || page.person !== undefined
-  ? html`<span class="header-meta">${page.testMode ? html`<span class="badge">Test mode</span>` : ''}${page.person !== undefined ? html`<span class="signed-in">Signed in as <strong>${page.person}</strong></span>` : ''}</span>`
-  : ''}
+${
+  page.testMode || page.person !== undefined
+    ? html`<span class="header-meta">${page.testMode ? html`<span class="badge">Test mode</span>` : ''}${page.person !== undefined ? html`<span class="signed-in">Signed in as <strong>${page.person}</strong></span>` : ''}</span>`
+    : ''
+}
 </header>
-${page.nav?.length
-  ? html`<nav class="site-nav" aria-label="${surface.surfaceName ?? 'Main'}">
+${
+  page.nav?.length
+    ? html`<nav class="site-nav" aria-label="${surface.surfaceName ?? 'Main'}">
 <ul>
 ${page.nav.map((link) => html`<li><a href="${link.href}"${link.current ? html` aria-current="page"` : ''}>${link.label}</a></li>`)}
 </ul>
 </nav>`
-  : ''}
+    : ''
+}
 <main id="main" tabindex="-1">
 <div class="card">
 ${page.body}

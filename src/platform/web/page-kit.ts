@@ -53,7 +53,8 @@ export async function registerPageSurface(app: FastifyInstance, surface: PageSur
     prefix,
     send(reply, page, options = {}) {
       const withScript = options.script === true;
-      if (options.formActionOrigins?.length || withScript) reply.header('content-security-policy', pageCsp(options.formActionOrigins, { script: withScript }));
+      if (options.formActionOrigins?.length || withScript)
+        reply.header('content-security-policy', pageCsp(options.formActionOrigins, { script: withScript }));
       const { status, ...content } = page;
       return reply
         .status(status)
@@ -94,7 +95,10 @@ export async function registerPageSurface(app: FastifyInstance, surface: PageSur
           if (!(error instanceof ApiError)) return kit.send(reply, badRequestPage(status));
           reply.headers(error.headers);
           const retryAfter = Number(error.headers['retry-after']);
-          return kit.send(reply, status === 429 && retryAfter > 0 ? tooManyRequestsPage(retryAfter) : badRequestPage(status, error.message));
+          return kit.send(
+            reply,
+            status === 429 && retryAfter > 0 ? tooManyRequestsPage(retryAfter) : badRequestPage(status, error.message),
+          );
         }
         request.log.error({ err: error, surface: surface.id }, 'page request failed');
         return kit.send(reply, serverErrorPage(request.id));

@@ -12,22 +12,14 @@ import { signatureHeader } from './signature.js';
 import { targetRules } from './url-policy.js';
 import { findDeliveryTarget, insertWebhookDeliveryAttempt } from './webhook-delivery.repository.js';
 import { responseClass, webhookAttemptDuration } from './webhook.metrics.js';
-import {
-  clearWebhookEndpointFailing,
-  disableWebhookEndpointRow,
-  markWebhookEndpointFailing,
-} from './webhook-endpoint.repository.js';
+import { clearWebhookEndpointFailing, disableWebhookEndpointRow, markWebhookEndpointFailing } from './webhook-endpoint.repository.js';
 import { signingSecrets, toWebhookEndpoint } from './webhook-endpoint.service.js';
 import type { WebhookDisabledReason, WebhookEndpointRow } from './webhook.table.js';
 
 type DeliverContext = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'webhookNetwork' | 'metrics'>;
 
 /** What one attempt means for its delivery. */
-export type AttemptOutcome =
-  | { kind: 'succeeded' }
-  | { kind: 'gone' }
-  | { kind: 'retry'; delayMs: number }
-  | { kind: 'given_up' };
+export type AttemptOutcome = { kind: 'succeeded' } | { kind: 'gone' } | { kind: 'retry'; delayMs: number } | { kind: 'given_up' };
 
 /**
  * 2xx succeeds. 410 means the receiver wants no more: the endpoint is disabled. Anything else is
@@ -51,7 +43,11 @@ type DeliveryRef = Static<typeof webhookDeliverJob.payload>;
  * before recording sends again on the next run — with the same `webhook-id`, which receivers use to
  * drop the duplicate. A delivery to an endpoint deleted or disabled meanwhile is dropped.
  */
-export async function deliverWebhook(ctx: DeliverContext, ref: DeliveryRef, run: Pick<JobRun, 'attempt' | 'signal' | 'log'>): Promise<void> {
+export async function deliverWebhook(
+  ctx: DeliverContext,
+  ref: DeliveryRef,
+  run: Pick<JobRun, 'attempt' | 'signal' | 'log'>,
+): Promise<void> {
   const target = await findDeliveryTarget(ctx.db, { deliveryId: ref.delivery_id, endpointId: ref.endpoint_id, eventId: ref.event_id });
   if (!target || target.endpoint.status !== 'enabled') return;
   const { endpoint, event, last } = target;
@@ -79,15 +75,23 @@ export async function deliverWebhook(ctx: DeliverContext, ref: DeliveryRef, run:
   if (run.signal.aborted) throw run.signal.reason ?? new Error('delivery aborted');
   // The stored error is plain words; what the network library said stays here, for operators.
   if (response.detail !== undefined) {
-    run.log.warn({ endpoint_id: endpoint.id, delivery_id: ref.delivery_id, attempt, error: response.error, detail: response.detail }, 'webhook attempt failed');
+    run.log.warn(
+      { endpoint_id: endpoint.id, delivery_id: ref.delivery_id, attempt, error: response.error, detail: response.detail },
+      'webhook attempt failed',
+    );
   }
   const outcome = judgeAttempt(response, attempt);
-  ctx.metrics.histogram(webhookAttemptDuration).observe({ mode: endpoint.mode, outcome: outcome.kind, response: responseClass(response.status) }, response.durationMs / 1000);
+  ctx.metrics
+    .histogram(webhookAttemptDuration)
+    .observe({ mode: endpoint.mode, outcome: outcome.kind, response: responseClass(response.status) }, response.durationMs / 1000);
   const disabled = await recordAttempt(ctx, ref, endpoint, { attempt, startedAt, response, outcome });
   if (disabled) run.log.warn({ endpoint_id: endpoint.id, reason: disabled }, 'webhook endpoint disabled');
   if (outcome.kind === 'given_up') run.log.warn({ delivery_id: ref.delivery_id, attempts: attempt }, 'webhook delivery given up');
   if (outcome.kind === 'retry') {
-    throw new RetryDelivery(outcome.delayMs, `webhook attempt ${attempt} failed (${response.error ?? 'unknown'}); next in ${Math.round(outcome.delayMs / 1000)} s`);
+    throw new RetryDelivery(
+      outcome.delayMs,
+      `webhook attempt ${attempt} failed (${response.error ?? 'unknown'}); next in ${Math.round(outcome.delayMs / 1000)} s`,
+    );
   }
 }
 
@@ -140,7 +144,12 @@ async function recordAttempt(
     const cutoff = disable === 'failing' ? { failingSinceAtMost: now - DISABLE_AFTER_FAILING_SECONDS } : {};
     if (!(await disableWebhookEndpointRow(trx, { id: endpoint.id, reason: disable, now, ...cutoff }))) return undefined;
     const disabledEndpoint = toWebhookEndpoint({ ...endpoint, status: 'disabled', disabled_reason: disable, updated_at: now });
-    await recordEvent({ db: trx, clock: ctx.clock }, { clientId: endpoint.client_id, mode: endpoint.mode }, 'webhook_endpoint.disabled', disabledEndpoint);
+    await recordEvent(
+      { db: trx, clock: ctx.clock },
+      { clientId: endpoint.client_id, mode: endpoint.mode },
+      'webhook_endpoint.disabled',
+      disabledEndpoint,
+    );
     return disable;
   });
 }

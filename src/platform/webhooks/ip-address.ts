@@ -6,15 +6,7 @@ import { isIPv4, isIPv6 } from 'node:net';
  * allows `loopback`), so a URL can never make us call into our own or a private network.
  */
 export type AddressKind =
-  | 'public'
-  | 'loopback'
-  | 'private'
-  | 'link-local'
-  | 'shared'
-  | 'multicast'
-  | 'unspecified'
-  | 'documentation'
-  | 'reserved';
+  'public' | 'loopback' | 'private' | 'link-local' | 'shared' | 'multicast' | 'unspecified' | 'documentation' | 'reserved';
 
 type Range = [prefix: number[], bits: number, kind: AddressKind];
 

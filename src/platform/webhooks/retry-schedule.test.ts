@@ -19,7 +19,7 @@ describe('retryDelayMs', () => {
   });
 });
 
-describe('a receiver\'s Retry-After', () => {
+describe("a receiver's Retry-After", () => {
   const now = Date.parse('2025-01-01T00:00:00Z');
 
   it('is honoured as sent (platform/http/retry-after.ts reads it) up to a day', () => {
@@ -43,7 +43,8 @@ describe('judgeAttempt', () => {
   });
 
   it('retries other statuses and network failures on the schedule, and gives up after the last attempt', () => {
-    for (const status of [null, 301, 400, 404, 500, 503]) expect(judgeAttempt(response(status), 2, middle)).toEqual({ kind: 'retry', delayMs: 300_000 });
+    for (const status of [null, 301, 400, 404, 500, 503])
+      expect(judgeAttempt(response(status), 2, middle)).toEqual({ kind: 'retry', delayMs: 300_000 });
     expect(judgeAttempt(response(500), MAX_DELIVERY_ATTEMPTS, middle)).toEqual({ kind: 'given_up' });
   });
 

@@ -149,7 +149,11 @@ function guardedLookup(network: WebhookNetwork, rules: TargetRules): LookupFunct
           callback(Object.assign(new Error(`host ${hostname} has no usable address`), { code: 'ENOTFOUND' }), '', 0);
           return;
         }
-        if (options.all) callback(null, usable.map((a) => ({ address: a.address, family: a.family })));
+        if (options.all)
+          callback(
+            null,
+            usable.map((a) => ({ address: a.address, family: a.family })),
+          );
         else callback(null, first.address, first.family);
       },
       (error: NodeJS.ErrnoException) => callback(error, '', 0),

@@ -6,14 +6,21 @@ import { newWebhookSecret, signatureHeader } from './signature.js';
 describe('signatureHeader', () => {
   it('matches the known-answer vector of the Standard Webhooks libraries', () => {
     // From standard-webhooks/libraries/javascript/src/webhook.test.ts ("sign function works").
-    const header = signatureHeader(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'], 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}');
+    const header = signatureHeader(
+      ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'],
+      'msg_p5jXN8AQM9LWM0D4loKWxJek',
+      1614265330,
+      '{"test": 2432232314}',
+    );
     expect(header).toBe('v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
   });
 
   it('equals an HMAC-SHA256 computed independently over "id.timestamp.body" with the base64-decoded secret', () => {
     const secret = newWebhookSecret();
     const body = '{"id":"evt_1","note":"é ✓"}';
-    const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64')).update(`evt_1.1700000000.${body}`, 'utf8').digest('base64');
+    const expected = createHmac('sha256', Buffer.from(secret.slice('whsec_'.length), 'base64'))
+      .update(`evt_1.1700000000.${body}`, 'utf8')
+      .digest('base64');
     expect(signatureHeader([secret], 'evt_1', 1_700_000_000, body)).toBe(`v1,${expected}`);
   });
 

@@ -6,7 +6,8 @@ const webhooksDoc = readFileSync(new URL('../../../docs/webhooks.md', import.met
 
 // The errors as Node 20 (OpenSSL 3.0) raises them; the delivery tests meet the first and the
 // self-signed one for real. Messages keep OpenSSL's shape, with the build-specific parts elided.
-const OPENSSL = (reason: string) => `write EPROTO 80…:error:0A000…:SSL routines:ssl3_read_bytes:${reason}:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1601:\n`;
+const OPENSSL = (reason: string) =>
+  `write EPROTO 80…:error:0A000…:SSL routines:ssl3_read_bytes:${reason}:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1601:\n`;
 
 describe('tlsFailure', () => {
   it.each([

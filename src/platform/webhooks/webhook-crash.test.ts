@@ -10,7 +10,6 @@ import { recordEvent } from '../events/event.service.js';
 import { eventually } from '../../../test/support/eventually.js';
 import { TestReceiver } from '../../../test/support/webhooks.js';
 
-
 describe.each(engines())('webhook delivery across a worker crash on %s', (engine) => {
   let t: TestApp;
   let dataDir: string;
@@ -43,7 +42,11 @@ describe.each(engines())('webhook delivery across a worker crash on %s', (engine
     const receiver = await TestReceiver.start((index) => (index === 0 ? { stall: true } : { status: 200 }));
     try {
       const client = await t.newClient();
-      const created = await t.call(client.testKey, { method: 'POST', url: '/v1/webhook_endpoints', json: { url: receiver.url, enabled_events: ['*'] } });
+      const created = await t.call(client.testKey, {
+        method: 'POST',
+        url: '/v1/webhook_endpoints',
+        json: { url: receiver.url, enabled_events: ['*'] },
+      });
       const { id: endpointId, secret } = created.json();
       const event = await recordEvent(t.ctx, { clientId: client.clientId, mode: 'test' }, 'account_holder.created', {
         id: 'ah_crash',

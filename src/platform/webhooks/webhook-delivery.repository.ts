@@ -58,7 +58,9 @@ export async function findDeliveryTarget(
     .limit(1);
   const row = await db
     .selectFrom('webhook_endpoints as w')
-    .innerJoin('events as e', (join) => join.on('e.id', '=', input.eventId).onRef('e.client_id', '=', 'w.client_id').onRef('e.mode', '=', 'w.mode'))
+    .innerJoin('events as e', (join) =>
+      join.on('e.id', '=', input.eventId).onRef('e.client_id', '=', 'w.client_id').onRef('e.mode', '=', 'w.mode'),
+    )
     .selectAll('w')
     .select(EVENT_COLUMNS)
     .select([lastAttempt.select('attempt').as('last_attempt'), lastAttempt.select('next_attempt_at').as('last_next_attempt_at')])
@@ -69,7 +71,10 @@ export async function findDeliveryTarget(
   return {
     endpoint,
     event: eventRowOf({ event_seq, event_type, event_data, event_created_at }, input.eventId, endpoint),
-    last: last_attempt === null || last_attempt === undefined ? undefined : { attempt: Number(last_attempt), next_attempt_at: last_next_attempt_at ?? null },
+    last:
+      last_attempt === null || last_attempt === undefined
+        ? undefined
+        : { attempt: Number(last_attempt), next_attempt_at: last_next_attempt_at ?? null },
   };
 }
 
@@ -112,11 +117,22 @@ function attemptsOf(db: Db, scope: Scope, endpointId: string) {
     .where('mode', '=', scope.mode);
 }
 
-export async function findWebhookDeliveryAttempt(db: Db, scope: Scope, endpointId: string, id: string): Promise<WebhookDeliveryAttemptRow | undefined> {
+export async function findWebhookDeliveryAttempt(
+  db: Db,
+  scope: Scope,
+  endpointId: string,
+  id: string,
+): Promise<WebhookDeliveryAttemptRow | undefined> {
   return attemptsOf(db, scope, endpointId).where('id', '=', id).executeTakeFirst();
 }
 
-export async function listWebhookDeliveryAttemptRows(db: Db, scope: Scope, endpointId: string, filter: { eventId?: string }, page: PageRequest) {
+export async function listWebhookDeliveryAttemptRows(
+  db: Db,
+  scope: Scope,
+  endpointId: string,
+  filter: { eventId?: string },
+  page: PageRequest,
+) {
   let query = attemptsOf(db, scope, endpointId);
   if (filter.eventId !== undefined) query = query.where('event_id', '=', filter.eventId);
   return fetchPage(query, page);

@@ -56,7 +56,13 @@ export async function queueDeliveries(
   const queued: string[] = [];
   for (const endpoint of endpoints) {
     const payload = { delivery_id: newId('whd'), event_id: event.id, endpoint_id: endpoint.id };
-    const jobId = await enqueueJob(db, clock, webhookDeliverJob, payload, options.fanOut ? { dedupeKey: fanOutKey(event.id, endpoint.id) } : {});
+    const jobId = await enqueueJob(
+      db,
+      clock,
+      webhookDeliverJob,
+      payload,
+      options.fanOut ? { dedupeKey: fanOutKey(event.id, endpoint.id) } : {},
+    );
     if (jobId !== undefined) queued.push(endpoint.id);
   }
   return queued;
@@ -100,7 +106,10 @@ export async function resendEvent(deps: WebhookDeps, scope: Scope, eventId: stri
     endpoints = (await listEnabledWebhookEndpoints(deps.db, scope)).filter((endpoint) => takesEvent(endpoint, event.type));
   }
   // All or none, so a failed request can simply be repeated.
-  const created = endpoints.length === 0 ? [] : await deps.db.transaction().execute((trx) => queueDeliveries(trx, deps.clock, event, endpoints, { fanOut: false }));
+  const created =
+    endpoints.length === 0
+      ? []
+      : await deps.db.transaction().execute((trx) => queueDeliveries(trx, deps.clock, event, endpoints, { fanOut: false }));
   return { object: 'event_resend', event: event.id, endpoints: created };
 }
 
@@ -115,7 +124,9 @@ export async function pingWebhookEndpoint(deps: WebhookDeps, scope: Scope, id: s
   requireTestMode(scope);
   if (endpoint.status !== 'enabled') throw new ApiError('webhook_endpoint_disabled', { param: 'id' });
   return deps.db.transaction().execute(async (trx) => {
-    const event = await recordEvent({ db: trx, clock: deps.clock }, scope, 'webhook_endpoint.ping', toWebhookEndpoint(endpoint), { dispatch: false });
+    const event = await recordEvent({ db: trx, clock: deps.clock }, scope, 'webhook_endpoint.ping', toWebhookEndpoint(endpoint), {
+      dispatch: false,
+    });
     await queueDeliveries(trx, deps.clock, event, [endpoint], { fanOut: false });
     return event;
   });

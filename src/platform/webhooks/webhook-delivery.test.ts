@@ -36,7 +36,12 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
     return res.json() as { id: string; secret: string };
   };
   const emit = async (type: 'account_holder.created' | 'session.completed' = 'account_holder.created', inScope: Scope = scope) => {
-    const event = await recordEvent(t.ctx, inScope, type, { id: 'ah_example', object: 'account_holder', email: 'ada@example.com', note: 'é ✓ "quoted"' });
+    const event = await recordEvent(t.ctx, inScope, type, {
+      id: 'ah_example',
+      object: 'account_holder',
+      email: 'ada@example.com',
+      note: 'é ✓ "quoted"',
+    });
     worker.notify();
     return event;
   };
@@ -45,7 +50,8 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
     expect(res.statusCode).toBe(200);
     return res.json().data as Record<string, unknown>[];
   };
-  const endpoint = async (id: string, key = client.testKey) => (await t.call(key, { method: 'GET', url: `/v1/webhook_endpoints/${id}` })).json();
+  const endpoint = async (id: string, key = client.testKey) =>
+    (await t.call(key, { method: 'GET', url: `/v1/webhook_endpoints/${id}` })).json();
   /**
    * Moves time forward once the worker has settled what it is running (a job settled after the jump
    * would schedule its retry from the new time), then lets it look for due work at once.
@@ -65,7 +71,11 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
         },
       },
     });
-    worker = new Worker(t.ctx, service.jobCatalog(), { pollIntervalMs: 20, concurrency: 8, log: pino({ level: 'warn' }, workerLog.stream) });
+    worker = new Worker(t.ctx, service.jobCatalog(), {
+      pollIntervalMs: 20,
+      concurrency: 8,
+      log: pino({ level: 'warn' }, workerLog.stream),
+    });
     worker.start();
   });
   afterAll(async () => {
@@ -187,7 +197,10 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
     await gone.waitFor(1);
     const [notice] = await watcher.waitFor(1);
     const body = JSON.parse(notice!.body);
-    expect(body).toMatchObject({ type: 'webhook_endpoint.disabled', data: { object: { id: endpointId, status: 'disabled', disabled_reason: 'gone' } } });
+    expect(body).toMatchObject({
+      type: 'webhook_endpoint.disabled',
+      data: { object: { id: endpointId, status: 'disabled', disabled_reason: 'gone' } },
+    });
     expect(JSON.stringify(body)).not.toContain('whsec_');
     expect(await endpoint(endpointId)).toMatchObject({ status: 'disabled', disabled_reason: 'gone' });
     const [attempt] = await attempts(endpointId);
@@ -244,7 +257,11 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
   it('signs with both secrets during a rotation’s grace period, and with the new one only after it', async () => {
     const r = await receiver();
     const created = await createEndpoint({ url: r.url });
-    const rotate = await t.call(client.testKey, { method: 'POST', url: `/v1/webhook_endpoints/${created.id}/rotate_secret`, json: { grace_period: 3600 } });
+    const rotate = await t.call(client.testKey, {
+      method: 'POST',
+      url: `/v1/webhook_endpoints/${created.id}/rotate_secret`,
+      json: { grace_period: 3600 },
+    });
     const { secret } = rotate.json();
     await emit();
     const [during] = await r.waitFor(1);
@@ -253,7 +270,11 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
     expect(() => new Webhook(secret).verify(during!.body, headers)).not.toThrow();
     expect(() => new Webhook(created.secret).verify(during!.body, headers)).not.toThrow();
 
-    const again = await t.call(client.testKey, { method: 'POST', url: `/v1/webhook_endpoints/${created.id}/rotate_secret`, json: { grace_period: 0 } });
+    const again = await t.call(client.testKey, {
+      method: 'POST',
+      url: `/v1/webhook_endpoints/${created.id}/rotate_secret`,
+      json: { grace_period: 0 },
+    });
     await emit();
     const [, after] = await r.waitFor(2);
     const afterHeaders = after!.headers as Record<string, string>;
@@ -372,7 +393,12 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
     await t.call(client.testKey, { method: 'POST', url: `/v1/webhook_endpoints/${endpointId}`, json: { disabled: true } });
     await advance(10);
     await eventually(async () => {
-      const job = await t.ctx.db.selectFrom('jobs').select('status').where('type', '=', 'webhooks.deliver').where('payload', 'like', `%${endpointId}%`).executeTakeFirst();
+      const job = await t.ctx.db
+        .selectFrom('jobs')
+        .select('status')
+        .where('type', '=', 'webhooks.deliver')
+        .where('payload', 'like', `%${endpointId}%`)
+        .executeTakeFirst();
       return job?.status === 'succeeded';
     });
     expect(await attempts(endpointId)).toHaveLength(1);
@@ -387,10 +413,17 @@ describe.each(engines())('webhook delivery on %s', (engine) => {
     await eventually(async () => (await attempts(endpointId)).length === 3);
     const page = (await t.call(client.testKey, { method: 'GET', url: `/v1/webhook_endpoints/${endpointId}/deliveries?limit=2` })).json();
     expect(page).toMatchObject({ object: 'list', has_more: true, url: `/v1/webhook_endpoints/${endpointId}/deliveries` });
-    const next = (await t.call(client.testKey, { method: 'GET', url: `/v1/webhook_endpoints/${endpointId}/deliveries?limit=2&starting_after=${page.data[1].id}` })).json();
+    const next = (
+      await t.call(client.testKey, {
+        method: 'GET',
+        url: `/v1/webhook_endpoints/${endpointId}/deliveries?limit=2&starting_after=${page.data[1].id}`,
+      })
+    ).json();
     expect(next.data).toHaveLength(1);
     expect(next.has_more).toBe(false);
-    const filtered = (await t.call(client.testKey, { method: 'GET', url: `/v1/webhook_endpoints/${endpointId}/deliveries?event=${events[1]!.id}` })).json();
+    const filtered = (
+      await t.call(client.testKey, { method: 'GET', url: `/v1/webhook_endpoints/${endpointId}/deliveries?event=${events[1]!.id}` })
+    ).json();
     expect(filtered.data.map((a: { event: string }) => a.event)).toEqual([events[1]!.id]);
     const other = await t.newClient('Peek');
     expect((await t.call(other.testKey, { method: 'GET', url: `/v1/webhook_endpoints/${endpointId}/deliveries` })).statusCode).toBe(404);

@@ -51,7 +51,12 @@ export async function markWebhookEndpointFailing(db: Db, id: string, now: number
 }
 
 export async function clearWebhookEndpointFailing(db: Db, id: string): Promise<void> {
-  await db.updateTable('webhook_endpoints').set({ failing_since: null }).where('id', '=', id).where('failing_since', 'is not', null).execute();
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ failing_since: null })
+    .where('id', '=', id)
+    .where('failing_since', 'is not', null)
+    .execute();
 }
 
 /**

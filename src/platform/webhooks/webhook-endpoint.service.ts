@@ -114,7 +114,8 @@ export async function updateWebhookEndpoint(
     updated_at: unixSeconds(deps.clock),
   };
   if (input.disabled === true && row.status === 'enabled') Object.assign(updated, { status: 'disabled', disabled_reason: 'manual' });
-  if (input.disabled === false && row.status === 'disabled') Object.assign(updated, { status: 'enabled', disabled_reason: null, failing_since: null });
+  if (input.disabled === false && row.status === 'disabled')
+    Object.assign(updated, { status: 'enabled', disabled_reason: null, failing_since: null });
   await updateWebhookEndpointRow(deps.db, scope, id, {
     url: updated.url,
     enabled_events: updated.enabled_events,
@@ -185,7 +186,8 @@ async function checkedUrl(deps: WebhookDeps, scope: Scope, raw: string): Promise
   try {
     return await checkWebhookUrl(networkOf(deps), raw, targetRules(deps.config, scope.mode));
   } catch (error) {
-    if (error instanceof UrlRefused) throw new ApiError('parameter_invalid', { param: 'url', message: `Invalid value for url: ${error.message}.` });
+    if (error instanceof UrlRefused)
+      throw new ApiError('parameter_invalid', { param: 'url', message: `Invalid value for url: ${error.message}.` });
     throw error;
   }
 }

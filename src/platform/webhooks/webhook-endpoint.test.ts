@@ -11,7 +11,8 @@ describe.each(engines())('webhook endpoints API on %s', (engine) => {
   let client: TestClient;
   const create = (json: unknown, key = client.testKey) => t.call(key, { method: 'POST', url: '/v1/webhook_endpoints', json });
   const get = (id: string, key = client.testKey) => t.call(key, { method: 'GET', url: `/v1/webhook_endpoints/${id}` });
-  const update = (id: string, json: unknown, key = client.testKey) => t.call(key, { method: 'POST', url: `/v1/webhook_endpoints/${id}`, json });
+  const update = (id: string, json: unknown, key = client.testKey) =>
+    t.call(key, { method: 'POST', url: `/v1/webhook_endpoints/${id}`, json });
 
   beforeAll(async () => {
     t = await startTestApp(engine, {
@@ -34,7 +35,11 @@ describe.each(engines())('webhook endpoints API on %s', (engine) => {
   afterAll(() => t.close());
 
   it('creates an endpoint and shows its Standard Webhooks secret once', async () => {
-    const res = await create({ url: 'http://127.0.0.1:4000/hook', enabled_events: ['session.completed', 'statement.completed'], description: 'Local' });
+    const res = await create({
+      url: 'http://127.0.0.1:4000/hook',
+      enabled_events: ['session.completed', 'statement.completed'],
+      description: 'Local',
+    });
     expect(res.statusCode).toBe(200);
     const body = res.json();
     expect(body).toEqual({
@@ -69,7 +74,8 @@ describe.each(engines())('webhook endpoints API on %s', (engine) => {
   it('lists endpoints newest first without secrets, with cursor pagination', async () => {
     const tenant = await t.newClient('List');
     const ids: string[] = [];
-    for (let i = 0; i < 5; i++) ids.push((await create({ url: `http://127.0.0.1:4000/${i}`, enabled_events: ['*'] }, tenant.testKey)).json().id);
+    for (let i = 0; i < 5; i++)
+      ids.push((await create({ url: `http://127.0.0.1:4000/${i}`, enabled_events: ['*'] }, tenant.testKey)).json().id);
     const page1 = (await t.call(tenant.testKey, { method: 'GET', url: '/v1/webhook_endpoints?limit=3' })).json();
     expect(page1).toMatchObject({ object: 'list', url: '/v1/webhook_endpoints', has_more: true });
     expect(page1.data.map((e: { id: string }) => e.id)).toEqual([ids[4], ids[3], ids[2]]);
@@ -133,7 +139,11 @@ describe.each(engines())('webhook endpoints API on %s', (engine) => {
 
     it('drops the previous secret at once with grace_period 0', async () => {
       const created = (await create({ url: 'http://127.0.0.1:4000/a', enabled_events: ['*'] })).json();
-      const res = await t.call(client.testKey, { method: 'POST', url: `/v1/webhook_endpoints/${created.id}/rotate_secret`, json: { grace_period: 0 } });
+      const res = await t.call(client.testKey, {
+        method: 'POST',
+        url: `/v1/webhook_endpoints/${created.id}/rotate_secret`,
+        json: { grace_period: 0 },
+      });
       expect(res.json().previous_secret_expires_at).toBeNull();
       const row = await t.ctx.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
       expect(row.previous_secret).toBeNull();
@@ -352,7 +362,10 @@ describe.each(engines())('webhook endpoints API on %s', (engine) => {
   });
 
   async function countEndpoints(): Promise<number> {
-    const row = await t.ctx.db.selectFrom('webhook_endpoints').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const row = await t.ctx.db
+      .selectFrom('webhook_endpoints')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(row.n);
   }
 });

@@ -22,15 +22,27 @@ describe.each(engines())('loopback webhook targets in production on %s', (engine
   let client: TestClient;
   let receiver: TestReceiver;
   let rebindAnswer: string[];
-  const seams = () => ({ webhookNetwork: { timeoutMs: 2000, resolve: fakeResolver({ 'rebind.example.com': () => rebindAnswer, localhost: ['127.0.0.1', '::1'] }) } });
-  const create = (app: TestApp, url: string, key = client.testKey) => app.call(key, { method: 'POST', url: '/v1/webhook_endpoints', json: { url, enabled_events: ['*'] } });
+  const seams = () => ({
+    webhookNetwork: {
+      timeoutMs: 2000,
+      resolve: fakeResolver({ 'rebind.example.com': () => rebindAnswer, localhost: ['127.0.0.1', '::1'] }),
+    },
+  });
+  const create = (app: TestApp, url: string, key = client.testKey) =>
+    app.call(key, { method: 'POST', url: '/v1/webhook_endpoints', json: { url, enabled_events: ['*'] } });
   /** Records an event in test mode and lets `app` run every job it queues (dispatch, then delivery). */
   const deliverWith = async (app: TestApp) => {
-    await recordEvent(app.ctx, { clientId: client.clientId, mode: 'test' }, 'account_holder.created', { id: 'ah_example', object: 'account_holder' });
+    await recordEvent(app.ctx, { clientId: client.clientId, mode: 'test' }, 'account_holder.created', {
+      id: 'ah_example',
+      object: 'account_holder',
+    });
     await runDueJobs(app.ctx);
   };
   const attempts = async (endpointId: string) =>
-    (await prod.call(client.testKey, { method: 'GET', url: `/v1/webhook_endpoints/${endpointId}/deliveries` })).json().data as { status: string; error: string | null }[];
+    (await prod.call(client.testKey, { method: 'GET', url: `/v1/webhook_endpoints/${endpointId}/deliveries` })).json().data as {
+      status: string;
+      error: string | null;
+    }[];
 
   beforeAll(async () => {
     database = await createTestDatabase(engine);
@@ -59,11 +71,19 @@ describe.each(engines())('loopback webhook targets in production on %s', (engine
   ])('refuses a test-mode endpoint at %s, on creation and on update', async (_name, url) => {
     const res = await create(prod, url(receiver.port));
     expect(res.statusCode).toBe(400);
-    expect(res.json().error).toMatchObject({ code: 'parameter_invalid', param: 'url', message: expect.stringMatching(/loopback address; this server only sends webhooks to public addresses\.$/) });
+    expect(res.json().error).toMatchObject({
+      code: 'parameter_invalid',
+      param: 'url',
+      message: expect.stringMatching(/loopback address; this server only sends webhooks to public addresses\.$/),
+    });
     rebindAnswer = ['93.184.216.34'];
     const made = await create(prod, `http://rebind.example.com:${receiver.port}/hook`);
     expect(made.statusCode).toBe(200);
-    const updated = await prod.call(client.testKey, { method: 'POST', url: `/v1/webhook_endpoints/${made.json().id}`, json: { url: url(receiver.port) } });
+    const updated = await prod.call(client.testKey, {
+      method: 'POST',
+      url: `/v1/webhook_endpoints/${made.json().id}`,
+      json: { url: url(receiver.port) },
+    });
     expect(updated.statusCode).toBe(400);
     expect(updated.json().error).toMatchObject({ code: 'parameter_invalid', param: 'url' });
   });
@@ -75,7 +95,11 @@ describe.each(engines())('loopback webhook targets in production on %s', (engine
     await deliverWith(prod);
     expect(receiver.received).toEqual([]);
     const [attempt] = await attempts(endpoint.id);
-    expect(attempt).toMatchObject({ status: 'failed', error: 'refused: host rebind.example.com resolves to 127.0.0.1, a loopback address; this server only sends webhooks to public addresses' });
+    expect(attempt).toMatchObject({
+      status: 'failed',
+      error:
+        'refused: host rebind.example.com resolves to 127.0.0.1, a loopback address; this server only sends webhooks to public addresses',
+    });
   });
 
   it('refuses at delivery a loopback endpoint stored while loopback was allowed: the receiver gets nothing', async () => {
@@ -84,7 +108,10 @@ describe.each(engines())('loopback webhook targets in production on %s', (engine
     await deliverWith(prod);
     expect(receiver.received).toEqual([]);
     const [attempt] = await attempts(endpoint.id);
-    expect(attempt).toMatchObject({ status: 'failed', error: 'refused: 127.0.0.1 is a loopback address; this server only sends webhooks to public addresses' });
+    expect(attempt).toMatchObject({
+      status: 'failed',
+      error: 'refused: 127.0.0.1 is a loopback address; this server only sends webhooks to public addresses',
+    });
   });
 
   it('delivers to loopback in test mode when the operator opts in with WEBHOOK_ALLOW_LOOPBACK=true', async () => {

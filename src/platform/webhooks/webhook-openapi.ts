@@ -1,7 +1,10 @@
 import type { EventDeclaration } from '../events/event-catalog.js';
 
 type Schema = Record<string, unknown> & { properties?: Record<string, Schema> };
-type Document = { components?: { schemas?: Record<string, Schema>; parameters?: Record<string, unknown> }; webhooks?: Record<string, unknown> };
+type Document = {
+  components?: { schemas?: Record<string, Schema>; parameters?: Record<string, unknown> };
+  webhooks?: Record<string, unknown>;
+};
 
 const SCHEMAS = '#/components/schemas/';
 const PARAMETERS = '#/components/parameters/';
@@ -25,7 +28,8 @@ const DELIVERY_HEADERS = {
 };
 
 /** What your answer to a delivery does (docs/webhooks.md, "Delivery rules"). */
-const RETRY_AFTER = 'Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule.';
+const RETRY_AFTER =
+  'Retried; with a `Retry-After` header (seconds or an HTTP date), no sooner than it says (at most 24 hours), and never sooner than the retry schedule.';
 const DELIVERY_ANSWERS = {
   '410': { description: 'Gone: the endpoint is disabled at once (`disabled_reason: "gone"`), without retry.' },
   '429': { description: RETRY_AFTER },
@@ -93,7 +97,10 @@ export function describeEvents(document: Document, catalog: readonly EventDeclar
   document.components.parameters = {
     ...document.components.parameters,
     ...Object.fromEntries(
-      Object.entries(DELIVERY_HEADERS).map(([key, header]) => [key, { ...header, in: 'header', required: true, schema: { type: 'string' } }]),
+      Object.entries(DELIVERY_HEADERS).map(([key, header]) => [
+        key,
+        { ...header, in: 'header', required: true, schema: { type: 'string' } },
+      ]),
     ),
   };
 }

@@ -18,8 +18,10 @@ describe.each(engines())('pinging a webhook endpoint on %s', (engine) => {
   let acme: TestClient;
   let pinged: TestReceiver;
   let bystander: TestReceiver;
-  const api = (method: 'GET' | 'POST', url: string, json?: unknown, key = acme.testKey) => t.call(key, { method, url, ...(json === undefined ? {} : { json }) });
-  const expectRefused = (send: SendRequest, status: number, code: string, param?: string) => expectRefusedUnchanged(t, send, status, code, param);
+  const api = (method: 'GET' | 'POST', url: string, json?: unknown, key = acme.testKey) =>
+    t.call(key, { method, url, ...(json === undefined ? {} : { json }) });
+  const expectRefused = (send: SendRequest, status: number, code: string, param?: string) =>
+    expectRefusedUnchanged(t, send, status, code, param);
   const createEndpoint = async (url: string, enabled_events: string[], key = acme.testKey) => {
     const res = await api('POST', '/v1/webhook_endpoints', { url, enabled_events }, key);
     expect(res.statusCode, res.body).toBe(200);
@@ -50,7 +52,12 @@ describe.each(engines())('pinging a webhook endpoint on %s', (engine) => {
     const res = await api('POST', PING(endpoint.id));
     expect(res.statusCode, res.body).toBe(200);
     const event = res.json();
-    expect(event).toMatchObject({ object: 'event', type: 'webhook_endpoint.ping', livemode: false, data: { object: { id: endpoint.id, object: 'webhook_endpoint' } } });
+    expect(event).toMatchObject({
+      object: 'event',
+      type: 'webhook_endpoint.ping',
+      livemode: false,
+      data: { object: { id: endpoint.id, object: 'webhook_endpoint' } },
+    });
     expect(JSON.stringify(event)).not.toContain(endpoint.secret);
 
     await runDueJobs(t.ctx);

@@ -49,7 +49,10 @@ export const WebhookEndpoint = Type.Object(
       description:
         'Why it is disabled: `manual` (you set `disabled: true`), `gone` (the receiver answered 410), `failing` (every attempt failed for 5 days). null while enabled.',
     }),
-    previous_secret_expires_at: Type.Union([Timestamp('Until when deliveries are also signed with the secret before the last rotation.'), Type.Null()]),
+    previous_secret_expires_at: Type.Union([
+      Timestamp('Until when deliveries are also signed with the secret before the last rotation.'),
+      Type.Null(),
+    ]),
     livemode: Type.Boolean({ description: 'true for live mode, false for test mode.' }),
     created_at: Timestamp('When it was created (Unix seconds).'),
     updated_at: Timestamp('When it last changed (Unix seconds).'),
@@ -120,9 +123,13 @@ export const WebhookDeliveryAttempt = Type.Object(
     }),
     attempt: Type.Integer({ minimum: 1, description: '1 for the first attempt of the delivery, 2 for the first retry, ...' }),
     status: Type.Union([Type.Literal('succeeded'), Type.Literal('failed')]),
-    response_status: Type.Union([Type.Integer(), Type.Null()], { description: 'The HTTP status the receiver answered; null when none came.' }),
+    response_status: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'The HTTP status the receiver answered; null when none came.',
+    }),
     duration_ms: Type.Integer({ description: 'From the start of the request to the end of the response.' }),
-    error: Type.Union([Type.String(), Type.Null()], { description: 'Why it failed, e.g. `HTTP 500`, `timed out after 15 s`, `connection refused`.' }),
+    error: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why it failed, e.g. `HTTP 500`, `timed out after 15 s`, `connection refused`.',
+    }),
     next_attempt_at: Type.Union([Timestamp('When the next attempt of this delivery is due.'), Type.Null()], {
       description: 'null when there is none: it succeeded, or the delivery was given up.',
     }),
@@ -147,7 +154,8 @@ export const ResendEventBody = Type.Object(
     endpoint: Type.Optional(
       Type.String({
         maxLength: 255,
-        description: 'Send only to this endpoint (`we_...`), even if it is not subscribed to the event type. Default: every enabled, subscribed endpoint.',
+        description:
+          'Send only to this endpoint (`we_...`), even if it is not subscribed to the event type. Default: every enabled, subscribed endpoint.',
         [MESSAGE_KEYWORD]: 'must be a webhook endpoint id (we_...)',
       }),
     ),

@@ -19,7 +19,8 @@
       provider: () => window.unisat,
       async sign(unisat, text) {
         const accounts = await unisat.requestAccounts();
-        if (!accounts.includes(address)) throw new Error(`Unisat is on another address (${accounts[0] ?? 'none'}). Switch to ${address} in Unisat, then try again.`);
+        if (!accounts.includes(address))
+          throw new Error(`Unisat is on another address (${accounts[0] ?? 'none'}). Switch to ${address} in Unisat, then try again.`);
         // Unisat signs legacy addresses in the Bitcoin Core format, the others with BIP-322.
         return unisat.signMessage(text, type === 'p2pkh' ? 'ecdsa' : 'bip322-simple');
       },
@@ -29,7 +30,8 @@
       provider: () => window.LeatherProvider,
       async sign(leather, text) {
         const response = await leather.request('signMessage', { message: text, paymentType: type === 'p2tr' ? 'p2tr' : 'p2wpkh' });
-        if (response.result.address && response.result.address !== address) throw new Error(`Leather signed with ${response.result.address}, not ${address}.`);
+        if (response.result.address && response.result.address !== address)
+          throw new Error(`Leather signed with ${response.result.address}, not ${address}.`);
         return response.result.signature;
       },
     },

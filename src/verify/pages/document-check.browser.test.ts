@@ -12,7 +12,15 @@ import { proveWith, testnetWallet } from '../../../test/support/verify.js';
 import { createChainSources } from '../../bitcoin/chain-for-mode.js';
 import { buildSandboxChain } from '../../bitcoin/sandbox/sandbox-chain.js';
 
-const PAGES = ['receipt-01-form', 'receipt-02-valid', 'receipt-03-invalid', 'receipt-04-revoked', 'statement-01-valid', 'statement-02-invalid', 'statement-03-hash-error'];
+const PAGES = [
+  'receipt-01-form',
+  'receipt-02-valid',
+  'receipt-03-invalid',
+  'receipt-04-revoked',
+  'statement-01-valid',
+  'statement-02-invalid',
+  'statement-03-hash-error',
+];
 
 /** The public document check in Chromium: each page axe-checked and screenshotted at both sizes. */
 describe.skipIf(!chromiumAvailable())('the document check page in Chromium', () => {
@@ -28,22 +36,43 @@ describe.skipIf(!chromiumAvailable())('the document check page in Chromium', () 
   const sim = buildSandboxChain();
 
   beforeAll(async () => {
-    [t, browser] = await Promise.all([startTestApp('sqlite', { seams: { chains: createChainSources({ esploraUrl: undefined, test: sim }) } }), launchChromium()]);
+    [t, browser] = await Promise.all([
+      startTestApp('sqlite', { seams: { chains: createChainSources({ esploraUrl: undefined, test: sim }) } }),
+      launchChromium(),
+    ]);
     await t.app.listen({ host: '127.0.0.1', port: 0 });
     origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     const client = await t.newClient('Acme Lending');
-    const holderId = (await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com' } })).json().id;
+    const holderId = (
+      await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com' } })
+    ).json().id;
     receipt = (await proveWith(t.ctx, { clientId: client.clientId, mode: 'test' }, holderId, testnetWallet('p2wpkh'))).receipt;
     const revoked = await proveWith(t.ctx, { clientId: client.clientId, mode: 'test' }, holderId, testnetWallet('p2tr'));
-    await t.ctx.db.updateTable('verify_claims').set({ status: 'revoked', revoked_at: revoked.created_at }).where('id', '=', revoked.id).execute();
+    await t.ctx.db
+      .updateTable('verify_claims')
+      .set({ status: 'revoked', revoked_at: revoked.created_at })
+      .where('id', '=', revoked.id)
+      .execute();
     revokedReceipt = revoked.receipt;
     // A completed statement's PDF, as its recipient would have it on disk.
     const world = await makeStatementWorld(t, { clientName: 'Bay Credit', holder: { email: 'grace@example.com', name: 'Grace Hopper' } });
     const claim = await world.proveAddress();
     await octoberHistory(sim, claim);
-    const statement = await world.completedStatement({ claim_ids: [claim.id], period: { open: at('2026-10-01T00:00:00Z'), close: at('2026-11-01T00:00:00Z') }, timezone: 'Europe/Paris' });
-    const pdf = (await t.call(world.client.testKey, { method: 'GET', url: `/v1/verify/statements/${statement.id}/document/pdf` })).rawPayload;
-    documentHash = (await t.app.inject({ method: 'POST', url: '/v1/verify/statements/verify', payload: pdf, headers: { 'content-type': 'application/pdf' } })).json().document_hash;
+    const statement = await world.completedStatement({
+      claim_ids: [claim.id],
+      period: { open: at('2026-10-01T00:00:00Z'), close: at('2026-11-01T00:00:00Z') },
+      timezone: 'Europe/Paris',
+    });
+    const pdf = (await t.call(world.client.testKey, { method: 'GET', url: `/v1/verify/statements/${statement.id}/document/pdf` }))
+      .rawPayload;
+    documentHash = (
+      await t.app.inject({
+        method: 'POST',
+        url: '/v1/verify/statements/verify',
+        payload: pdf,
+        headers: { 'content-type': 'application/pdf' },
+      })
+    ).json().document_hash;
     dir = mkdtempSync(path.join(tmpdir(), 'ownproof-check-page-'));
     writeFileSync(path.join(dir, 'statement.pdf'), pdf);
     const changed = Buffer.from(pdf);

@@ -22,7 +22,8 @@ describe.each(engines())('the public document check refusing what it cannot take
   let port: number;
   const log = captureStream();
   /** The log lines written for one request. */
-  const linesOf = (requestId: string | undefined) => log.lines.filter((line) => JSON.parse(line).request_id === requestId).map((line) => JSON.parse(line));
+  const linesOf = (requestId: string | undefined) =>
+    log.lines.filter((line) => JSON.parse(line).request_id === requestId).map((line) => JSON.parse(line));
 
   beforeAll(async () => {
     t = await startTestApp(engine, { config: { LOG_LEVEL: 'info' }, logStream: log.stream });
@@ -33,7 +34,11 @@ describe.each(engines())('the public document check refusing what it cannot take
 
   it.each([
     ['a body cut off inside the file', `multipart/form-data; boundary=${BOUNDARY}`, `${PART_HEAD}%PDF-1.7 half a fi`],
-    ['a body cut off inside the part headers', `multipart/form-data; boundary=${BOUNDARY}`, `--${BOUNDARY}\r\nContent-Disposition: form-da`],
+    [
+      'a body cut off inside the part headers',
+      `multipart/form-data; boundary=${BOUNDARY}`,
+      `--${BOUNDARY}\r\nContent-Disposition: form-da`,
+    ],
     ['no boundary parameter', 'multipart/form-data', `${PART_HEAD}%PDF-1.7\r\n--${BOUNDARY}--\r\n`],
     // The file part is whole; the body ends at its delimiter, without the closing `--`.
     ['no closing boundary', `multipart/form-data; boundary=${BOUNDARY}`, `${PART_HEAD}%PDF-1.7\r\n--${BOUNDARY}`],

@@ -44,7 +44,9 @@ ${formSection(action, forms.receipt ?? '', forms.receiptError)}
 }
 
 function subjectText(claim: ClaimStatement): string {
-  return claim.subject.type === 'address' ? `the ${claim.network} address ${claim.subject.address}` : `the ${claim.network} wallet ${claim.subject.descriptor}`;
+  return claim.subject.type === 'address'
+    ? `the ${claim.network} address ${claim.subject.address}`
+    : `the ${claim.network} wallet ${claim.subject.descriptor}`;
 }
 
 function resultPage(action: string, receipt: string, check: ReceiptCheck): PageContent {
@@ -84,13 +86,23 @@ const documentCheckRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
     const hash = firstString((request.query as Record<string, unknown>).document_hash);
     if (hash === undefined) return kit.send(reply, checkPage(action));
     const normalised = hash.trim().toLowerCase();
-    if (!SHA256_HEX.test(normalised)) return kit.send(reply, checkPage(action, { hash, hashError: 'A document hash is 64 characters, 0–9 and a–f, as printed on the statement.' }));
+    if (!SHA256_HEX.test(normalised))
+      return kit.send(
+        reply,
+        checkPage(action, { hash, hashError: 'A document hash is 64 characters, 0–9 and a–f, as printed on the statement.' }),
+      );
     return kit.send(reply, statementResultPage(action, await checkStatementHash(app.ctx, normalised)));
   });
   app.post('/', PAGE, async (request, reply) => {
     const receipt = (firstString((request.body as Record<string, unknown> | undefined)?.receipt) ?? '').trim();
     if (receipt === '') return kit.send(reply, checkPage(action, { receiptError: 'Paste a claim receipt.' }));
-    if (receipt.length > MAX_RECEIPT_CHARACTERS) return kit.send(reply, checkPage(action, { receiptError: `A receipt is at most ${MAX_RECEIPT_CHARACTERS.toLocaleString('en')} characters; this is not one.` }));
+    if (receipt.length > MAX_RECEIPT_CHARACTERS)
+      return kit.send(
+        reply,
+        checkPage(action, {
+          receiptError: `A receipt is at most ${MAX_RECEIPT_CHARACTERS.toLocaleString('en')} characters; this is not one.`,
+        }),
+      );
     return kit.send(reply, resultPage(action, receipt, await checkReceipt(app.ctx, receipt)));
   });
   await app.register(async (upload) => {
@@ -110,7 +122,12 @@ const documentCheckRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
         }
       } catch (error) {
         if (error instanceof upload.multipartErrors.RequestFileTooLargeError) {
-          return kit.send(reply, checkPage(action, { statementError: `That file is larger than ${MAX_STATEMENT_PDF_MIB} MB: it is not a statement PDF of this service.` }));
+          return kit.send(
+            reply,
+            checkPage(action, {
+              statementError: `That file is larger than ${MAX_STATEMENT_PDF_MIB} MB: it is not a statement PDF of this service.`,
+            }),
+          );
         }
         // @fastify/multipart's own errors carry their 4xx status. The parser under it (busboy)
         // throws bare errors, only ever about the bytes it was given: no boundary, a part cut

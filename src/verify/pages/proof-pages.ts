@@ -32,20 +32,29 @@ export const MAX_LABEL_LENGTH = 100;
  * The first page where the person names what to prove (an address, an xpub/ypub/zpub or a
  * descriptor) and, if they like, a label of their own for the claim.
  */
-export function subjectEntryPage(place: ProofPlace, csrfToken: string, input: { subject?: string; label?: string; error?: { field: 'subject' | 'label'; message: string } } = {}): PageContent {
+export function subjectEntryPage(
+  place: ProofPlace,
+  csrfToken: string,
+  input: { subject?: string; label?: string; error?: { field: 'subject' | 'label'; message: string } } = {},
+): PageContent {
   const error = input.error;
   const fieldError = (field: 'subject' | 'label') =>
-    error?.field === field ? html`<span class="error-message" id="${field}-error"><span class="visually-hidden">Error:</span> ${error.message}</span>` : '';
-  const invalid = (field: 'subject' | 'label', hint: string) => html` aria-describedby="${hint}${error?.field === field ? ` ${field}-error` : ''}"${error?.field === field ? html` aria-invalid="true"` : ''}`;
+    error?.field === field
+      ? html`<span class="error-message" id="${field}-error"><span class="visually-hidden">Error:</span> ${error.message}</span>`
+      : '';
+  const invalid = (field: 'subject' | 'label', hint: string) =>
+    html` aria-describedby="${hint}${error?.field === field ? ` ${field}-error` : ''}"${error?.field === field ? html` aria-invalid="true"` : ''}`;
   return {
     status: error ? 422 : 200,
     title: `${error ? 'Error: ' : ''}Prove you control a Bitcoin wallet`,
     body: html`<a class="back-link" href="${place.back.href}">‹ ${place.back.label}</a>
 <h1>Prove you control a Bitcoin wallet</h1>
 <p class="lead">Give one address, or a whole wallet as its extended public key (xpub, ypub, zpub) or output descriptor. Next you sign a short message with its key — no funds move. ${place.scope.mode === 'test' ? 'This is test mode: use a test-network address or key, such as the sandbox wallet’s.' : ''}</p>
-${error
-  ? html`<div class="error-summary" role="alert" aria-labelledby="error-summary-title"><h2 id="error-summary-title">There is a problem</h2><p><a href="#${error.field}">${error.message}</a></p></div>`
-  : ''}
+${
+  error
+    ? html`<div class="error-summary" role="alert" aria-labelledby="error-summary-title"><h2 id="error-summary-title">There is a problem</h2><p><a href="#${error.field}">${error.message}</a></p></div>`
+    : ''
+}
 <form method="post" action="${place.base}" novalidate>
 ${csrfField(csrfToken)}
 <div class="field${error?.field === 'subject' ? ' field-error' : ''}">
@@ -97,13 +106,15 @@ export function challengePage(view: ChallengeView): PageContent {
     body: html`<a class="back-link" href="${place.back.href}">‹ ${place.back.label}</a>
 <h1>Prove you control ${subjectName(place, challenge)}</h1>
 <p class="lead">Sign the message below with the key of ${signer}. Signing moves no funds and costs nothing: it shows ${place.requesterName} that you hold the key.</p>
-${error
-  ? html`<div class="error-summary" role="alert" aria-labelledby="error-summary-title">
+${
+  error
+    ? html`<div class="error-summary" role="alert" aria-labelledby="error-summary-title">
 <h2 id="error-summary-title">The signature does not prove it yet</h2>
 <p><a href="#signature">${error.message}</a></p>
 ${error.attemptsLeft !== undefined ? html`<p>${error.attemptsLeft === 1 ? 'You can try once more' : `You can try ${error.attemptsLeft} more times`} with this message.</p>` : ''}
 </div>`
-  : ''}
+    : ''
+}
 <h2>1. Copy the message</h2>
 ${copyableText({
   id: 'challenge-message',
@@ -112,7 +123,12 @@ ${copyableText({
   rows: 12,
   text: challenge.message,
   copyLabel: 'Copy message',
-  qr: { text: challenge.message, summary: 'Show the message as a QR code', label: 'QR code of the message to sign', caption: 'Scan it with a wallet on your phone that signs messages.' },
+  qr: {
+    text: challenge.message,
+    summary: 'Show the message as a QR code',
+    label: 'QR code of the message to sign',
+    caption: 'Scan it with a wallet on your phone that signs messages.',
+  },
 })}
 <h2>2. Sign it in your wallet</h2>
 ${walletInstructions(addressType)}
@@ -167,7 +183,10 @@ export function depositPage(view: DepositView): PageContent {
   const btc = formatUnits(sats, 8);
   const address = challenge.deposit_address ?? '';
   const subject = JSON.parse(challenge.subject) as { type: string };
-  const from = subject.type === 'address' ? html`from the address <span class="code">${challenge.signing_address}</span>` : html`from any address of ${subjectName(place, challenge)}`;
+  const from =
+    subject.type === 'address'
+      ? html`from the address <span class="code">${challenge.signing_address}</span>`
+      : html`from any address of ${subjectName(place, challenge)}`;
   return {
     status: 200,
     title: `Prove you control ${subjectName(place, challenge)} with a deposit`,
@@ -175,30 +194,39 @@ export function depositPage(view: DepositView): PageContent {
 <h1>Prove it with a small deposit</h1>
 <p class="lead">Send exactly <strong>${sats.toString()} satoshis</strong> (${btc} BTC) ${from} to the address below before ${new Date(challenge.expires_at * 1000).toISOString().slice(0, 16).replace('T', ' ')} UTC. Spending from it shows that you hold its key, as a signature would.</p>
 <p>This is a real payment: the deposit is not sent back, and your wallet adds its usual network fee. Send it in one transaction, of exactly this amount.</p>
-${view.notYet
-  ? html`<div class="notice" role="status"><p>No payment of exactly ${sats.toString()} satoshis ${from} to this address has arrived yet. A payment usually appears within a minute of being sent; check again then.</p></div>`
-  : ''}
+${
+  view.notYet
+    ? html`<div class="notice" role="status"><p>No payment of exactly ${sats.toString()} satoshis ${from} to this address has arrived yet. A payment usually appears within a minute of being sent; check again then.</p></div>`
+    : ''
+}
 ${copyableText({
   id: 'deposit-address',
   label: 'Send to',
   rows: 2,
   text: address,
   copyLabel: 'Copy address',
-  qr: { text: `bitcoin:${address}?amount=${btc}`, summary: 'Show the payment as a QR code', label: 'QR code of the payment to make', caption: 'Scan it with your wallet: it fills in the address and the amount.' },
+  qr: {
+    text: `bitcoin:${address}?amount=${btc}`,
+    summary: 'Show the payment as a QR code',
+    label: 'QR code of the payment to make',
+    caption: 'Scan it with your wallet: it fills in the address and the amount.',
+  },
 })}
 <form method="post" action="${action}/check">
 ${csrfField(view.csrfToken)}
 <div class="actions"><button type="submit" class="button">I’ve sent it: check now</button></div>
 </form>
-${place.scope.mode === 'test'
-  ? html`<div class="notice">
+${
+  place.scope.mode === 'test'
+    ? html`<div class="notice">
 <p><strong>Test mode:</strong> the sandbox chain can make this payment from the sandbox wallet (docs/sandbox.md) and confirm it in a block.</p>
 <form method="post" action="${action}/sandbox">
 ${csrfField(view.csrfToken)}
 <button type="submit" class="button button-secondary">Send it from the sandbox wallet</button>
 </form>
 </div>`
-  : ''}`,
+    : ''
+}`,
   };
 }
 
@@ -213,15 +241,32 @@ ${csrfField(view.csrfToken)}
 }
 
 /** A challenge that can no longer be answered: expired, closed after too many attempts, or used. */
-export function challengeEndedPage(place: ProofPlace, csrfToken: string, reason: 'expired' | 'too_many_attempts' | 'closed', challenge?: ChallengeRow): PageContent {
+export function challengeEndedPage(
+  place: ProofPlace,
+  csrfToken: string,
+  reason: 'expired' | 'too_many_attempts' | 'closed',
+  challenge?: ChallengeRow,
+): PageContent {
   const method = challenge?.method ?? 'signature';
   const text = {
     expired:
       method === 'deposit'
-        ? { heading: 'This deposit request has expired', lead: 'No payment arrived within a day. Start again to get a fresh address and amount.' }
-        : { heading: 'This message has expired', lead: 'A message to sign is valid for 15 minutes. Get a fresh one and sign that instead.' },
-    too_many_attempts: { heading: 'Too many signatures did not match', lead: 'For your security this message is closed after five tries. Get a fresh message and sign it exactly as shown.' },
-    closed: { heading: 'This message was already used', lead: 'It proved ownership once and cannot be used again. Get a fresh message to prove it again.' },
+        ? {
+            heading: 'This deposit request has expired',
+            lead: 'No payment arrived within a day. Start again to get a fresh address and amount.',
+          }
+        : {
+            heading: 'This message has expired',
+            lead: 'A message to sign is valid for 15 minutes. Get a fresh one and sign that instead.',
+          },
+    too_many_attempts: {
+      heading: 'Too many signatures did not match',
+      lead: 'For your security this message is closed after five tries. Get a fresh message and sign it exactly as shown.',
+    },
+    closed: {
+      heading: 'This message was already used',
+      lead: 'It proved ownership once and cannot be used again. Get a fresh message to prove it again.',
+    },
   }[reason];
   return {
     status: 410,
@@ -285,10 +330,12 @@ ${options.hint ? html`<span class="hint" id="${hintId}">${options.hint}</span>` 
 <div class="actions">
 <button type="button" class="button button-secondary" data-copy="${options.id}" hidden>${options.copyLabel}</button>
 </div>
-${options.qr
-  ? html`<details class="disclosure">
+${
+  options.qr
+    ? html`<details class="disclosure">
 <summary>${options.qr.summary}</summary>
 <figure class="qr-code">${qrCodeSvg(options.qr.text, options.qr.label)}<figcaption>${options.qr.caption}</figcaption></figure>
 </details>`
-  : ''}`;
+    : ''
+}`;
 }

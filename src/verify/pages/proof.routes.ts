@@ -3,10 +3,25 @@ import type { AppContext } from '../../platform/context.js';
 import { firstString, formValues } from '../../platform/web/form-values.js';
 import type { PageKit } from '../../platform/web/page-surface.js';
 import { sandboxPay } from '../../bitcoin/sandbox/sandbox-chain.js';
-import { checkDeposit, findPlacedChallenge, startDepositChallenge, startSignatureChallenge, submitSignature, type SubmitOutcome } from '../proof.service.js';
+import {
+  checkDeposit,
+  findPlacedChallenge,
+  startDepositChallenge,
+  startSignatureChallenge,
+  submitSignature,
+  type SubmitOutcome,
+} from '../proof.service.js';
 import { proveWithSandboxWallet } from '../sandbox-proof.service.js';
 import type { ChallengeRow } from '../verify.table.js';
-import { challengeEndedPage, challengePage, depositPage, MAX_LABEL_LENGTH, proofUnavailablePage, subjectEntryPage, unknownChallengePage } from './proof-pages.js';
+import {
+  challengeEndedPage,
+  challengePage,
+  depositPage,
+  MAX_LABEL_LENGTH,
+  proofUnavailablePage,
+  subjectEntryPage,
+  unknownChallengePage,
+} from './proof-pages.js';
 import type { ProofHost, ProofPlace } from './proof-place.js';
 
 const PAGE = { schema: { hide: true } } as const;
@@ -43,7 +58,8 @@ export function proofRoutes(host: ProofHost): FastifyPluginAsync<{ kit: PageKit 
     const ctx: AppContext = app.ctx;
     const form = { ...PAGE, preHandler: app.csrfProtection };
     /** The challenge page takes the kit's script for its copy button; it works without. */
-    const send = (reply: FastifyReply, place: ProofPlace, page: Parameters<PageKit['send']>[1]) => kit.send(reply, page, { ...place.sendOptions, script: true });
+    const send = (reply: FastifyReply, place: ProofPlace, page: Parameters<PageKit['send']>[1]) =>
+      kit.send(reply, page, { ...place.sendOptions, script: true });
 
     async function placeAndChallenge(request: FastifyRequest<{ Params: ChallengeParams }>, reply: FastifyReply) {
       const place = await host.resolve(request, reply);
@@ -58,10 +74,22 @@ export function proofRoutes(host: ProofHost): FastifyPluginAsync<{ kit: PageKit 
 
     function answer(reply: FastifyReply, place: ProofPlace, challenge: ChallengeRow, outcome: SubmitOutcome) {
       if (outcome.ok) return reply.redirect(place.doneUrl, 303);
-      if (outcome.reason === 'not_paid') return send(reply, place, depositPage({ place, challenge, csrfToken: reply.generateCsrf(), notYet: true }));
-      if (outcome.reason !== 'invalid_signature') return send(reply, place, challengeEndedPage(place, reply.generateCsrf(), outcome.reason, challenge));
-      if (outcome.attemptsLeft === 0) return send(reply, place, challengeEndedPage(place, reply.generateCsrf(), 'too_many_attempts', challenge));
-      return send(reply, place, challengePage({ place, challenge, csrfToken: reply.generateCsrf(), error: { message: outcome.problem.message, attemptsLeft: outcome.attemptsLeft } }));
+      if (outcome.reason === 'not_paid')
+        return send(reply, place, depositPage({ place, challenge, csrfToken: reply.generateCsrf(), notYet: true }));
+      if (outcome.reason !== 'invalid_signature')
+        return send(reply, place, challengeEndedPage(place, reply.generateCsrf(), outcome.reason, challenge));
+      if (outcome.attemptsLeft === 0)
+        return send(reply, place, challengeEndedPage(place, reply.generateCsrf(), 'too_many_attempts', challenge));
+      return send(
+        reply,
+        place,
+        challengePage({
+          place,
+          challenge,
+          csrfToken: reply.generateCsrf(),
+          error: { message: outcome.problem.message, attemptsLeft: outcome.attemptsLeft },
+        }),
+      );
     }
 
     /** Where the person names what to prove (only where the surface does not say). */
@@ -83,10 +111,19 @@ export function proofRoutes(host: ProofHost): FastifyPluginAsync<{ kit: PageKit 
         kit.send(reply, subjectEntryPage(place, reply.generateCsrf(), { subject, label, error: { field, message } }), place.sendOptions);
       if (entered && subject === '') return retry('subject', 'Enter an address, an extended public key or a descriptor.');
       // The label goes into the signed receipt: plain text of one line (no control characters).
-      if (label.length > MAX_LABEL_LENGTH || /\p{Cc}/u.test(label)) return retry('label', `Give a name of at most ${MAX_LABEL_LENGTH} characters, on one line.`);
-      const proofRequest = { scope: place.scope, accountHolderId: place.accountHolderId, requesterName: place.requesterName, origin: place.origin, controller: place.controller, label: label === '' ? null : label };
+      if (label.length > MAX_LABEL_LENGTH || /\p{Cc}/u.test(label))
+        return retry('label', `Give a name of at most ${MAX_LABEL_LENGTH} characters, on one line.`);
+      const proofRequest = {
+        scope: place.scope,
+        accountHolderId: place.accountHolderId,
+        requesterName: place.requesterName,
+        origin: place.origin,
+        controller: place.controller,
+        label: label === '' ? null : label,
+      };
       const started = await (fields.method === 'deposit' ? startDepositChallenge : startSignatureChallenge)(ctx, proofRequest, subject);
-      if (!started.ok) return entered ? retry('subject', started.message) : send(reply, place, proofUnavailablePage(place, started.message));
+      if (!started.ok)
+        return entered ? retry('subject', started.message) : send(reply, place, proofUnavailablePage(place, started.message));
       return reply.redirect(`${place.base}/${started.challenge.id}`, 303);
     });
 
@@ -94,7 +131,16 @@ export function proofRoutes(host: ProofHost): FastifyPluginAsync<{ kit: PageKit 
       const found = await placeAndChallenge(request, reply);
       if (!found) return reply;
       const { place, challenge } = found;
-      const ended = challenge.status === 'failed' ? 'too_many_attempts' : challenge.status !== 'open' ? (challenge.status === 'used' ? 'closed' : 'expired') : challenge.expires_at <= Math.floor(ctx.clock.now() / 1000) ? 'expired' : undefined;
+      const ended =
+        challenge.status === 'failed'
+          ? 'too_many_attempts'
+          : challenge.status !== 'open'
+            ? challenge.status === 'used'
+              ? 'closed'
+              : 'expired'
+            : challenge.expires_at <= Math.floor(ctx.clock.now() / 1000)
+              ? 'expired'
+              : undefined;
       if (ended) return send(reply, place, challengeEndedPage(place, reply.generateCsrf(), ended, challenge));
       if (challenge.method === 'deposit') return send(reply, place, depositPage({ place, challenge, csrfToken: reply.generateCsrf() }));
       return send(reply, place, challengePage({ place, challenge, csrfToken: reply.generateCsrf() }));
@@ -113,7 +159,11 @@ export function proofRoutes(host: ProofHost): FastifyPluginAsync<{ kit: PageKit 
       const { place, challenge } = found;
       const signature = firstString((request.body as Record<string, unknown> | undefined)?.signature) ?? '';
       if (signature.trim() === '') {
-        return send(reply, place, challengePage({ place, challenge, csrfToken: reply.generateCsrf(), error: { message: 'Paste the signature your wallet made.' } }));
+        return send(
+          reply,
+          place,
+          challengePage({ place, challenge, csrfToken: reply.generateCsrf(), error: { message: 'Paste the signature your wallet made.' } }),
+        );
       }
       return answer(reply, place, challenge, await submitSignature(ctx, challenge, signature, finishOptions(place)));
     });
@@ -126,13 +176,25 @@ export function proofRoutes(host: ProofHost): FastifyPluginAsync<{ kit: PageKit 
       if (place.scope.mode !== 'test') return send(reply, place, unknownChallengePage(place));
       if (challenge.method === 'deposit') {
         const source = ctx.chains.forMode('test');
-        const paid = source ? sandboxPay(source, challenge.signing_address, challenge.deposit_address as string, BigInt(challenge.deposit_amount as string), ctx.clock) : undefined;
+        const paid = source
+          ? sandboxPay(
+              source,
+              challenge.signing_address,
+              challenge.deposit_address as string,
+              BigInt(challenge.deposit_amount as string),
+              ctx.clock,
+            )
+          : undefined;
         if (!paid?.ok) request.log.info({ reason: paid?.reason }, 'sandbox deposit not made');
         return answer(reply, place, challenge, await checkDeposit(ctx, challenge, finishOptions(place)));
       }
       const outcome = await proveWithSandboxWallet(ctx, challenge, finishOptions(place));
       if (!outcome.ok && outcome.reason === 'sandbox_cannot_sign') {
-        return send(reply, place, challengePage({ place, challenge, csrfToken: reply.generateCsrf(), error: { message: outcome.message } }));
+        return send(
+          reply,
+          place,
+          challengePage({ place, challenge, csrfToken: reply.generateCsrf(), error: { message: outcome.message } }),
+        );
       }
       return answer(reply, place, challenge, outcome);
     });

@@ -10,13 +10,20 @@ describe.each(engines())('the receipt check page on %s', (engine) => {
   let scope: Scope;
   let holderId: string;
   const post = (receipt: string) =>
-    t.app.inject({ method: 'POST', url: '/verify', headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: new URLSearchParams({ receipt }).toString() });
+    t.app.inject({
+      method: 'POST',
+      url: '/verify',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({ receipt }).toString(),
+    });
 
   beforeAll(async () => {
     t = await startTestApp(engine);
     const client = await t.newClient('Acme Lending');
     scope = { clientId: client.clientId, mode: 'test' };
-    holderId = (await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com' } })).json().id;
+    holderId = (
+      await t.call(client.testKey, { method: 'POST', url: '/v1/connect/account_holders', json: { email: 'ada@example.com' } })
+    ).json().id;
   });
   afterAll(() => t.close());
 
@@ -43,12 +50,18 @@ describe.each(engines())('the receipt check page on %s', (engine) => {
 
   it('headlines a revoked claim as revoked, in a warning, never as a valid receipt', async () => {
     const claim = await proveWith(t.ctx, scope, holderId, testnetWallet('p2wpkh'));
-    await t.ctx.db.updateTable('verify_claims').set({ status: 'revoked', revoked_at: claim.created_at }).where('id', '=', claim.id).execute();
+    await t.ctx.db
+      .updateTable('verify_claims')
+      .set({ status: 'revoked', revoked_at: claim.created_at })
+      .where('id', '=', claim.id)
+      .execute();
     const res = await post(claim.receipt);
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('<h1 class="headline-warning">This claim has been revoked</h1>');
     expect(res.body).not.toContain('This receipt is valid');
-    expect(res.body).toContain('<div class="warning" role="status"><p>Revoked: the receipt is genuine and its Bitcoin proof holds, but the account holder has since revoked the claim, so it no longer stands.</p></div>');
+    expect(res.body).toContain(
+      '<div class="warning" role="status"><p>Revoked: the receipt is genuine and its Bitcoin proof holds, but the account holder has since revoked the claim, so it no longer stands.</p></div>',
+    );
     expect(res.body).toContain(`<span class="code">${claim.id}</span>, revoked (test mode)`);
   });
 

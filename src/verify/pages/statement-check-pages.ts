@@ -12,7 +12,10 @@ export interface StatementFormState {
 /** The field's error line and the attributes that tie it to the input, when there is an error. */
 function fieldError(id: string, error: string | undefined): { line: SafeHtml | string; describedBy: string } {
   return error
-    ? { line: html`<span class="error-message" id="${id}-error"><span class="visually-hidden">Error:</span> ${error}</span>`, describedBy: ` ${id}-error` }
+    ? {
+        line: html`<span class="error-message" id="${id}-error"><span class="visually-hidden">Error:</span> ${error}</span>`,
+        describedBy: ` ${id}-error`,
+      }
     : { line: '', describedBy: '' };
 }
 
@@ -45,7 +48,12 @@ ${hash.line}
 }
 
 /** A document that did not pass: why, who it claims to come from, and the form to try another. */
-export function notValidPage(what: 'receipt' | 'statement', check: { reason?: string | null; issuer?: string | null }, advice: string, form: SafeHtml): PageContent {
+export function notValidPage(
+  what: 'receipt' | 'statement',
+  check: { reason?: string | null; issuer?: string | null },
+  advice: string,
+  form: SafeHtml,
+): PageContent {
   const noun = what === 'receipt' ? 'Receipt' : 'Statement';
   return {
     status: 200,
@@ -59,7 +67,13 @@ ${form}`,
 
 /** What the check found: valid with what the statement states, or not valid and why. */
 export function statementResultPage(action: string, check: StatementCheck): PageContent {
-  if (!check.valid || !check.document) return notValidPage('statement', check, 'Ask whoever gave it to you for the PDF exactly as they downloaded it.', statementForms(action));
+  if (!check.valid || !check.document)
+    return notValidPage(
+      'statement',
+      check,
+      'Ask whoever gave it to you for the PDF exactly as they downloaded it.',
+      statementForms(action),
+    );
   return {
     status: 200,
     title: 'Statement valid',

@@ -14,15 +14,18 @@ describe.each(engines())('who controls a claim, on %s', (engine) => {
   let t: TestApp;
   let acme: TestClient;
   let beta: TestClient;
-  const api = (client: TestClient, method: 'GET' | 'POST', url: string, json?: unknown) => t.call(client.testKey, { method, url, ...(json === undefined ? {} : { json }) });
+  const api = (client: TestClient, method: 'GET' | 'POST', url: string, json?: unknown) =>
+    t.call(client.testKey, { method, url, ...(json === undefined ? {} : { json }) });
   const newHolder = async (client: TestClient, email: string) => {
     const res = await api(client, 'POST', '/v1/connect/account_holders', { email });
     expect(res.statusCode).toBe(200);
     return res.json().id as string;
   };
-  const changeEmail = (client: TestClient, holderId: string, email: string) => api(client, 'POST', `/v1/connect/account_holders/${holderId}`, { email });
+  const changeEmail = (client: TestClient, holderId: string, email: string) =>
+    api(client, 'POST', `/v1/connect/account_holders/${holderId}`, { email });
   const newRequest = async (client: TestClient, holderId: string, permissions: string[]) =>
-    (await api(client, 'POST', '/v1/verify/access_requests', { type: 'sharing', account_holder_id: holderId, permissions })).json().id as string;
+    (await api(client, 'POST', '/v1/verify/access_requests', { type: 'sharing', account_holder_id: holderId, permissions })).json()
+      .id as string;
   /** A claim proven in a hosted session the person finished with Done. */
   async function sessionClaim(client: TestClient, holderId: string, permissions: string[]) {
     const proven = await proveInHostedSession(t, client.testKey, holderId, permissions);

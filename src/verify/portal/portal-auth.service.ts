@@ -40,7 +40,10 @@ const MAIL_REACH: Record<AppContext['mailer']['transport'], readonly Mode[]> = {
  * Makes a single-use sign-in link for an address (stored as a hash: the token lives only in the
  * e-mail), optionally opening an access request once used.
  */
-export async function createSignInLink(deps: PortalDeps, input: { email: string; accessRequestId?: string; ttlSeconds: number }): Promise<string> {
+export async function createSignInLink(
+  deps: PortalDeps,
+  input: { email: string; accessRequestId?: string; ttlSeconds: number },
+): Promise<string> {
   const token = newSecret('pl');
   const now = unixSeconds(deps.clock);
   await deps.db
@@ -73,10 +76,18 @@ export async function admitSignInRequest(deps: Pick<PortalDeps, 'db' | 'clock'>,
     await trx.deleteFrom('verify_portal_sign_in_attempts').where('email', '=', address).where('created_at', '<', since).execute();
     await trx.deleteFrom('verify_portal_sign_in_attempts').where('ip', '=', ip).where('created_at', '<', since).execute();
     const count = async (column: 'email' | 'ip', value: string) => {
-      const rows = await trx.selectFrom('verify_portal_sign_in_attempts').select('created_at').where(column, '=', value).orderBy('created_at').execute();
+      const rows = await trx
+        .selectFrom('verify_portal_sign_in_attempts')
+        .select('created_at')
+        .where(column, '=', value)
+        .orderBy('created_at')
+        .execute();
       return { count: rows.length, oldest: rows[0]?.created_at ?? now };
     };
-    for (const [column, value, limit] of [['email', address, SIGN_IN_LIMITS.perAddress], ['ip', ip, SIGN_IN_LIMITS.perIp]] as const) {
+    for (const [column, value, limit] of [
+      ['email', address, SIGN_IN_LIMITS.perAddress],
+      ['ip', ip, SIGN_IN_LIMITS.perIp],
+    ] as const) {
       const seen = await count(column, value);
       if (seen.count >= limit) return { ok: false, retryAfterSeconds: Math.max(1, seen.oldest + SIGN_IN_LIMITS.windowSeconds - now) };
     }
@@ -103,11 +114,23 @@ export async function signInWithLink(deps: PortalDeps, token: string, previousSe
       .returningAll()
       .executeTakeFirst();
     if (!link) return { ok: false } as const;
-    if (previousSessionToken) await trx.updateTable('verify_portal_sessions').set({ ended_at: now }).where('token_hash', '=', hashSecret(previousSessionToken)).execute();
+    if (previousSessionToken)
+      await trx
+        .updateTable('verify_portal_sessions')
+        .set({ ended_at: now })
+        .where('token_hash', '=', hashSecret(previousSessionToken))
+        .execute();
     const sessionToken = newSecret('ps');
     await trx
       .insertInto('verify_portal_sessions')
-      .values({ token_hash: hashSecret(sessionToken), email: link.email, modes: link.modes, created_at: now, expires_at: now + SESSION_TTL_SECONDS, ended_at: null })
+      .values({
+        token_hash: hashSecret(sessionToken),
+        email: link.email,
+        modes: link.modes,
+        created_at: now,
+        expires_at: now + SESSION_TTL_SECONDS,
+        ended_at: null,
+      })
       .execute();
     return { ok: true, sessionToken, accessRequestId: link.access_request_id } as const;
   });
@@ -115,7 +138,11 @@ export async function signInWithLink(deps: PortalDeps, token: string, previousSe
 
 /** Whether a link can still be used (the confirmation page says so before the person clicks). */
 export async function linkIsUsable(deps: Pick<PortalDeps, 'db' | 'clock'>, token: string): Promise<boolean> {
-  const row = await deps.db.selectFrom('verify_portal_links').select(['used_at', 'expires_at']).where('token_hash', '=', hashSecret(token)).executeTakeFirst();
+  const row = await deps.db
+    .selectFrom('verify_portal_links')
+    .select(['used_at', 'expires_at'])
+    .where('token_hash', '=', hashSecret(token))
+    .executeTakeFirst();
   return row !== undefined && row.used_at === null && row.expires_at > unixSeconds(deps.clock);
 }
 
@@ -131,7 +158,11 @@ export async function findPortalSession(deps: Pick<PortalDeps, 'db' | 'clock'>, 
 }
 
 export async function endPortalSession(deps: Pick<PortalDeps, 'db' | 'clock'>, token: string): Promise<void> {
-  await deps.db.updateTable('verify_portal_sessions').set({ ended_at: unixSeconds(deps.clock) }).where('token_hash', '=', hashSecret(token)).execute();
+  await deps.db
+    .updateTable('verify_portal_sessions')
+    .set({ ended_at: unixSeconds(deps.clock) })
+    .where('token_hash', '=', hashSecret(token))
+    .execute();
 }
 
 /** One of the account holders a signed-in person is: one per client (and mode) that has their address. */
@@ -160,14 +191,24 @@ export function ownerOf(person: PortalPerson): ClaimOwner {
   return { controller: person.email, modes: person.modes };
 }
 
-export async function portalPerson(deps: Pick<PortalDeps, 'db'>, session: Pick<PortalSessionRow, 'email' | 'modes'>): Promise<PortalPerson> {
+export async function portalPerson(
+  deps: Pick<PortalDeps, 'db'>,
+  session: Pick<PortalSessionRow, 'email' | 'modes'>,
+): Promise<PortalPerson> {
   const modes = JSON.parse(session.modes) as Mode[];
   const rows = await accountHoldersByEmail(deps, session.email, modes);
   const names = new Map<string, string>();
-  for (const row of rows) if (!names.has(row.client_id)) names.set(row.client_id, (await clientDisplayName(deps, row.client_id)) ?? 'A client');
+  for (const row of rows)
+    if (!names.has(row.client_id)) names.set(row.client_id, (await clientDisplayName(deps, row.client_id)) ?? 'A client');
   return {
     email: session.email,
     modes,
-    holders: rows.map((row) => ({ id: row.id, clientId: row.client_id, mode: row.mode, name: row.name, clientName: names.get(row.client_id) as string })),
+    holders: rows.map((row) => ({
+      id: row.id,
+      clientId: row.client_id,
+      mode: row.mode,
+      name: row.name,
+      clientName: names.get(row.client_id) as string,
+    })),
   };
 }

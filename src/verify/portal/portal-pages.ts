@@ -63,13 +63,17 @@ function alreadySharedWords(claim: PortalClaim, clientId: string, clientName: st
   if (!share) return undefined;
   const added = asked.filter((p) => !share.permissions.includes(p));
   const now = `Already shared with ${clientName}, who may ${permissionWords(share.permissions)}`;
-  return added.length === 0 ? `${now}: approving changes nothing for this wallet.` : `${now}: approving also lets them ${permissionWords(added)}.`;
+  return added.length === 0
+    ? `${now}: approving changes nothing for this wallet.`
+    : `${now}: approving also lets them ${permissionWords(added)}.`;
 }
 
 /** A claim as the person knows it: their label, or what it proves. */
 function claimName(statement: ClaimStatement): string {
   if (statement.label) return statement.label;
-  return statement.subject.type === 'address' ? `Address ${shortText(statement.subject.address)}` : `Wallet ${shortText(walletKey(statement.subject.descriptor))}`;
+  return statement.subject.type === 'address'
+    ? `Address ${shortText(statement.subject.address)}`
+    : `Wallet ${shortText(walletKey(statement.subject.descriptor))}`;
 }
 
 function claimSubject(statement: ClaimStatement): SafeHtml {
@@ -110,10 +114,12 @@ export function requestsPage(frame: PortalFrame, requests: PortalRequest[]): Pag
   return signedInPage(frame, {
     title: 'Requests',
     body: html`<h1>Requests</h1>
-${pending.length === 0
-  ? html`<p class="lead">Nothing waits for you. When a company asks you to share proof of a Bitcoin wallet, the request shows here and you get an e-mail.</p>`
-  : html`<p class="lead">${pending.length === 1 ? 'One request waits' : `${pending.length} requests wait`} for your answer.</p>
-<ul class="item-list">${pending.map(item)}</ul>`}
+${
+  pending.length === 0
+    ? html`<p class="lead">Nothing waits for you. When a company asks you to share proof of a Bitcoin wallet, the request shows here and you get an e-mail.</p>`
+    : html`<p class="lead">${pending.length === 1 ? 'One request waits' : `${pending.length} requests wait`} for your answer.</p>
+<ul class="item-list">${pending.map(item)}</ul>`
+}
 ${earlier.length ? html`<h2>Earlier</h2><ul class="item-list">${earlier.map(item)}</ul>` : ''}`,
   });
 }
@@ -141,22 +147,25 @@ export function reviewPage(frame: PortalFrame, view: ReviewView): PageContent {
     title: `${view.error ? 'Error: ' : ''}Review the request of ${holder.clientName}`,
     body: html`<a class="back-link" href="${frame.prefix}/requests">‹ All requests</a>
 <h1>${holder.clientName} asks for access to your Bitcoin ownership proofs${testBadge(holder)}</h1>
-${view.error
-  ? html`<div class="error-summary" role="alert" aria-labelledby="error-summary-title"><h2 id="error-summary-title">There is a problem</h2><p><a href="#claims">${view.error}</a></p></div>`
-  : ''}
+${
+  view.error
+    ? html`<div class="error-summary" role="alert" aria-labelledby="error-summary-title"><h2 id="error-summary-title">There is a problem</h2><p><a href="#claims">${view.error}</a></p></div>`
+    : ''
+}
 ${row.message ? html`<figure class="request-message"><blockquote><p>${row.message}</p></blockquote><figcaption>Message from ${holder.clientName}</figcaption></figure>` : ''}
 <h2>If you approve, ${holder.clientName} may</h2>
 <ul class="permission-list">${permissions.map((p) => html`<li><strong>${p === 'balances' ? 'Balances' : 'Statements'}</strong>: ${PERMISSION_MEANINGS[p]}.</li>`)}</ul>
 <div class="notice"><p>This is ongoing access: it lasts until you revoke it, which you can do at any time under Shared access. The request is open until ${day(row.expires_at)}.</p></div>
-${claims.length === 0
-  ? html`<h2>First, prove a wallet</h2>
+${
+  claims.length === 0
+    ? html`<h2>First, prove a wallet</h2>
 <p>You have no proven wallet to share with ${holder.clientName} yet. Prove that you control one — your wallet signs a short message, no funds move — and you come back here to share it.</p>
 <div class="actions"><a class="button" href="${base}/prove">Prove a wallet</a>
 <form method="post" action="${base}/decline">
 ${csrfField(frame.csrfToken)}
 <button type="submit" class="button button-secondary">Decline the request</button>
 </form></div>`
-  : html`<form method="post" action="${base}/approve" novalidate>
+    : html`<form method="post" action="${base}/approve" novalidate>
 ${csrfField(frame.csrfToken)}
 <fieldset class="claim-picker${view.error ? ' field-error' : ''}" id="claims" aria-describedby="claims-hint">
 <legend>Choose what to share</legend>
@@ -171,7 +180,8 @@ ${claims.map(
 <div class="actions"><a class="button button-secondary" href="${base}/prove">Prove another wallet</a></div>
 <div class="actions"><button type="submit" class="button">Approve and share</button>
 <button type="submit" class="button button-secondary" formaction="${base}/decline">Decline</button></div>
-</form>`}`,
+</form>`
+}`,
   });
 }
 
@@ -199,7 +209,10 @@ function answeredPage(frame: PortalFrame, view: ReviewView): PageContent {
 /** Shared access: every client with access, each claim and what it may do, with Revoke. */
 export function accessPage(frame: PortalFrame, claims: PortalClaim[], notice?: string): PageContent {
   // One section per client and mode: a client's test-mode and live-mode access are two things.
-  const byClient = new Map<string, { clientId: string; clientName: string; mode: Mode; items: { claim: PortalClaim; permissions: string[]; since: number }[] }>();
+  const byClient = new Map<
+    string,
+    { clientId: string; clientName: string; mode: Mode; items: { claim: PortalClaim; permissions: string[]; since: number }[] }
+  >();
   for (const claim of claims) {
     for (const share of claim.sharedWith) {
       const key = `${share.clientId}:${claim.row.mode}`;
@@ -212,9 +225,10 @@ export function accessPage(frame: PortalFrame, claims: PortalClaim[], notice?: s
     title: 'Shared access',
     body: html`<h1>Shared access</h1>
 ${notice ? html`<p class="success" role="status">${notice}</p>` : ''}
-${byClient.size === 0
-  ? html`<p class="lead">You share nothing right now. When you approve a request, the company and what it may see are listed here, and you can revoke it at any time.</p>`
-  : html`<p class="lead">Who can see what. Revoking takes effect at once: the company can no longer read the claim.</p>
+${
+  byClient.size === 0
+    ? html`<p class="lead">You share nothing right now. When you approve a request, the company and what it may see are listed here, and you can revoke it at any time.</p>`
+    : html`<p class="lead">Who can see what. Revoking takes effect at once: the company can no longer read the claim.</p>
 ${[...byClient.values()].map(
   (entry) => html`<h2>${entry.clientName}${testBadge(entry)}</h2>
 <ul class="item-list">${entry.items.map(
@@ -229,7 +243,8 @@ ${csrfField(frame.csrfToken)}
 </form>
 </li>`,
   )}</ul>`,
-)}`}`,
+)}`
+}`,
   });
 }
 
@@ -241,17 +256,19 @@ export function walletsPage(frame: PortalFrame, claims: PortalClaim[], notice?: 
     body: html`<h1>My wallets</h1>
 ${notice ? html`<p class="success" role="status">${notice}</p>` : ''}
 <p class="lead">The wallets and addresses you proved you control. Each proof is a signed receipt anyone can check at <a href="/verify">/verify</a>.</p>
-${claims.length === 0
-  ? html`<p>You have not proven any wallet yet.</p>`
-  : html`<ul class="item-list">${claims.map(
-      (c) => html`<li>
+${
+  claims.length === 0
+    ? html`<p>You have not proven any wallet yet.</p>`
+    : html`<ul class="item-list">${claims.map(
+        (c) => html`<li>
 <span class="item-title">${claimName(c.statement)}${testBadge(c.row)}${c.row.status === 'revoked' ? html` <span class="badge">Revoked</span>` : ''}</span>
 <span class="item-text">${claimSubject(c.statement)}</span>
 <span class="item-text">Verified ${day(c.statement.verified_at)}${several ? ` · proven for ${c.clientName}` : ''} · ${c.sharedWith.length === 0 ? 'not shared' : `shared with ${c.sharedWith.map((s) => s.clientName).join(', ')}`}</span>
 <span class="item-actions"><a class="item-action" href="${frame.prefix}/wallets/${c.row.id}">Receipt<span class="visually-hidden"> of ${claimName(c.statement)}</span></a>
 ${c.row.status === 'active' ? html`<a class="item-action" href="${frame.prefix}/wallets/${c.row.id}/revoke">Revoke<span class="visually-hidden"> ${claimName(c.statement)}</span></a>` : ''}</span>
 </li>`,
-    )}</ul>`}
+      )}</ul>`
+}
 <div class="actions"><a class="button" href="${frame.prefix}/wallets/prove">Prove another wallet</a></div>`,
   });
 }
@@ -318,13 +335,18 @@ export function chooseHolderPage(frame: PortalFrame): PageContent {
 <h1>Prove a wallet for whom?</h1>
 <p class="lead">Several companies know you by this address. A proof belongs to one of them: each company only ever sees proofs made for it.</p>
 <ul class="item-list">${frame.person.holders.map(
-      (h) => html`<li><span class="item-title">${h.clientName}${testBadge(h)}</span><a class="item-action" href="${frame.prefix}/wallets/prove/${h.id}">Prove a wallet for ${h.clientName}</a></li>`,
+      (h) =>
+        html`<li><span class="item-title">${h.clientName}${testBadge(h)}</span><a class="item-action" href="${frame.prefix}/wallets/prove/${h.id}">Prove a wallet for ${h.clientName}</a></li>`,
     )}</ul>`,
   });
 }
 
 /** Signed out: the sign-in form. */
-export function signInPage(prefix: string, csrfToken: string, options: { email?: string; requestId?: string; error?: string; notice?: string; status?: number } = {}): PageContent {
+export function signInPage(
+  prefix: string,
+  csrfToken: string,
+  options: { email?: string; requestId?: string; error?: string; notice?: string; status?: number } = {},
+): PageContent {
   const error = options.error;
   return {
     status: options.status ?? (error ? 422 : 200),
@@ -371,7 +393,10 @@ export function noMailPage(): PageContent {
 /** Too many links asked for. */
 export function tooManySignInsPage(prefix: string, csrfToken: string, retryAfterSeconds: number): PageContent {
   const minutes = Math.max(1, Math.ceil(retryAfterSeconds / 60));
-  return signInPage(prefix, csrfToken, { status: 429, notice: `Too many sign-in links were asked for. Try again in ${minutes === 1 ? 'a minute' : `${minutes} minutes`}.` });
+  return signInPage(prefix, csrfToken, {
+    status: 429,
+    notice: `Too many sign-in links were asked for. Try again in ${minutes === 1 ? 'a minute' : `${minutes} minutes`}.`,
+  });
 }
 
 /** A sign-in link, before it is used: one button, so a mail scanner that opens links signs no one in. */

@@ -112,7 +112,12 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
       secretBox: sideSecretBox,
     });
 
-  async function api<T = Record<string, unknown>>(key: string, method: 'GET' | 'POST', url: string, json?: unknown): Promise<{ status: number; body: T }> {
+  async function api<T = Record<string, unknown>>(
+    key: string,
+    method: 'GET' | 'POST',
+    url: string,
+    json?: unknown,
+  ): Promise<{ status: number; body: T }> {
     const res = await fetch(`${origin}${url}`, {
       method,
       headers: { authorization: `Bearer ${key}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -126,11 +131,17 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
     return res.body.id;
   };
   const newRequest = async (client: Client, holderId: string, extra: Record<string, unknown> = {}) => {
-    const res = await api<AccessRequestJson>(client.testKey, 'POST', '/v1/verify/access_requests', { type: 'sharing', account_holder_id: holderId, permissions: ['balances'], ...extra });
+    const res = await api<AccessRequestJson>(client.testKey, 'POST', '/v1/verify/access_requests', {
+      type: 'sharing',
+      account_holder_id: holderId,
+      permissions: ['balances'],
+      ...extra,
+    });
     expect(res.status).toBe(200);
     return res.body;
   };
-  const accessRequest = async (client: Client, id: string) => (await api<AccessRequestJson>(client.testKey, 'GET', `/v1/verify/access_requests/${id}`)).body;
+  const accessRequest = async (client: Client, id: string) =>
+    (await api<AccessRequestJson>(client.testKey, 'GET', `/v1/verify/access_requests/${id}`)).body;
   const claimStatus = async (client: Client, id: string) => (await api(client.testKey, 'GET', `/v1/verify/claims/${id}`)).status;
   /** A claim proven through the service (challenge, signature, receipt), as the route tests make them. */
   const prove = (client: Client, holderId: string, origin?: InSession) => {
@@ -143,7 +154,13 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
   /** The next message the sink received for `to` (optionally with a subject like `subject`), parsed. */
   async function nextMail(to: string, subject?: RegExp): Promise<ParsedMail> {
     const raw = await until(
-      async () => sink.received.find((m) => !read.has(m) && m.envelope.to.some((address) => address.toLowerCase() === to.toLowerCase()) && (!subject || subject.test(parseMail(m.raw).headers.get('subject') ?? ''))),
+      async () =>
+        sink.received.find(
+          (m) =>
+            !read.has(m) &&
+            m.envelope.to.some((address) => address.toLowerCase() === to.toLowerCase()) &&
+            (!subject || subject.test(parseMail(m.raw).headers.get('subject') ?? '')),
+        ),
       (m) => m !== undefined,
     );
     read.add(raw as ReceivedMail);
@@ -167,10 +184,11 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
   /** The webhook of `type` about `objectId`, once it arrives, after checking its signature with the endpoint's secret. */
   async function webhook(type: string, objectId: string): Promise<EventJson> {
     const found = await until(
-      async () => receiver.received.find((r) => {
-        const event = JSON.parse(r.body) as EventJson;
-        return event.type === type && event.data.object.id === objectId;
-      }),
+      async () =>
+        receiver.received.find((r) => {
+          const event = JSON.parse(r.body) as EventJson;
+          return event.type === type && event.data.object.id === objectId;
+        }),
       (r) => r !== undefined,
     );
     const delivery = found as (typeof receiver.received)[number];
@@ -179,7 +197,12 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), 'ownproof-portal-e2e-'));
-    [database, receiver, sink, browser] = await Promise.all([createTestDatabase('sqlite'), TestReceiver.start(), sinkOn(0), launchChromium()]);
+    [database, receiver, sink, browser] = await Promise.all([
+      createTestDatabase('sqlite'),
+      TestReceiver.start(),
+      sinkOn(0),
+      launchChromium(),
+    ]);
     smtpPort = sink.port;
     origin = `http://127.0.0.1:${await freePort()}`;
     sideSecretBox = await openSecretBox(database.handle.db, { current: TEST_MASTER_KEY_BYTES }, new TestClock());
@@ -188,7 +211,10 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
     serve = await startServe({ ...configEnv(), PORT: new URL(origin).port });
     expect(serve.url).toBe(origin);
     expect(serve.banner).toContain('with an in-process job worker');
-    const endpoint = await api<{ secret: string }>(acme.testKey, 'POST', '/v1/webhook_endpoints', { url: receiver.url, enabled_events: ['*'] });
+    const endpoint = await api<{ secret: string }>(acme.testKey, 'POST', '/v1/webhook_endpoints', {
+      url: receiver.url,
+      enabled_events: ['*'],
+    });
     expect(endpoint.status).toBe(200);
     webhookSecret = endpoint.body.secret;
     checks = new PageChecks(browser);
@@ -213,12 +239,18 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
     const holderId = await newHolder(acme, 'grace@example.com');
     const [picked, other] = await Promise.all([prove(acme, holderId), prove(acme, holderId)]);
     expect(await claimStatus(acme, picked.claim.id)).toBe(404);
-    const created = await newRequest(acme, holderId, { permissions: ['balances', 'statements'], message: 'We need this for your loan.\nThank you!' });
+    const created = await newRequest(acme, holderId, {
+      permissions: ['balances', 'statements'],
+      message: 'We need this for your loan.\nThank you!',
+    });
 
     const mail = await nextMail('grace@example.com');
     expect(mail.headers.get('subject')).toBe('Acme Lending asks you to share proof of your Bitcoin wallet');
     expect(mail.text).toContain('Their message: “We need this for your loan.\nThank you!”');
-    const sent = await until(() => accessRequest(acme, created.id), (r) => r.notification.status === 'sent');
+    const sent = await until(
+      () => accessRequest(acme, created.id),
+      (r) => r.notification.status === 'sent',
+    );
     expect(sent.notification).toMatchObject({ last_error: null, sent_at: expect.any(Number) });
 
     await followLink(signInLink(mail));
@@ -349,7 +381,9 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
     const created = await newRequest(acme, holderId, { permissions: ['balances', 'statements'] });
     await followLink(signInLink(await nextMail('uma@example.com')));
     const box = page.getByRole('checkbox', { name: new RegExp(wallet.address) });
-    await expect(page.locator('.choice').textContent()).resolves.toContain('Already shared with Acme Lending, who may see balances: approving also lets them request statements.');
+    await expect(page.locator('.choice').textContent()).resolves.toContain(
+      'Already shared with Acme Lending, who may see balances: approving also lets them request statements.',
+    );
     await look('portal-15-review-already-shared');
     expect(await box.isChecked()).toBe(true);
     await page.getByRole('button', { name: 'Approve and share' }).click();
@@ -364,7 +398,10 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
     const atBeta = await newHolder(beta, 'Dana@example.com');
     const fromAcme = await newRequest(acme, atAcme);
     const acmeMail = await nextMail('dana@example.com', /^Acme Lending/);
-    await until(() => accessRequest(acme, fromAcme.id), (r) => r.notification.status === 'sent');
+    await until(
+      () => accessRequest(acme, fromAcme.id),
+      (r) => r.notification.status === 'sent',
+    );
     const canceled = await api<AccessRequestJson>(acme.testKey, 'POST', `/v1/verify/access_requests/${fromAcme.id}/cancel`);
     expect(canceled.body.status).toBe('canceled');
     expect((await webhook('access_request.canceled', fromAcme.id)).type).toBe('access_request.canceled');
@@ -385,7 +422,9 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
     expect(items[1]).toMatch(/Acme Lending.*Withdrawn/s);
     expect(await page.getByRole('heading', { name: 'Earlier' }).isVisible()).toBe(true);
     await look('portal-04-requests');
-    expect(await page.getByRole('link', { name: /^Review the request of Beta Audit/ }).getAttribute('href')).toBe(`/portal/requests/${fromBeta.id}`);
+    expect(await page.getByRole('link', { name: /^Review the request of Beta Audit/ }).getAttribute('href')).toBe(
+      `/portal/requests/${fromBeta.id}`,
+    );
 
     await page.getByRole('link', { name: 'My wallets' }).click();
     await page.getByRole('link', { name: 'Prove another wallet' }).click();
@@ -413,7 +452,10 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
     const worker = new Worker(ahead, new JobCatalog([expireAccessRequestJob]), { pollIntervalMs: 50 });
     worker.start();
     try {
-      await until(() => accessRequest(acme, created.id), (r) => r.status === 'expired');
+      await until(
+        () => accessRequest(acme, created.id),
+        (r) => r.status === 'expired',
+      );
     } finally {
       await worker.stop();
       await ahead.mailer.close();
@@ -423,7 +465,9 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
 
     await followLink(link);
     expect(page.url()).toBe(`${origin}/portal/requests/${created.id}`);
-    await page.getByText(/^This request expired on .+ without an answer\. Nothing was shared; Acme Lending can send a new one\.$/).waitFor();
+    await page
+      .getByText(/^This request expired on .+ without an answer\. Nothing was shared; Acme Lending can send a new one\.$/)
+      .waitFor();
     expect(await page.title()).toMatch(/^Request of Acme Lending: Expired/);
   });
 
@@ -431,20 +475,36 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
     await sink.close();
     const holderId = await newHolder(acme, 'patient@example.com');
     const created = await newRequest(acme, holderId);
-    const waiting = await until(() => accessRequest(acme, created.id), (r) => r.notification.last_error !== null);
-    expect(waiting.notification).toEqual({ status: 'pending', last_error: 'Could not connect to the mail server: connection refused.', sent_at: null });
+    const waiting = await until(
+      () => accessRequest(acme, created.id),
+      (r) => r.notification.last_error !== null,
+    );
+    expect(waiting.notification).toEqual({
+      status: 'pending',
+      last_error: 'Could not connect to the mail server: connection refused.',
+      sent_at: null,
+    });
 
     sink = await sinkOn(smtpPort);
-    const sent = await until(() => accessRequest(acme, created.id), (r) => r.notification.status === 'sent', 20_000);
+    const sent = await until(
+      () => accessRequest(acme, created.id),
+      (r) => r.notification.status === 'sent',
+      20_000,
+    );
     expect(sent.notification).toMatchObject({ status: 'sent', last_error: null, sent_at: expect.any(Number) });
     expect(sink.received.filter((m) => m.envelope.to.includes('patient@example.com'))).toHaveLength(1);
-    expect((await nextMail('patient@example.com')).headers.get('subject')).toBe('Acme Lending asks you to share proof of your Bitcoin wallet');
+    expect((await nextMail('patient@example.com')).headers.get('subject')).toBe(
+      'Acme Lending asks you to share proof of your Bitcoin wallet',
+    );
   });
 
   it('marks the e-mail failed with the mail server’s words when it refuses the recipient', async () => {
     const holderId = await newHolder(acme, BOUNCING);
     const created = await newRequest(acme, holderId);
-    const failed = await until(() => accessRequest(acme, created.id), (r) => r.notification.status === 'failed');
+    const failed = await until(
+      () => accessRequest(acme, created.id),
+      (r) => r.notification.status === 'failed',
+    );
     expect(failed.notification.last_error).toBe(`The mail server refused the recipient: 550 ${REFUSAL}`);
     expect(failed.status).toBe('pending');
     expect((await webhook('access_request.notification_failed', created.id)).type).toBe('access_request.notification_failed');

@@ -12,17 +12,32 @@ describe.each(engines())('account-holder portal on %s', (engine) => {
   let t: TestApp;
   let acme: TestClient;
   let beta: TestClient;
-  const api = (key: string, method: 'GET' | 'POST', url: string, json?: unknown) => t.call(key, { method, url, ...(json === undefined ? {} : { json }) });
-  const newHolder = async (client: TestClient, email: string, key = client.testKey) => (await api(key, 'POST', '/v1/connect/account_holders', { email, name: 'Ada' })).json().id as string;
+  const api = (key: string, method: 'GET' | 'POST', url: string, json?: unknown) =>
+    t.call(key, { method, url, ...(json === undefined ? {} : { json }) });
+  const newHolder = async (client: TestClient, email: string, key = client.testKey) =>
+    (await api(key, 'POST', '/v1/connect/account_holders', { email, name: 'Ada' })).json().id as string;
   const newRequest = async (client: TestClient, holderId: string, permissions = ['balances'], message?: string) =>
-    (await api(client.testKey, 'POST', '/v1/verify/access_requests', { type: 'sharing', account_holder_id: holderId, permissions, ...(message ? { message } : {}) })).json().id as string;
+    (
+      await api(client.testKey, 'POST', '/v1/verify/access_requests', {
+        type: 'sharing',
+        account_holder_id: holderId,
+        permissions,
+        ...(message ? { message } : {}),
+      })
+    ).json().id as string;
   const latestLink = async (to: string) => {
-    const mail = await t.ctx.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', to).orderBy('seq', 'desc').executeTakeFirst();
+    const mail = await t.ctx.db
+      .selectFrom('mail_outbox')
+      .selectAll()
+      .where('to_address', '=', to)
+      .orderBy('seq', 'desc')
+      .executeTakeFirst();
     const path = /\/portal\/sign-in\/pl_[0-9A-Za-z]+/.exec(mail?.text_body ?? '')?.[0];
     if (!path) throw new Error(`no sign-in link mailed to ${to}`);
     return path;
   };
-  const outboxCount = async (to: string) => (await t.ctx.db.selectFrom('mail_outbox').select('id').where('to_address', '=', to).execute()).length;
+  const outboxCount = async (to: string) =>
+    (await t.ctx.db.selectFrom('mail_outbox').select('id').where('to_address', '=', to).execute()).length;
 
   /** Signs in with the newest link mailed to `email`; returns the agent and where it landed. */
   async function signIn(email: string, agent = new FormAgent(t.app, 'portal')) {
@@ -70,7 +85,10 @@ describe.each(engines())('account-holder portal on %s', (engine) => {
     const res = await t.app.inject({
       method: 'POST',
       url: link,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: `ownproof_portal_csrf=${agent.csrfCookieValue()}; ownproof_portal_session=ps_planted` },
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        cookie: `ownproof_portal_csrf=${agent.csrfCookieValue()}; ownproof_portal_session=ps_planted`,
+      },
       payload: `_csrf=${agent.token}`,
     });
     expect(res.statusCode).toBe(303);
@@ -83,7 +101,11 @@ describe.each(engines())('account-holder portal on %s', (engine) => {
     const again = await new FormAgent(t.app, 'portal').get(link);
     expect(again.statusCode).toBe(410);
     expect(again.body).toContain('expired or was already used');
-    const planted = await t.app.inject({ method: 'GET', url: '/portal/requests', headers: { cookie: 'ownproof_portal_session=ps_planted' } });
+    const planted = await t.app.inject({
+      method: 'GET',
+      url: '/portal/requests',
+      headers: { cookie: 'ownproof_portal_session=ps_planted' },
+    });
     expect(planted.statusCode).toBe(303);
     expect(planted.headers.location).toBe('/portal/sign-in');
   });
@@ -98,11 +120,20 @@ describe.each(engines())('account-holder portal on %s', (engine) => {
       return res;
     };
     await sessionCookie(first.agent);
-    const before = await t.ctx.db.selectFrom('verify_portal_sessions').select(['token_hash', 'ended_at']).where('email', '=', 'rotate@example.com').execute();
+    const before = await t.ctx.db
+      .selectFrom('verify_portal_sessions')
+      .select(['token_hash', 'ended_at'])
+      .where('email', '=', 'rotate@example.com')
+      .execute();
     expect(before.map((r) => r.ended_at)).toEqual([null]);
     await askLink('rotate@example.com', first.agent);
     await signIn('rotate@example.com', first.agent);
-    const after = await t.ctx.db.selectFrom('verify_portal_sessions').select(['token_hash', 'ended_at']).where('email', '=', 'rotate@example.com').orderBy('seq').execute();
+    const after = await t.ctx.db
+      .selectFrom('verify_portal_sessions')
+      .select(['token_hash', 'ended_at'])
+      .where('email', '=', 'rotate@example.com')
+      .orderBy('seq')
+      .execute();
     expect(after).toHaveLength(2);
     expect(after[0]?.token_hash).toBe(before[0]?.token_hash);
     expect(after[0]?.ended_at).not.toBeNull();
@@ -166,13 +197,24 @@ describe.each(engines())('account-holder portal on %s', (engine) => {
     expect(location).toBe(`/portal/requests/${requestId}`);
     const review = await agent.get(location);
     expect(review.statusCode).toBe(200);
-    for (const text of ['Acme Lending asks for access', 'We need this for your loan.', 'view the real-time balance of a claim', 'request a statement for a claim', 'ongoing access', 'Approve and share', 'Decline']) {
+    for (const text of [
+      'Acme Lending asks for access',
+      'We need this for your loan.',
+      'view the real-time balance of a claim',
+      'request a statement for a claim',
+      'ongoing access',
+      'Approve and share',
+      'Decline',
+    ]) {
       expect(review.body).toContain(text);
     }
     expect(review.body).toContain(`value="${claim.id}"`);
     const approved = await agent.post(`${location}/approve`, { claim: claim.id });
     expect(approved.statusCode).toBe(303);
-    expect((await api(acme.testKey, 'GET', `/v1/verify/access_requests/${requestId}`)).json()).toMatchObject({ status: 'granted', claim_ids: [claim.id] });
+    expect((await api(acme.testKey, 'GET', `/v1/verify/access_requests/${requestId}`)).json()).toMatchObject({
+      status: 'granted',
+      claim_ids: [claim.id],
+    });
     expect((await api(acme.testKey, 'GET', `/v1/verify/claims/${claim.id}`)).statusCode).toBe(200);
     expect((await agent.get(location)).body).toContain('You approved this request');
     const access = await agent.get('/portal/access');
@@ -201,14 +243,22 @@ describe.each(engines())('account-holder portal on %s', (engine) => {
     expect(started.statusCode).toBe(303);
     const challengeUrl = started.headers.location as string;
     expect(challengeUrl).toMatch(new RegExp(`^/portal/requests/${requestId}/prove/chl_`));
-    const challenge = await t.ctx.db.selectFrom('verify_challenges').selectAll().where('id', '=', challengeUrl.split('/').pop() as string).executeTakeFirstOrThrow();
+    const challenge = await t.ctx.db
+      .selectFrom('verify_challenges')
+      .selectAll()
+      .where('id', '=', challengeUrl.split('/').pop() as string)
+      .executeTakeFirstOrThrow();
     await agent.get(challengeUrl);
     const proven = await agent.post(challengeUrl, { signature: signMessage(wallet, challenge.message) });
     expect(proven.statusCode).toBe(303);
     expect(proven.headers.location).toBe(location);
     const picker = await agent.get(location);
     expect(picker.body).toContain('Savings');
-    const claim = await t.ctx.db.selectFrom('verify_claims').selectAll().where('account_holder_id', '=', holderId).executeTakeFirstOrThrow();
+    const claim = await t.ctx.db
+      .selectFrom('verify_claims')
+      .selectAll()
+      .where('account_holder_id', '=', holderId)
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(claim.statement).label).toBe('Savings');
     // Not shared until the person approves.
     expect((await api(acme.testKey, 'GET', `/v1/verify/claims/${claim.id}`)).statusCode).toBe(404);
@@ -275,7 +325,11 @@ describe.each(engines())('account-holder portal on %s', (engine) => {
     await agent.post(`/portal/wallets/${victimClaim.id}/revoke`);
     expect((await agent.get(`/portal/wallets/prove/${victim}`)).statusCode).toBe(303);
     expect((await agent.post(`/portal/wallets/prove/${victim}`, { subject: testnetWallet('p2wpkh').address })).statusCode).toBe(303);
-    const victimChallenge = await t.ctx.db.selectFrom('verify_challenges').select('id').where('account_holder_id', '=', victim).executeTakeFirstOrThrow();
+    const victimChallenge = await t.ctx.db
+      .selectFrom('verify_challenges')
+      .select('id')
+      .where('account_holder_id', '=', victim)
+      .executeTakeFirstOrThrow();
     const ownChallengePath = `/portal/wallets/prove/${attacker}/${victimChallenge.id}`;
     expect((await agent.get(ownChallengePath)).statusCode).toBe(404);
     expect((await agent.post(ownChallengePath, { signature: 'AkcwRAIgZm9yZ2Vk' })).statusCode).toBe(404);
@@ -289,7 +343,11 @@ describe.each(engines())('account-holder portal on %s', (engine) => {
 
   it('revokes a claim from My wallets after a confirmation: unshared everywhere, receipt check says revoked', async () => {
     const holderId = await newHolder(acme, 'revoker@example.com');
-    const claim = await proveWith(t.ctx, { clientId: acme.clientId, mode: 'test' }, holderId, testnetWallet('p2wpkh'), { kind: 'connect_session', session_id: 'sess_x', permissions: ['balances'] });
+    const claim = await proveWith(t.ctx, { clientId: acme.clientId, mode: 'test' }, holderId, testnetWallet('p2wpkh'), {
+      kind: 'connect_session',
+      session_id: 'sess_x',
+      permissions: ['balances'],
+    });
     await askLink('revoker@example.com');
     const { agent } = await signIn('revoker@example.com');
     const wallets = await agent.get('/portal/wallets');
@@ -341,7 +399,11 @@ describe('account-holder portal under https', () => {
       await agent.get('/portal/sign-in');
       await agent.post('/portal/sign-in', { email: 'secure@example.com' });
       await runDueJobs(t.ctx);
-      const mail = await t.ctx.db.selectFrom('mail_outbox').selectAll().where('to_address', '=', 'secure@example.com').executeTakeFirstOrThrow();
+      const mail = await t.ctx.db
+        .selectFrom('mail_outbox')
+        .selectAll()
+        .where('to_address', '=', 'secure@example.com')
+        .executeTakeFirstOrThrow();
       const link = /https:\/\/ownproof\.example\.com(\/portal\/sign-in\/pl_[0-9A-Za-z]+)/.exec(mail.text_body)?.[1] as string;
       expect(link).toBeDefined();
       await agent.get(link);

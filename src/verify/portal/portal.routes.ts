@@ -43,7 +43,10 @@ import { emailIdentity } from '../../platform/mail/address.js';
 
 const PAGE = { schema: { hide: true } } as const;
 /** Notices after a POST, named in the redirect's query string (never free text from it). */
-const NOTICES = { revoked: 'Access revoked. They can no longer read that claim.', claim_revoked: 'The claim is revoked and no longer shared with anyone.' } as const;
+const NOTICES = {
+  revoked: 'Access revoked. They can no longer read that claim.',
+  claim_revoked: 'The claim is revoked and no longer shared with anyone.',
+} as const;
 
 interface IdParams {
   id: string;
@@ -88,12 +91,23 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
     return portalPerson(ctx, session);
   }
 
-  const frame = (reply: FastifyReply, person: PortalPerson, current: PortalFrame['current']): PortalFrame => ({ prefix, person, csrfToken: reply.generateCsrf(), current });
+  const frame = (reply: FastifyReply, person: PortalPerson, current: PortalFrame['current']): PortalFrame => ({
+    prefix,
+    person,
+    csrfToken: reply.generateCsrf(),
+    current,
+  });
   const notice = (request: FastifyRequest) => NOTICES[(request.query as Record<string, string>).done as keyof typeof NOTICES];
   const send = (reply: FastifyReply, page: PageContent) => kit.send(reply, page);
   /** A used or expired sign-in link: the sign-in form for a new one. */
   const linkEnded = (reply: FastifyReply) =>
-    send(reply, signInPage(prefix, reply.generateCsrf(), { status: 410, notice: 'This sign-in link has expired or was already used. Enter your e-mail address for a new one.' }));
+    send(
+      reply,
+      signInPage(prefix, reply.generateCsrf(), {
+        status: 410,
+        notice: 'This sign-in link has expired or was already used. Enter your e-mail address for a new one.',
+      }),
+    );
 
   app.get('/', PAGE, async (request, reply) => {
     const token = request.cookies[COOKIE];
@@ -104,7 +118,13 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
     const query = request.query as Record<string, unknown>;
     const requestId = formValues(query, ['request']).request;
     const signedOut = formValues(query, ['signed_out']).signed_out === '1';
-    return send(reply, signInPage(prefix, reply.generateCsrf(), { ...(requestId ? { requestId } : {}), ...(signedOut ? { notice: 'You are signed out.' } : {}) }));
+    return send(
+      reply,
+      signInPage(prefix, reply.generateCsrf(), {
+        ...(requestId ? { requestId } : {}),
+        ...(signedOut ? { notice: 'You are signed out.' } : {}),
+      }),
+    );
   });
 
   app.post('/sign-in', form, async (request, reply) => {
@@ -112,7 +132,14 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
     const email = (fields.email ?? '').trim();
     const requestId = fields.request && /^ar_[0-9A-Za-z]{1,64}$/.test(fields.request) ? fields.request : undefined;
     if (!isMailAddress(email)) {
-      return send(reply, signInPage(prefix, reply.generateCsrf(), { email, ...(requestId ? { requestId } : {}), error: 'Enter an e-mail address like name@example.com.' }));
+      return send(
+        reply,
+        signInPage(prefix, reply.generateCsrf(), {
+          email,
+          ...(requestId ? { requestId } : {}),
+          error: 'Enter an e-mail address like name@example.com.',
+        }),
+      );
     }
     // A server that sends no e-mail says so to everyone alike, before a link or a job is made.
     if (reachableModes(ctx.mailer).length === 0) return send(reply, noMailPage());
@@ -121,7 +148,10 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
       reply.header('retry-after', String(admitted.retryAfterSeconds));
       return send(reply, tooManySignInsPage(prefix, reply.generateCsrf(), admitted.retryAfterSeconds));
     }
-    await enqueueJob(ctx.db, ctx.clock, portalSignInMailJob, { email: emailIdentity(email), ...(requestId ? { access_request_id: requestId } : {}) });
+    await enqueueJob(ctx.db, ctx.clock, portalSignInMailJob, {
+      email: emailIdentity(email),
+      ...(requestId ? { access_request_id: requestId } : {}),
+    });
     return send(reply, checkMailPage(email));
   });
 
@@ -182,7 +212,13 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
     const picked = (Object.hasOwn(body, 'claim') ? [body.claim].flat() : []).filter((v): v is string => typeof v === 'string');
     const outcome = await grantAccessRequest(ctx, seen.found.row, ownerOf(seen.person), picked);
     if (!outcome.ok && outcome.reason !== 'not_pending') {
-      return sendReview(reply, seen, outcome.reason === 'no_claims' ? 'Choose at least one wallet to share, or decline the request.' : 'Choose only wallets listed here.');
+      return sendReview(
+        reply,
+        seen,
+        outcome.reason === 'no_claims'
+          ? 'Choose at least one wallet to share, or decline the request.'
+          : 'Choose only wallets listed here.',
+      );
     }
     return reply.redirect(`${prefix}/requests/${seen.found.row.id}`, 303);
   });
@@ -226,7 +262,9 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
   async function ownClaim(request: FastifyRequest<{ Params: IdParams }>, reply: FastifyReply, options: { active: boolean }) {
     const person = await signedIn(request, reply);
     if (!person) return undefined;
-    const claim = (await personClaims(ctx, person)).find((c) => c.row.id === request.params.id && (!options.active || c.row.status === 'active'));
+    const claim = (await personClaims(ctx, person)).find(
+      (c) => c.row.id === request.params.id && (!options.active || c.row.status === 'active'),
+    );
     if (!claim) {
       reply.redirect(`${prefix}/wallets`, 303);
       return undefined;
@@ -254,7 +292,11 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
   });
 
   /** The proof pages' place for one of the person's account holders: the claim will be the signed-in address's. */
-  function placeFor(person: PortalPerson, holder: PersonHolder, at: { base: string; back: ProofPlace['back']; doneUrl: string }): ProofPlace {
+  function placeFor(
+    person: PortalPerson,
+    holder: PersonHolder,
+    at: { base: string; back: ProofPlace['back']; doneUrl: string },
+  ): ProofPlace {
     return {
       scope: { clientId: holder.clientId, mode: holder.mode },
       accountHolderId: holder.id,
@@ -274,7 +316,11 @@ export const portalRoutes: FastifyPluginAsync<{ kit: PageKit }> = async (app, { 
         const seen = await ownRequest(request, reply);
         if (!seen) return undefined;
         const base = `${prefix}/requests/${seen.found.row.id}`;
-        return placeFor(seen.person, seen.found.holder, { base: `${base}/prove`, back: { href: base, label: 'Back to the request' }, doneUrl: base });
+        return placeFor(seen.person, seen.found.holder, {
+          base: `${base}/prove`,
+          back: { href: base, label: 'Back to the request' },
+          doneUrl: base,
+        });
       },
     }),
     { prefix: '/requests/:id/prove', kit },

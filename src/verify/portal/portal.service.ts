@@ -35,9 +35,13 @@ function holderOf(person: PortalPerson, accountHolderId: string): PersonHolder |
 
 /** Every request to the person, pending first, each brought up to date (a request past its deadline reads `expired`). */
 export async function personRequests(deps: AccessRequestDeps, person: PortalPerson): Promise<PortalRequest[]> {
-  const rows = await listRequestsOfHolders(deps.db, person.holders.map((h) => h.id));
+  const rows = await listRequestsOfHolders(
+    deps.db,
+    person.holders.map((h) => h.id),
+  );
   const requests: PortalRequest[] = [];
-  for (const row of rows) requests.push({ row: await expireIfDue(deps, row), holder: holderOf(person, row.account_holder_id) as PersonHolder });
+  for (const row of rows)
+    requests.push({ row: await expireIfDue(deps, row), holder: holderOf(person, row.account_holder_id) as PersonHolder });
   return [...requests.filter((r) => r.row.status === 'pending'), ...requests.filter((r) => r.row.status !== 'pending')];
 }
 
@@ -54,7 +58,10 @@ export async function personRequest(deps: AccessRequestDeps, person: PortalPerso
  * names are looked up once each.
  */
 async function withSharing(deps: Pick<AccessRequestDeps, 'db'>, claims: ClaimRow[]): Promise<PortalClaim[]> {
-  const grants = await activeGrantsOfClaims(deps.db, claims.map((c) => c.id));
+  const grants = await activeGrantsOfClaims(
+    deps.db,
+    claims.map((c) => c.id),
+  );
   const names = new Map<string, string>();
   const nameOf = async (clientId: string) => {
     if (!names.has(clientId)) names.set(clientId, (await clientDisplayName(deps, clientId)) ?? 'A client');
@@ -64,7 +71,12 @@ async function withSharing(deps: Pick<AccessRequestDeps, 'db'>, claims: ClaimRow
   for (const row of claims) {
     const sharedWith: PortalShare[] = [];
     for (const grant of grants.filter((g) => g.claim_id === row.id)) {
-      sharedWith.push({ clientId: grant.client_id, clientName: await nameOf(grant.client_id), permissions: JSON.parse(grant.permissions) as string[], since: grant.created_at });
+      sharedWith.push({
+        clientId: grant.client_id,
+        clientName: await nameOf(grant.client_id),
+        permissions: JSON.parse(grant.permissions) as string[],
+        since: grant.created_at,
+      });
     }
     result.push({ row, statement: JSON.parse(row.statement) as ClaimStatement, clientName: await nameOf(row.client_id), sharedWith });
   }
@@ -80,6 +92,10 @@ export async function personClaims(deps: Pick<AccessRequestDeps, 'db'>, person: 
 }
 
 /** The claims the person may share in answer to a request (the review page's picker), with their sharing. */
-export async function requestClaims(deps: Pick<AccessRequestDeps, 'db'>, person: PortalPerson, request: PortalRequest): Promise<PortalClaim[]> {
+export async function requestClaims(
+  deps: Pick<AccessRequestDeps, 'db'>,
+  person: PortalPerson,
+  request: PortalRequest,
+): Promise<PortalClaim[]> {
   return withSharing(deps, await shareableClaims(deps, request.row, ownerOf(person)));
 }

@@ -79,7 +79,15 @@ export class PdfLayout {
     // No default font: pdfkit would load Helvetica, a font readers substitute rather than one the
     // PDF embeds. Ours are registered by name, so pdfkit parses each once per document (a font
     // given as bytes is parsed again on every switch to it).
-    this.doc = new PDFDocument({ size: [width, height], margin: 0, bufferPages: false, autoFirstPage: true, font: null as unknown as string, info, pdfVersion: '1.7' });
+    this.doc = new PDFDocument({
+      size: [width, height],
+      margin: 0,
+      bufferPages: false,
+      autoFirstPage: true,
+      font: null as unknown as string,
+      info,
+      pdfVersion: '1.7',
+    });
     for (const name of Object.keys(FONT_FILES) as FontName[]) this.doc.registerFont(name, bytes[name]);
     this.cell = { regular: CellFont.of(this.doc, 'regular'), bold: CellFont.of(this.doc, 'bold'), mono: CellFont.of(this.doc, 'mono') };
     this.doc.font('regular');
@@ -129,7 +137,11 @@ export class PdfLayout {
       height: height + (options.gap ?? 2),
       keep: height,
       draw: (y) => {
-        this.doc.font(font).fontSize(size).fillColor(grayColor(options.gray ?? GRAY.text)).text(text, x, y, { width });
+        this.doc
+          .font(font)
+          .fontSize(size)
+          .fillColor(grayColor(options.gray ?? GRAY.text))
+          .text(text, x, y, { width });
       },
     });
   }
@@ -141,7 +153,11 @@ export class PdfLayout {
       height: 6 + height + 4,
       keepWithNext: true,
       draw: (y) => {
-        this.doc.font('bold').fontSize(size).fillColor(grayColor(GRAY.text)).text(text, this.left, y + 6, { width: this.contentWidth });
+        this.doc
+          .font('bold')
+          .fontSize(size)
+          .fillColor(grayColor(GRAY.text))
+          .text(text, this.left, y + 6, { width: this.contentWidth });
       },
     });
   }
@@ -172,7 +188,12 @@ export class PdfLayout {
     const continued: Continuation = { height: lineHeight, draw: (y) => write(`${label} (continued):`, y) };
     const whole = lines.length * lineHeight;
     lines.forEach((text, i) => {
-      this.pieces.push({ height: lineHeight, keep: i === 0 ? keepOf(whole, 3 * lineHeight, this.bodyHeight) : lineHeight, continued: i === 0 ? undefined : continued, draw: (y) => write(text, y) });
+      this.pieces.push({
+        height: lineHeight,
+        keep: i === 0 ? keepOf(whole, 3 * lineHeight, this.bodyHeight) : lineHeight,
+        continued: i === 0 ? undefined : continued,
+        draw: (y) => write(text, y),
+      });
     });
     this.space(options.gap);
   }
@@ -186,8 +207,16 @@ export class PdfLayout {
         height: height + 3,
         keep: height,
         draw: (y) => {
-          this.doc.font('bold').fontSize(8.5).fillColor(grayColor(GRAY.muted)).text(label, this.left, y, { width: labelWidth - 6, lineBreak: false });
-          this.doc.font(font).fontSize(8.5).fillColor(grayColor(GRAY.text)).text(value, this.left + labelWidth, y, { width });
+          this.doc
+            .font('bold')
+            .fontSize(8.5)
+            .fillColor(grayColor(GRAY.muted))
+            .text(label, this.left, y, { width: labelWidth - 6, lineBreak: false });
+          this.doc
+            .font(font)
+            .fontSize(8.5)
+            .fillColor(grayColor(GRAY.text))
+            .text(value, this.left + labelWidth, y, { width });
         },
       });
     }
@@ -206,7 +235,7 @@ export class PdfLayout {
     y += inset;
     matrix.forEach((row, r) => {
       // Runs of dark modules in a row as one rectangle each: fewer operators, no hairline seams.
-      for (let c = 0; c < row.length; ) {
+      for (let c = 0; c < row.length;) {
         if (!row[c]) {
           c += 1;
           continue;

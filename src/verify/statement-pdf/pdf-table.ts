@@ -171,7 +171,9 @@ export function tablePieces(layout: PdfLayout, shape: TableShape, sections: read
       writer.fill(layout.left - 3, y, layout.contentWidth + 6, rowHeight, GRAY.header);
       columns.forEach((column, i) => {
         const edge = edges[i] as { left: number; right: number };
-        writer.text(cell.bold, size, column.title, column.align === 'right' ? edge.right : edge.left, y + ROW_PADDING, { align: column.align });
+        writer.text(cell.bold, size, column.title, column.align === 'right' ? edge.right : edge.left, y + ROW_PADDING, {
+          align: column.align,
+        });
       });
     },
   });
@@ -185,7 +187,10 @@ export function tablePieces(layout: PdfLayout, shape: TableShape, sections: read
     const head: Piece[] = [];
     if (section.caption !== undefined) head.push(captionPiece(section.caption));
     if (section.titles !== false) head.push(titlesPiece());
-    const continuedHead = [...(section.caption !== undefined ? [captionPiece(`${section.caption} (continued)`)] : []), ...(section.titles !== false ? [titlesPiece()] : [])];
+    const continuedHead = [
+      ...(section.caption !== undefined ? [captionPiece(`${section.caption} (continued)`)] : []),
+      ...(section.titles !== false ? [titlesPiece()] : []),
+    ];
     const continued: Continuation = {
       height: continuedHead.reduce((sum, p) => sum + p.height, 0),
       draw: (y) => {
@@ -219,7 +224,15 @@ export function tablePieces(layout: PdfLayout, shape: TableShape, sections: read
           });
           if (row.label) writer.text(font, size, row.label.text, edges[row.label.column]?.left ?? layout.left, top);
           wrapped().forEach((parts, l) => {
-            for (const part of parts) writer.text(cell[part.font], detailSize, part.text, detailX + part.dx, top + (detailLine + l) * lineHeight + detailDrop(part.font), { gray: GRAY.detail });
+            for (const part of parts)
+              writer.text(
+                cell[part.font],
+                detailSize,
+                part.text,
+                detailX + part.dx,
+                top + (detailLine + l) * lineHeight + detailDrop(part.font),
+                { gray: GRAY.detail },
+              );
           });
         },
       };

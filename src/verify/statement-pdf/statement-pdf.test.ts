@@ -21,13 +21,28 @@ async function expectFramed(pdf: Buffer): Promise<Awaited<ReturnType<typeof pdfW
   const pages = await pdfWordBoxes(pdf);
   const running = ['Bitcoin', 'statement', 'stmt_read', '·', 'Ada', 'Lovelace', '·', 'ada@example.com', 'ownproof'];
   pages.forEach(({ width, height, words }, i) => {
-    const footer = ['Document', 'hash', '(SHA-256)', DOCUMENT_HASH, 'Check', 'at', VERIFY_URL, 'Page', String(i + 1), 'of', String(pages.length)];
+    const footer = [
+      'Document',
+      'hash',
+      '(SHA-256)',
+      DOCUMENT_HASH,
+      'Check',
+      'at',
+      VERIFY_URL,
+      'Page',
+      String(i + 1),
+      'of',
+      String(pages.length),
+    ];
     const inFooter = words.filter((w) => w.yMax > height - FOOTER_RULE).map((w) => w.text);
     const inHeader = words.filter((w) => w.yMin < HEADER_RULE).map((w) => w.text);
     // The bands hold the running header and footer alone: anything else there was drawn over them (or off the page).
     expect(inFooter.sort(), `page ${i + 1} footer`).toEqual(footer.sort());
     expect(inHeader.sort(), `page ${i + 1} header`).toEqual(i === 0 ? [] : [...running].sort());
-    expect(words.filter((w) => w.xMin < SIDE - 0.5 || w.xMax > width - SIDE + 0.5).map((w) => w.text), `page ${i + 1} margins`).toEqual([]);
+    expect(
+      words.filter((w) => w.xMin < SIDE - 0.5 || w.xMax > width - SIDE + 0.5).map((w) => w.text),
+      `page ${i + 1} margins`,
+    ).toEqual([]);
   });
   return pages;
 }
@@ -46,7 +61,11 @@ describe.each(['A4', 'Letter'] as const)('a statement PDF on %s paper', (pageSiz
     const pages = await expectFramed(await renderDocument(documentOf(data, { pageSize })));
     expect(pages.length).toBeGreaterThan(2);
     const printed = pages.flatMap(({ words }) => words.map((w) => w.text.replace(/,$/, '')));
-    for (const address of addresses) expect(printed.filter((word) => word === address), address).toHaveLength(1);
+    for (const address of addresses)
+      expect(
+        printed.filter((word) => word === address),
+        address,
+      ).toHaveLength(1);
   });
 
   it('wraps a transaction’s full id and its longest counterparties inside the margins, none cut', async () => {
@@ -55,7 +74,12 @@ describe.each(['A4', 'Letter'] as const)('a statement PDF on %s paper', (pageSiz
     const taproot = Array.from({ length: 5 }, () => sim.newAddress('p2tr'));
     const history = [
       tx(100, at('2026-10-02T00:00:00Z'), [[taproot[0]!, 900_000n]], [[receive(0), 800_000n]]),
-      tx(110, at('2026-10-03T00:00:00Z'), [[receive(0), 800_000n]], [...taproot.map((address): [string, bigint] => [address, 100_000n]), [receive(0), 290_000n]]),
+      tx(
+        110,
+        at('2026-10-03T00:00:00Z'),
+        [[receive(0), 800_000n]],
+        [...taproot.map((address): [string, bigint] => [address, 100_000n]), [receive(0), 290_000n]],
+      ),
     ];
     const data = computeStatement({
       period: { open: at('2026-10-01T00:00:00Z'), close: at('2026-11-01T00:00:00Z') },
@@ -79,7 +103,10 @@ describe('a statement of version 1 (computed before movements were named)', () =
     return {
       ...rest,
       version: 1,
-      months: data.months.map((month) => ({ ...month, transactions: month.transactions.map(({ kind: _k, counterparties: _c, counterparties_more: _m, ...row }) => row) })),
+      months: data.months.map((month) => ({
+        ...month,
+        transactions: month.transactions.map(({ kind: _k, counterparties: _c, counterparties_more: _m, ...row }) => row),
+      })),
     };
   }
 
@@ -110,6 +137,10 @@ describe('a statement of version 1 (computed before movements were named)', () =
     expect(text).toMatch(/2026-10-05\s[\s\S]*13:00 \+01:00/);
     expect(text).not.toContain('Movement');
     expect(text).toContain('Not counted: 1 transaction of the period in blocks with fewer than 6 confirmations');
-    expect((await pdfFonts(pdf)).map((f) => f.name.replace(/^[A-Z]{6}\+/, '')).sort()).toEqual(['DejaVuSans', 'DejaVuSans-Bold', 'DejaVuSansMono']);
+    expect((await pdfFonts(pdf)).map((f) => f.name.replace(/^[A-Z]{6}\+/, '')).sort()).toEqual([
+      'DejaVuSans',
+      'DejaVuSans-Bold',
+      'DejaVuSansMono',
+    ]);
   });
 });

@@ -14,8 +14,30 @@ import type { StatementData, StatementMonth, StatementValueTotals } from '../sta
 import { GRAY, grayColor, PdfLayout } from './pdf-layout.js';
 import type { CellFont } from './pdf-text.js';
 import { table, tablePieces, tableShape, type Column, type Row, type TableSection } from './pdf-table.js';
-import { EXCLUSION_COLUMNS, exclusionRow, plural, quietMonthRow, totalsColumns, totalsRow, transactionColumns, transactionRows, valueTotalsColumns, valueTotalsRow } from './statement-tables.js';
-import { btc, dateInWords, fiat, dateTimeInWords, holderText, isUtcZone, momentInWords, monthTitle, offsetsInWords, periodInWords } from './statement-words.js';
+import {
+  EXCLUSION_COLUMNS,
+  exclusionRow,
+  plural,
+  quietMonthRow,
+  totalsColumns,
+  totalsRow,
+  transactionColumns,
+  transactionRows,
+  valueTotalsColumns,
+  valueTotalsRow,
+} from './statement-tables.js';
+import {
+  btc,
+  dateInWords,
+  fiat,
+  dateTimeInWords,
+  holderText,
+  isUtcZone,
+  momentInWords,
+  monthTitle,
+  offsetsInWords,
+  periodInWords,
+} from './statement-words.js';
 
 export interface StatementPdfInput {
   /** What the document states: the payload of `jws`. */
@@ -53,16 +75,30 @@ export async function renderStatementPdf(input: StatementPdfInput): Promise<Buff
   // Title, parties, verification.
   layout.block(26, (y) => {
     doc.font('bold').fontSize(18).fillColor(grayColor(GRAY.text)).text('Bitcoin statement', layout.left, y, { lineBreak: false });
-    doc.font('bold').fontSize(10).text('ownproof', layout.left, y + 2, { width: layout.contentWidth, align: 'right', lineBreak: false });
-    doc.font('regular').fontSize(8).fillColor(grayColor(GRAY.muted)).text(issuer, layout.left, y + 15, { width: layout.contentWidth, align: 'right', lineBreak: false });
+    doc
+      .font('bold')
+      .fontSize(10)
+      .text('ownproof', layout.left, y + 2, { width: layout.contentWidth, align: 'right', lineBreak: false });
+    doc
+      .font('regular')
+      .fontSize(8)
+      .fillColor(grayColor(GRAY.muted))
+      .text(issuer, layout.left, y + 15, { width: layout.contentWidth, align: 'right', lineBreak: false });
   });
   layout.paragraph(`Prepared for ${statement.requested_by}`, { size: 10, gap: 10 });
   if (!statement.livemode) {
-    layout.paragraph('TEST MODE: computed from the sandbox chain. This is not a statement of real bitcoin.', { font: 'bold', size: 9, gap: 8 });
+    layout.paragraph('TEST MODE: computed from the sandbox chain. This is not a statement of real bitcoin.', {
+      font: 'bold',
+      size: 9,
+      gap: 8,
+    });
   }
   const holder = statement.account_holder;
   layout.facts([
-    ['Account holder', `${holderText(holder)}${holder.external_ref ? `\nYour reference: ${holder.external_ref}` : ''}\nAccount holder id: ${holder.id}`],
+    [
+      'Account holder',
+      `${holderText(holder)}${holder.external_ref ? `\nYour reference: ${holder.external_ref}` : ''}\nAccount holder id: ${holder.id}`,
+    ],
     ['Period', `${periodInWords(data.period, tz)}\n${offsetsInWords(data.period, tz)}`],
     [
       'Statement',
@@ -139,7 +175,10 @@ function summary(layout: PdfLayout, data: StatementData): void {
   layout.heading('Summary');
   const v = data.valuation?.status === 'valued' ? data.valuation : undefined;
   // With a valuation, a second figure per line: its value in the currency.
-  const line = (label: string, sats: string, value?: string, bold = false): Row => ({ cells: [label, sats, ...(v ? [value === undefined ? '' : fiat(value)] : [])], bold });
+  const line = (label: string, sats: string, value?: string, bold = false): Row => ({
+    cells: [label, sats, ...(v ? [value === undefined ? '' : fiat(value)] : [])],
+    bold,
+  });
   const rows: Row[] = [
     line(`Opening balance, ${momentInWords(data.period.open, tz, 'start')}`, btc(s.opening_balance), v?.summary.opening_value, true),
     line('Received', btc(s.total_in), v?.summary.value_in),
@@ -157,13 +196,20 @@ function summary(layout: PdfLayout, data: StatementData): void {
   table(layout, tableShape(layout, columns, rows), rows);
   layout.paragraph(
     'Opening + received − sent − fees = closing. A balance is the confirmed balance just before that moment.' +
-      (v ? ` In ${v.currency}, the revaluation is added too: the balances are valued at the prices of the period’s bounds, each movement at the price of its time.` : ''),
+      (v
+        ? ` In ${v.currency}, the revaluation is added too: the balances are valued at the prices of the period’s bounds, each movement at the price of its time.`
+        : ''),
     { size: 7, gray: GRAY.muted },
   );
   valuationText(layout, data);
   if (data.claims.length > 1) {
     const claimRows = data.claims.map((c) => totalsRow(c.claim_id, c.summary));
-    table(layout, tableShape(layout, totalsColumns('Claim'), claimRows), claimRows, 'Per claim (a transfer between two claims is out of one and into the other)');
+    table(
+      layout,
+      tableShape(layout, totalsColumns('Claim'), claimRows),
+      claimRows,
+      'Per claim (a transfer between two claims is out of one and into the other)',
+    );
   }
 }
 
@@ -247,7 +293,10 @@ function transactions(layout: PdfLayout, data: StatementData, format: StatementD
     const overview = [...data.months.map((m) => totalsRow(monthTitle(m, tz), m)), totalsRow('Whole period', data.summary, true)];
     table(layout, tableShape(layout, totalsColumns('Month'), overview), overview, 'Months');
     if (valuation) {
-      const valued = [...valuation.months.map((v, i) => valueTotalsRow(monthTitle(data.months[i] as StatementMonth, tz), v)), valueTotalsRow('Whole period', valuation.summary, true)];
+      const valued = [
+        ...valuation.months.map((v, i) => valueTotalsRow(monthTitle(data.months[i] as StatementMonth, tz), v)),
+        valueTotalsRow('Whole period', valuation.summary, true),
+      ];
       table(layout, tableShape(layout, valueTotalsColumns('Month', valuation.currency), valued), valued, `Months in ${valuation.currency}`);
     }
     sections = data.months.map((month, i) => {
@@ -258,10 +307,23 @@ function transactions(layout: PdfLayout, data: StatementData, format: StatementD
     });
   } else {
     const span = { totals: data.summary, ...(valuation ? { values: valuation.summary } : {}) };
-    sections = [{ caption: 'Transactions', rows: transactionRows(columns, span, data.months.flatMap((m) => m.transactions)) }];
+    sections = [
+      {
+        caption: 'Transactions',
+        rows: transactionRows(
+          columns,
+          span,
+          data.months.flatMap((m) => m.transactions),
+        ),
+      },
+    ];
   }
   // One shape for every section, so the columns line up from month to month.
-  const shape = tableShape(layout, columns, sections.flatMap((section) => section.rows));
+  const shape = tableShape(
+    layout,
+    columns,
+    sections.flatMap((section) => section.rows),
+  );
   layout.add(tablePieces(layout, shape, sections));
 }
 
@@ -275,13 +337,28 @@ function verificationBox(layout: PdfLayout, input: StatementPdfInput, issuer: st
     const top = y + 4;
     layout.writer.fill(layout.left, top, layout.contentWidth, height, GRAY.shade);
     layout.writer.flush();
-    layout.qr(encodeQR(verifyLink(input.verifyUrl, input.documentHash), 'raw', { ecc: 'medium', border: 1 }), layout.left + padding, top + padding, qrSize);
+    layout.qr(
+      encodeQR(verifyLink(input.verifyUrl, input.documentHash), 'raw', { ecc: 'medium', border: 1 }),
+      layout.left + padding,
+      top + padding,
+      qrSize,
+    );
     // The QR code's own quiet zone is white; the box around it is shaded.
     const textX = layout.left + qrSize + 2 * padding + 4;
     const textWidth = layout.right - textX - padding;
-    doc.font('bold').fontSize(9).fillColor(grayColor(GRAY.text)).text('Check this document', textX, top + padding, { width: textWidth });
-    doc.font('regular').fontSize(7.5).text(`Scan the code, or open ${input.verifyUrl} and give it this PDF or its document hash:`, textX, doc.y + 2, { width: textWidth });
-    doc.font('bold').fontSize(7.5).text(input.documentHash, textX, doc.y + 2, { width: textWidth });
+    doc
+      .font('bold')
+      .fontSize(9)
+      .fillColor(grayColor(GRAY.text))
+      .text('Check this document', textX, top + padding, { width: textWidth });
+    doc
+      .font('regular')
+      .fontSize(7.5)
+      .text(`Scan the code, or open ${input.verifyUrl} and give it this PDF or its document hash:`, textX, doc.y + 2, { width: textWidth });
+    doc
+      .font('bold')
+      .fontSize(7.5)
+      .text(input.documentHash, textX, doc.y + 2, { width: textWidth });
     doc
       .font('regular')
       .fontSize(6.5)

@@ -5,7 +5,13 @@
  * and claims. A column is a title, an alignment and how to read its cell from a transaction, an
  * opening balance or totals: adding one (a value in another currency) is adding an entry.
  */
-import type { StatementData, StatementExclusion, StatementTotals, StatementTransaction, StatementValueTotals } from '../statement.schemas.js';
+import type {
+  StatementData,
+  StatementExclusion,
+  StatementTotals,
+  StatementTransaction,
+  StatementValueTotals,
+} from '../statement.schemas.js';
 import type { Column, DetailPart, Row } from './pdf-table.js';
 import { btc, btcOrBlank, fiat, fiatOrBlank, isUtcZone, MOVEMENT_WORDS, rowTime, signedBtc } from './statement-words.js';
 
@@ -36,7 +42,12 @@ function dateAndTime(iso: string, utc: boolean): string[] {
  * An amount column: the BTC figure, and under it, with a valuation, its value in the currency
  * (each movement at the price of its time).
  */
-function amountColumn(title: string, currency: string | undefined, figure: (tx: StatementTransaction) => [string, string | undefined], total: (span: SpanFigures) => [string, string | undefined]): TransactionColumn {
+function amountColumn(
+  title: string,
+  currency: string | undefined,
+  figure: (tx: StatementTransaction) => [string, string | undefined],
+  total: (span: SpanFigures) => [string, string | undefined],
+): TransactionColumn {
   if (currency === undefined) {
     return { title: `${title} (BTC)`, align: 'right', cell: (tx) => btcOrBlank(figure(tx)[0]), totals: (span) => btc(total(span)[0]) };
   }
@@ -61,7 +72,9 @@ export function transactionColumns(data: StatementData): TransactionColumn[] {
   const currency = data.valuation?.status === 'valued' ? data.valuation.currency : undefined;
   return [
     { title: 'Date and time', align: 'left', cell: (tx) => dateAndTime(tx.block_time_local, utc) },
-    ...(named ? [{ title: 'Movement', align: 'left' as const, cell: (tx: StatementTransaction) => (tx.kind ? MOVEMENT_WORDS[tx.kind] : '') }] : []),
+    ...(named
+      ? [{ title: 'Movement', align: 'left' as const, cell: (tx: StatementTransaction) => (tx.kind ? MOVEMENT_WORDS[tx.kind] : '') }]
+      : []),
     { title: 'Block', align: 'right', cell: (tx) => String(tx.block_height) },
     ...(currency === undefined
       ? []
@@ -74,15 +87,32 @@ export function transactionColumns(data: StatementData): TransactionColumn[] {
             totals: (span: SpanFigures) => (span.values ? fiat(span.values.closing_price) : ''),
           },
         ]),
-    amountColumn('In', currency, (tx) => [tx.amount_in, tx.value_in], (span) => [span.totals.total_in, span.values?.value_in]),
-    amountColumn('Out', currency, (tx) => [tx.amount_out, tx.value_out], (span) => [span.totals.total_out, span.values?.value_out]),
-    amountColumn('Fee', currency, (tx) => [tx.fee, tx.value_fee], (span) => [span.totals.total_fees, span.values?.value_fees]),
+    amountColumn(
+      'In',
+      currency,
+      (tx) => [tx.amount_in, tx.value_in],
+      (span) => [span.totals.total_in, span.values?.value_in],
+    ),
+    amountColumn(
+      'Out',
+      currency,
+      (tx) => [tx.amount_out, tx.value_out],
+      (span) => [span.totals.total_out, span.values?.value_out],
+    ),
+    amountColumn(
+      'Fee',
+      currency,
+      (tx) => [tx.fee, tx.value_fee],
+      (span) => [span.totals.total_fees, span.values?.value_fees],
+    ),
     {
       title: currency === undefined ? 'Balance (BTC)' : `Balance (BTC, ${currency})`,
       align: 'right',
       cell: (tx) => btc(tx.balance),
-      opening: (span) => (span.values ? [btc(span.totals.opening_balance), fiat(span.values.opening_value)] : btc(span.totals.opening_balance)),
-      totals: (span) => (span.values ? [btc(span.totals.closing_balance), fiat(span.values.closing_value)] : btc(span.totals.closing_balance)),
+      opening: (span) =>
+        span.values ? [btc(span.totals.opening_balance), fiat(span.values.opening_value)] : btc(span.totals.opening_balance),
+      totals: (span) =>
+        span.values ? [btc(span.totals.closing_balance), fiat(span.values.closing_value)] : btc(span.totals.closing_balance),
       revaluation: (values) => ['', fiat(values.revaluation)],
     },
   ];
@@ -97,7 +127,9 @@ function transactionDetail(tx: StatementTransaction): Row['detail'] {
   const counterparties = tx.counterparties ?? [];
   if (counterparties.length > 0) {
     parts.push({ text: tx.kind === 'received' ? 'from' : 'to', withNext: true });
-    counterparties.forEach((address, i) => parts.push({ text: i < counterparties.length - 1 || tx.counterparties_more ? `${address},` : address, mono: true }));
+    counterparties.forEach((address, i) =>
+      parts.push({ text: i < counterparties.length - 1 || tx.counterparties_more ? `${address},` : address, mono: true }),
+    );
     if (tx.counterparties_more) parts.push({ text: `and ${tx.counterparties_more.toLocaleString('en')} more` });
   }
   return { column: 0, parts };
@@ -106,27 +138,40 @@ function transactionDetail(tx: StatementTransaction): Row['detail'] {
 /** `1 transaction`, `1,204 transactions`. */
 export const plural = (count: number, noun: string) => `${count.toLocaleString('en')} ${noun}${count === 1 ? '' : 's'}`;
 
-
 /**
  * A span's transactions between its opening balance and its totals, as a bank statement lists
  * them; with a valuation, the revaluation (what the price's change made of the balance) before the
  * totals, so the value column adds up as the BTC one does.
  */
-export function transactionRows(columns: readonly TransactionColumn[], span: SpanFigures, transactions: Iterable<StatementTransaction>): Row[] {
+export function transactionRows(
+  columns: readonly TransactionColumn[],
+  span: SpanFigures,
+  transactions: Iterable<StatementTransaction>,
+): Row[] {
   // The labels run from the second column up to the first column with a figure in that row.
-  const firstFigure = Math.max(2, columns.findIndex((c) => c.totals !== undefined));
+  const firstFigure = Math.max(
+    2,
+    columns.findIndex((c) => c.totals !== undefined),
+  );
   const label = (text: string) => ({ column: 1, span: firstFigure - 1, text });
   const rows: Row[] = [{ cells: columns.map((c) => c.opening?.(span) ?? ''), bold: true, label: label('Opening balance') }];
   for (const tx of transactions) rows.push({ cells: columns.map((c) => c.cell(tx)), detail: transactionDetail(tx) });
   const values = span.values;
   if (values) rows.push({ cells: columns.map((c) => c.revaluation?.(values) ?? ''), label: label('Revaluation (price change)') });
-  rows.push({ cells: columns.map((c) => c.totals?.(span) ?? ''), bold: true, label: label(`Totals · ${plural(span.totals.transaction_count, 'transaction')}`) });
+  rows.push({
+    cells: columns.map((c) => c.totals?.(span) ?? ''),
+    bold: true,
+    label: label(`Totals · ${plural(span.totals.transaction_count, 'transaction')}`),
+  });
   return rows;
 }
 
 /** A month without transactions, as one line across the table. */
 export function quietMonthRow(columns: readonly Column[], month: StatementTotals): Row {
-  return { cells: [], label: { column: 0, span: columns.length, text: `No transactions. Balance throughout: ${btc(month.closing_balance)} BTC.` } };
+  return {
+    cells: [],
+    label: { column: 0, span: columns.length, text: `No transactions. Balance throughout: ${btc(month.closing_balance)} BTC.` },
+  };
 }
 
 export const EXCLUSION_COLUMNS: Column[] = [
@@ -140,7 +185,13 @@ export const EXCLUSION_COLUMNS: Column[] = [
 /** A transaction left out: when, what, where, how deep, how much, and under it its full id and why. */
 export function exclusionRow(exclusion: StatementExclusion, utc: boolean): Row {
   return {
-    cells: [dateAndTime(exclusion.block_time_local, utc), MOVEMENT_WORDS[exclusion.kind], String(exclusion.block_height), String(exclusion.confirmations), signedBtc(exclusion.net)],
+    cells: [
+      dateAndTime(exclusion.block_time_local, utc),
+      MOVEMENT_WORDS[exclusion.kind],
+      String(exclusion.block_height),
+      String(exclusion.confirmations),
+      signedBtc(exclusion.net),
+    ],
     detail: { column: 0, parts: [{ text: exclusion.txid, mono: true }, { text: exclusion.reason }] },
   };
 }
@@ -159,9 +210,19 @@ export function totalsColumns(first: string): Column[] {
 }
 
 export function totalsRow(first: string, t: StatementTotals, bold = false): Row {
-  return { cells: [first, btc(t.opening_balance), btc(t.total_in), btc(t.total_out), btc(t.total_fees), btc(t.closing_balance), t.transaction_count.toLocaleString('en')], bold };
+  return {
+    cells: [
+      first,
+      btc(t.opening_balance),
+      btc(t.total_in),
+      btc(t.total_out),
+      btc(t.total_fees),
+      btc(t.closing_balance),
+      t.transaction_count.toLocaleString('en'),
+    ],
+    bold,
+  };
 }
-
 
 /** The totals tables in the valuation currency (the months): opening value, movements, revaluation, closing value. */
 export function valueTotalsColumns(first: string, currency: string): Column[] {
@@ -177,5 +238,16 @@ export function valueTotalsColumns(first: string, currency: string): Column[] {
 }
 
 export function valueTotalsRow(first: string, v: StatementValueTotals, bold = false): Row {
-  return { cells: [first, fiat(v.opening_value), fiat(v.value_in), fiat(v.value_out), fiat(v.value_fees), fiat(v.revaluation), fiat(v.closing_value)], bold };
+  return {
+    cells: [
+      first,
+      fiat(v.opening_value),
+      fiat(v.value_in),
+      fiat(v.value_out),
+      fiat(v.value_fees),
+      fiat(v.revaluation),
+      fiat(v.closing_value),
+    ],
+    bold,
+  };
 }

@@ -1,5 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { btc, btcOrBlank, dateTimeInWords, isUtcZone, momentInWords, monthTitle, offsetAt, offsetsInWords, periodInWords, rowTime, signedBtc } from './statement-words.js';
+import {
+  btc,
+  btcOrBlank,
+  dateTimeInWords,
+  isUtcZone,
+  momentInWords,
+  monthTitle,
+  offsetAt,
+  offsetsInWords,
+  periodInWords,
+  rowTime,
+  signedBtc,
+} from './statement-words.js';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
 
@@ -47,7 +59,9 @@ describe('times, always with their zone', () => {
     expect(offsetsInWords({ open: at('2025-06-01T00:00:00+01:00'), close: at('2026-10-01T00:00:00+01:00') }, 'Europe/London')).toBe(
       'Times are in Europe/London, each with its offset from UTC: +01:00 to 26 October 2025, 01:00 UTC, then +00:00 to 29 March 2026, 01:00 UTC, then +01:00.',
     );
-    expect(offsetsInWords({ open: at('2026-01-01T00:00:00Z'), close: at('2026-02-01T00:00:00Z') }, 'Asia/Kolkata')).toBe('Times are in Asia/Kolkata, each with its offset from UTC: +05:30 throughout.');
+    expect(offsetsInWords({ open: at('2026-01-01T00:00:00Z'), close: at('2026-02-01T00:00:00Z') }, 'Asia/Kolkata')).toBe(
+      'Times are in Asia/Kolkata, each with its offset from UTC: +05:30 throughout.',
+    );
     expect(offsetsInWords({ open: at('2026-06-01T00:00:00Z'), close: at('2026-07-01T00:00:00Z') }, 'America/New_York')).toBe(
       'Times are in America/New_York, each with its offset from UTC: -04:00 throughout.',
     );
@@ -58,8 +72,12 @@ describe('times, always with their zone', () => {
 describe('periods and months in words, in the statement’s time zone', () => {
   it('writes a period of whole local days with its last day included', () => {
     // New York: March is an hour shorter (DST starts on the 8th); the period still reads as whole days.
-    expect(periodInWords({ open: at('2026-03-01T05:00:00Z'), close: at('2026-04-01T04:00:00Z') }, 'America/New_York')).toBe('1 March 2026 to 31 March 2026');
-    expect(periodInWords({ open: at('2026-01-01T00:00:00Z'), close: at('2027-01-01T00:00:00Z') }, 'UTC')).toBe('1 January 2026 to 31 December 2026');
+    expect(periodInWords({ open: at('2026-03-01T05:00:00Z'), close: at('2026-04-01T04:00:00Z') }, 'America/New_York')).toBe(
+      '1 March 2026 to 31 March 2026',
+    );
+    expect(periodInWords({ open: at('2026-01-01T00:00:00Z'), close: at('2027-01-01T00:00:00Z') }, 'UTC')).toBe(
+      '1 January 2026 to 31 December 2026',
+    );
   });
 
   it('writes a period that does not start and end at local midnight with its times, the end excluded', () => {
@@ -70,7 +88,9 @@ describe('periods and months in words, in the statement’s time zone', () => {
 
   it('starts months at local midnight in zones with odd offsets', () => {
     // Chatham is UTC+13:45 in January; Kolkata UTC+05:30.
-    expect(periodInWords({ open: at('2025-12-31T10:15:00Z'), close: at('2026-01-31T10:15:00Z') }, 'Pacific/Chatham')).toBe('1 January 2026 to 31 January 2026');
+    expect(periodInWords({ open: at('2025-12-31T10:15:00Z'), close: at('2026-01-31T10:15:00Z') }, 'Pacific/Chatham')).toBe(
+      '1 January 2026 to 31 January 2026',
+    );
     expect(offsetAt(at('2026-01-15T00:00:00Z'), 'Pacific/Chatham')).toBe('UTC+13:45');
     expect(offsetAt(at('2026-01-15T00:00:00Z'), 'Asia/Kolkata')).toBe('UTC+05:30');
   });
@@ -83,11 +103,15 @@ describe('periods and months in words, in the statement’s time zone', () => {
   });
 
   it('titles a month section, with where the period cuts it', () => {
-    expect(monthTitle({ month: '2026-03', start: at('2026-03-01T05:00:00Z'), end: at('2026-04-01T04:00:00Z') }, 'America/New_York')).toBe('March 2026');
+    expect(monthTitle({ month: '2026-03', start: at('2026-03-01T05:00:00Z'), end: at('2026-04-01T04:00:00Z') }, 'America/New_York')).toBe(
+      'March 2026',
+    );
     expect(monthTitle({ month: '2026-09', start: at('2026-10-01T00:00:00Z'), end: at('2026-10-01T04:00:00Z') }, 'America/New_York')).toBe(
       'September 2026, from 30 September, 20:00 UTC-04:00',
     );
-    expect(monthTitle({ month: '2026-11', start: at('2026-11-01T04:00:00Z'), end: at('2026-11-20T05:00:00Z') }, 'America/New_York')).toBe('November 2026, to 19 November');
+    expect(monthTitle({ month: '2026-11', start: at('2026-11-01T04:00:00Z'), end: at('2026-11-20T05:00:00Z') }, 'America/New_York')).toBe(
+      'November 2026, to 19 November',
+    );
     expect(monthTitle({ month: '2026-11', start: at('2026-11-01T04:00:00Z'), end: at('2026-11-20T00:00:00Z') }, 'America/New_York')).toBe(
       'November 2026, until 19 November, 19:00 UTC-05:00',
     );

@@ -127,8 +127,10 @@ export function monthTitle(span: { month: string; start: number; end: number }, 
   const next = first.plus({ months: 1 });
   const dayAndTime = (seconds: number) => `${at(seconds, timezone).toFormat('d LLLL, HH:mm')} ${zoneAt(seconds, timezone)}`;
   const parts = [first.toFormat('LLLL yyyy')];
-  if (span.start !== first.toSeconds()) parts.push(`from ${isMidnight(span.start, timezone) ? at(span.start, timezone).toFormat('d LLLL') : dayAndTime(span.start)}`);
-  if (span.end !== next.toSeconds()) parts.push(isMidnight(span.end, timezone) ? `to ${at(span.end - 1, timezone).toFormat('d LLLL')}` : `until ${dayAndTime(span.end)}`);
+  if (span.start !== first.toSeconds())
+    parts.push(`from ${isMidnight(span.start, timezone) ? at(span.start, timezone).toFormat('d LLLL') : dayAndTime(span.start)}`);
+  if (span.end !== next.toSeconds())
+    parts.push(isMidnight(span.end, timezone) ? `to ${at(span.end - 1, timezone).toFormat('d LLLL')}` : `until ${dayAndTime(span.end)}`);
   return parts.join(', ');
 }
 
@@ -149,7 +151,11 @@ export function offsetsInWords(period: StatementPeriod, timezone: string): strin
   const spans = offsetSpans(period, timezone);
   const intro = `Times are in ${timezone}, each with its offset from UTC:`;
   if (spans.length === 1) return `${intro} ${offsetText(spans[0]?.offset ?? 0)} throughout.`;
-  const changes = spans.map((span, i) => (i < spans.length - 1 ? `${offsetText(span.offset)} to ${at(span.end, 'UTC').toFormat('d LLLL yyyy, HH:mm')} UTC` : offsetText(span.offset)));
+  const changes = spans.map((span, i) =>
+    i < spans.length - 1
+      ? `${offsetText(span.offset)} to ${at(span.end, 'UTC').toFormat('d LLLL yyyy, HH:mm')} UTC`
+      : offsetText(span.offset),
+  );
   return `${intro} ${changes.join(', then ')}.`;
 }
 

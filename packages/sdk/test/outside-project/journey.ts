@@ -19,7 +19,10 @@ const receiver = createServer((req, res) => {
   });
 });
 await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-const endpoint = await ownproof.webhookEndpoints.create({ url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`, enabled_events: ['session.completed'] });
+const endpoint = await ownproof.webhookEndpoints.create({
+  url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/`,
+  enabled_events: ['session.completed'],
+});
 
 const holder = await ownproof.connect.accountHolders.create({ email: 'grace@example.com', name: 'Grace Hopper' });
 const session = await ownproof.connect.sessions.create({ account_holder: holder.id, permissions: ['balances', 'transactions'] });
@@ -33,7 +36,11 @@ for await (const account of ownproof.connect.accounts.list({ session: session.id
   for await (const balance of ownproof.connect.accounts.balances(account.id)) balances.push(`${balance.total} ${balance.asset}`);
 }
 
-const request = await ownproof.verify.accessRequests.create({ type: 'sharing', account_holder_id: holder.id, permissions: ['balances', 'statements'] });
+const request = await ownproof.verify.accessRequests.create({
+  type: 'sharing',
+  account_holder_id: holder.id,
+  permissions: ['balances', 'statements'],
+});
 const granted = await ownproof.testHelpers.verify.accessRequests.approve(request.id);
 
 let event: OwnproofEvent | undefined;

@@ -129,7 +129,11 @@ describe('Esplora client against the simulated chain over HTTP', () => {
   it('gives up after the last attempt with a typed error', async () => {
     server.injectFault({ status: 502, match: '/blocks/tip/hash', times: 3 });
     const c = client({ sleep: async () => undefined, maxAttempts: 3 });
-    await expect(c.getTip()).rejects.toMatchObject({ name: 'ChainSourceError', code: 'http_status', details: { status: 502, attempts: 3 } });
+    await expect(c.getTip()).rejects.toMatchObject({
+      name: 'ChainSourceError',
+      code: 'http_status',
+      details: { status: 502, attempts: 3 },
+    });
   });
 
   it('does not wait for a Retry-After longer than it is willing to', async () => {

@@ -116,7 +116,8 @@ export class EsploraChainSource implements ChainSource {
     const byHash = this.blockByHash.get(hash);
     if (byHash) return byHash;
     const block = parseEsploraBlock(await this.getJson(`/block/${hash}`, 'block'));
-    if (block.hash !== hash || block.height !== height) throw new ChainSourceError('bad_response', `block ${hash} does not match height ${height}`);
+    if (block.hash !== hash || block.height !== height)
+      throw new ChainSourceError('bad_response', `block ${hash} does not match height ${height}`);
     return this.rememberBlock(block);
   }
 
@@ -147,7 +148,8 @@ export class EsploraChainSource implements ChainSource {
   }
 
   async getTransaction(txid: string): Promise<ChainTx | undefined> {
-    if (typeof txid !== 'string' || !TXID.test(txid)) throw new ChainSourceError('invalid_request', `not a txid: ${String(txid).slice(0, 80)}`);
+    if (typeof txid !== 'string' || !TXID.test(txid))
+      throw new ChainSourceError('invalid_request', `not a txid: ${String(txid).slice(0, 80)}`);
     const cached = this.txCache.get(txid);
     if (cached) return cached;
     const body = await this.http.get(`/tx/${txid}`, { allowNotFound: true });
@@ -219,4 +221,3 @@ export class EsploraChainSource implements ChainSource {
     return computeBalance(this, addresses, at, opts);
   }
 }
-

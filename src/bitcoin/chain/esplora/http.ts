@@ -58,9 +58,7 @@ function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-type Outcome =
-  | { kind: 'response'; status: number; body: string; retryAfter: string | null }
-  | { kind: 'error'; error: unknown };
+type Outcome = { kind: 'response'; status: number; body: string; retryAfter: string | null } | { kind: 'error'; error: unknown };
 
 async function readBody(response: Response, limit: number): Promise<string> {
   const declared = Number(response.headers.get('content-length'));
@@ -193,7 +191,13 @@ export class EsploraHttp {
       }
       const tooLong = retryAfterMs !== undefined && retryAfterMs > this.backoff.maxRetryAfterMs;
       if (attempt >= this.maxAttempts || tooLong) {
-        this.onAttempt?.({ url, attempt, error: failure.message, durationMs, ...(failure.details.status ? { status: failure.details.status } : {}) });
+        this.onAttempt?.({
+          url,
+          attempt,
+          error: failure.message,
+          durationMs,
+          ...(failure.details.status ? { status: failure.details.status } : {}),
+        });
         throw failure;
       }
       const delay = retryAfterMs ?? backoffDelay(attempt, this.backoff, this.random);

@@ -68,7 +68,10 @@ function compactSize(n: number): Uint8Array {
 }
 
 function route(sim: SimulatedChain, path: string, pageSize: number): Reply {
-  const parts = path.split('/').filter((p) => p !== '').map(decodeURIComponent);
+  const parts = path
+    .split('/')
+    .filter((p) => p !== '')
+    .map(decodeURIComponent);
   const [head, a, b, c, d] = parts;
   const tip = sim.block(sim.height) as SimBlock;
   const renderTx = (txid: string): unknown => {
@@ -83,7 +86,8 @@ function route(sim: SimulatedChain, path: string, pageSize: number): Reply {
       const start = a === undefined ? tip.height : Number(a);
       if (!Number.isSafeInteger(start) || start < 0) return text('Invalid height', 400);
       const blocks: unknown[] = [];
-      for (let h = Math.min(start, tip.height); h >= 0 && blocks.length < 10; h--) blocks.push(renderEsploraBlock(sim.block(h) as SimBlock));
+      for (let h = Math.min(start, tip.height); h >= 0 && blocks.length < 10; h--)
+        blocks.push(renderEsploraBlock(sim.block(h) as SimBlock));
       return json(blocks);
     }
     case 'block-height': {
@@ -142,7 +146,11 @@ function route(sim: SimulatedChain, path: string, pageSize: number): Reply {
         return json(renderEsploraUtxos(sim.utxoListOf(a)));
       }
       if (b !== 'txs') break;
-      const mempool = (): unknown[] => sim.mempoolHistory(a).slice(0, MEMPOOL_LIMIT).map((t) => renderTx(t.txid));
+      const mempool = (): unknown[] =>
+        sim
+          .mempoolHistory(a)
+          .slice(0, MEMPOOL_LIMIT)
+          .map((t) => renderTx(t.txid));
       if (parts.length === 3) {
         const chain = sim.chainHistoryPage(a, pageSize) ?? [];
         return json([...mempool(), ...chain.map((t) => renderTx(t.txid))]);
@@ -231,4 +239,3 @@ export async function startEsploraServer(sim: SimulatedChain, opts: EsploraServe
       }),
   };
 }
-

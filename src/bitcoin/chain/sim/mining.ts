@@ -42,7 +42,8 @@ export function connectGenesis(state: ChainState): SimBlock {
  */
 export function mineNextBlock(state: ChainState, payout: Uint8Array, time: number, maxTxs: number): SimBlock {
   const previous = state.tip as SimBlock;
-  if (!Number.isInteger(time) || time < 0 || time > 0xffffffff) throw new RangeError(`block time must be a Unix time in seconds, got ${time}`);
+  if (!Number.isInteger(time) || time < 0 || time > 0xffffffff)
+    throw new RangeError(`block time must be a Unix time in seconds, got ${time}`);
   if (time <= previous.medianTime) {
     throw new RangeError(`block time ${time} must be above the median time of the previous 11 blocks (${previous.medianTime})`);
   }
@@ -57,7 +58,11 @@ export function mineNextBlock(state: ChainState, payout: Uint8Array, time: numbe
     included.push(tx);
   }
   const fees = included.reduce((sum, tx) => sum + tx.fee, 0n);
-  const coinbase = buildCoinbase(height, [{ script: payout, amount: blockSubsidy(height) + fees }], witnessCommitment(included.map((tx) => tx.wtxid)));
+  const coinbase = buildCoinbase(
+    height,
+    [{ script: payout, amount: blockSubsidy(height) + fees }],
+    witnessCommitment(included.map((tx) => tx.wtxid)),
+  );
   const root = displayHex(merkleRoot([coinbase.txid, ...included.map((tx) => tx.txid)].map(internalBytes)));
   const mined = mineHeader({ version: BLOCK_VERSION, previousHash: previous.hash, merkleRoot: root, time, bits: REGTEST_BITS });
   const count = included.length + 1;

@@ -58,7 +58,11 @@ export class SimulatedChainSource implements ChainSource {
   /** Throws ChainSourceError('invalid_request') for anything but an address of this chain's network, as Esplora answers 400. */
   protected checkAddress(address: string): void {
     const parsed = parseAddress(address, { networks: [this.state.network] });
-    if (!parsed.ok) throw new ChainSourceError('invalid_request', `invalid address ${JSON.stringify(String(address).slice(0, 100))}: ${parsed.error.reason}`);
+    if (!parsed.ok)
+      throw new ChainSourceError(
+        'invalid_request',
+        `invalid address ${JSON.stringify(String(address).slice(0, 100))}: ${parsed.error.reason}`,
+      );
   }
 
   async getTip(): Promise<ChainTip> {
@@ -79,7 +83,8 @@ export class SimulatedChainSource implements ChainSource {
   }
 
   async getTransaction(txid: string): Promise<ChainTx | undefined> {
-    if (typeof txid !== 'string' || !/^[0-9a-f]{64}$/.test(txid)) throw new ChainSourceError('invalid_request', `not a txid: ${String(txid).slice(0, 80)}`);
+    if (typeof txid !== 'string' || !/^[0-9a-f]{64}$/.test(txid))
+      throw new ChainSourceError('invalid_request', `not a txid: ${String(txid).slice(0, 80)}`);
     const tx = this.state.transaction(txid);
     return tx ? chainTx(tx) : undefined;
   }

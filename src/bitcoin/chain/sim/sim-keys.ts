@@ -30,7 +30,13 @@ export function keyAddresses(privateKey: Uint8Array, network: NetworkName): Reco
   const base = { privateKey: Uint8Array.from(privateKey), publicKey };
   return {
     p2wpkh: { ...base, type: 'p2wpkh', address: wpkh.address as string, scriptPubKey: wpkh.script },
-    'p2sh-p2wpkh': { ...base, type: 'p2sh-p2wpkh', address: shWpkh.address as string, scriptPubKey: shWpkh.script, redeemScript: wpkh.script },
+    'p2sh-p2wpkh': {
+      ...base,
+      type: 'p2sh-p2wpkh',
+      address: shWpkh.address as string,
+      scriptPubKey: shWpkh.script,
+      redeemScript: wpkh.script,
+    },
     p2pkh: { ...base, type: 'p2pkh', address: pkh.address as string, scriptPubKey: pkh.script },
     p2tr: { ...base, type: 'p2tr', address: tr.address as string, scriptPubKey: tr.script },
   };

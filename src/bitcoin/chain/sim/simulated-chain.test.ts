@@ -18,7 +18,8 @@ function merkle(txids: string[]): string {
   while (level.length > 1) {
     if (level.length % 2 === 1) level.push(level[level.length - 1] as Uint8Array);
     const next: Uint8Array[] = [];
-    for (let i = 0; i < level.length; i += 2) next.push(sha256d(new Uint8Array([...(level[i] as Uint8Array), ...(level[i + 1] as Uint8Array)])));
+    for (let i = 0; i < level.length; i += 2)
+      next.push(sha256d(new Uint8Array([...(level[i] as Uint8Array), ...(level[i + 1] as Uint8Array)])));
     level = next;
   }
   return reversedHex(level[0] as Uint8Array);
@@ -33,7 +34,11 @@ function build(seed = 'determinism'): { sim: SimulatedChain; txids: string[] } {
   const sim = new SimulatedChain({ seed });
   const a = sim.newAddress();
   const b = sim.newAddress('p2tr');
-  const txids = [sim.fund(a, 80_000n, { time: sim.startTime + 100 }), sim.spend(a, b, 20_000n), sim.spend(b, sim.newAddress('p2pkh'), 5_000n, { mempool: true })];
+  const txids = [
+    sim.fund(a, 80_000n, { time: sim.startTime + 100 }),
+    sim.spend(a, b, 20_000n),
+    sim.spend(b, sim.newAddress('p2pkh'), 5_000n, { mempool: true }),
+  ];
   return { sim, txids };
 }
 
@@ -130,7 +135,7 @@ describe('the simulated chain', () => {
     expect(spend?.fee).toBeGreaterThan(0n);
     const block = sim.block((spend?.status.confirmed && spend.status.blockHeight) as number);
     const coinbase = await sim.getTransaction(block?.txids[0] as string);
-    expect(coinbase?.outputs[0]?.value).toBe(50n * 100_000_000n / 2n + (spend?.fee ?? 0n));
+    expect(coinbase?.outputs[0]?.value).toBe((50n * 100_000_000n) / 2n + (spend?.fee ?? 0n));
   });
 
   it('refuses a block time not above the median of the previous 11 blocks', () => {

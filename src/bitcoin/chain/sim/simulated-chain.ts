@@ -77,7 +77,8 @@ export class SimulatedChain extends SimulatedChainSource {
     this.blockInterval = opts.blockInterval ?? 600;
     this.feeRate = opts.feeRate ?? 2n;
     const premine = opts.premineBlocks ?? 200;
-    if (!Number.isInteger(premine) || premine < COINBASE_MATURITY + 1) throw new RangeError(`premineBlocks must be ≥ ${COINBASE_MATURITY + 1}`);
+    if (!Number.isInteger(premine) || premine < COINBASE_MATURITY + 1)
+      throw new RangeError(`premineBlocks must be ≥ ${COINBASE_MATURITY + 1}`);
     this.faucet = keyAddresses(deriveSecret(this.seed, 'faucet'), this.network).p2wpkh;
     this.faucetAddress = this.faucet.address;
     this.keysByScript.set(hex.encode(this.faucet.scriptPubKey), this.faucet);

@@ -2,7 +2,10 @@ import { binanceKeyPermissions } from '../key-permissions.js';
 import type { ExchangeRow, RecordList } from './row.js';
 
 /** Binance's fiat lists: `beginTime`/`endTime`, no range limit documented, 500 rows a page in `data`. */
-const FIAT_LIST = { range: { start: 'beginTime', end: 'endTime', days: 'all' }, paging: { page: 'page', size: 'rows', rows: 'data', pageSize: 500 } } as const;
+const FIAT_LIST = {
+  range: { start: 'beginTime', end: 'endTime', days: 'all' },
+  paging: { page: 'page', size: 'rows', rows: 'data', pageSize: 500 },
+} as const;
 
 /** Binance's purchases (`transactionType` 0) and sales (1) with fiat: a fiat list of the crypto bought or sold. */
 const FIAT_PAYMENTS = {
@@ -42,10 +45,36 @@ const P2P_LIST = {
  * it a minute (the row's accountLimits pace it).
  */
 const FUNDING_RECORDS: readonly RecordList[] = [
-  { ...FIAT_PAYMENTS, params: { transactionType: '0' }, label: 'purchase with fiat', fields: { ...FIAT_PAYMENTS.fields, amount: 'obtainAmount' } },
-  { ...FIAT_PAYMENTS, params: { transactionType: '1' }, label: 'sale for fiat', fields: { ...FIAT_PAYMENTS.fields, amount: 'sourceAmount' }, direction: 'out' },
-  { ...FIAT_ORDERS, params: { transactionType: '0' }, ref: 'fiat:deposit', label: 'fiat deposit', type: 'deposit', fields: { ...FIAT_ORDERS.fields, amount: 'indicatedAmount' } },
-  { ...FIAT_ORDERS, params: { transactionType: '1' }, ref: 'fiat:withdrawal', label: 'fiat withdrawal', type: 'withdrawal', fields: { ...FIAT_ORDERS.fields, amount: 'amount' }, direction: 'out' },
+  {
+    ...FIAT_PAYMENTS,
+    params: { transactionType: '0' },
+    label: 'purchase with fiat',
+    fields: { ...FIAT_PAYMENTS.fields, amount: 'obtainAmount' },
+  },
+  {
+    ...FIAT_PAYMENTS,
+    params: { transactionType: '1' },
+    label: 'sale for fiat',
+    fields: { ...FIAT_PAYMENTS.fields, amount: 'sourceAmount' },
+    direction: 'out',
+  },
+  {
+    ...FIAT_ORDERS,
+    params: { transactionType: '0' },
+    ref: 'fiat:deposit',
+    label: 'fiat deposit',
+    type: 'deposit',
+    fields: { ...FIAT_ORDERS.fields, amount: 'indicatedAmount' },
+  },
+  {
+    ...FIAT_ORDERS,
+    params: { transactionType: '1' },
+    ref: 'fiat:withdrawal',
+    label: 'fiat withdrawal',
+    type: 'withdrawal',
+    fields: { ...FIAT_ORDERS.fields, amount: 'amount' },
+    direction: 'out',
+  },
   { ...P2P_LIST, params: { tradeType: 'BUY' }, label: 'P2P purchase' },
   { ...P2P_LIST, params: { tradeType: 'SELL' }, label: 'P2P sale' },
   // Binance Pay: 90 days a call, the last 18 months kept (540 days: never past it), 100 rows at
@@ -92,7 +121,12 @@ export const binance: ExchangeRow = {
         kind: 'transfers',
         window: { days: 90, earliest: Date.UTC(2017, 6, 1) },
         paging: { param: 'offset', pageSize: 1000, by: 'offset' },
-        conversions: { days: 30, earliest: Date.UTC(2017, 6, 1), pageSize: 1000, dust: { method: 'sapiGetAssetDribblet', earliest: Date.UTC(2020, 11, 1), max: 100 } },
+        conversions: {
+          days: 30,
+          earliest: Date.UTC(2017, 6, 1),
+          pageSize: 1000,
+          dust: { method: 'sapiGetAssetDribblet', earliest: Date.UTC(2020, 11, 1), max: 100 },
+        },
         trades: { param: 'fromId', pageSize: 1000, by: 'id' },
       },
     },
@@ -144,5 +178,9 @@ export const binance: ExchangeRow = {
   // withdrawals 90,000 (two calls a minute), Convert and Pay history 3,000. Their IP weight is 1,
   // which ccxt counts as 0.1 of its units. (Withdrawal history's 18,000 is a second's limit, 10
   // calls, which ccxt's own cost of it keeps.)
-  accountLimits: { perMinute: 180_000, sharedCost: 0.1, weights: { 'fiat/orders': 90_000, 'convert/tradeFlow': 3_000, 'pay/transactions': 3_000 } },
+  accountLimits: {
+    perMinute: 180_000,
+    sharedCost: 0.1,
+    weights: { 'fiat/orders': 90_000, 'convert/tradeFlow': 3_000, 'pay/transactions': 3_000 },
+  },
 };

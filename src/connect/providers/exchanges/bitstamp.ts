@@ -7,7 +7,7 @@ export const bitstamp: ExchangeRow = {
   steps: [
     'Sign in at bitstamp.net and open Settings → API access → New API key.',
     'Tick only "Account balance" and "User transactions"; leave every trading, deposit and withdrawal permission unticked.',
-    'Bitstamp does not let us check a key\'s permissions, so please make sure it is read-only.',
+    "Bitstamp does not let us check a key's permissions, so please make sure it is read-only.",
     'Activate the key from the e-mail Bitstamp sends, then copy the API key and the secret.',
   ],
   // `user_transactions`, oldest first, 1,000 a page, each page from the newest id read

@@ -30,7 +30,11 @@ export const kucoin: ExchangeRow = {
       formerCursor: true,
       // ccxt knows the older names (Deposit, Withdrawal, Trade_Exchange), not all the codes the
       // ledger answers now.
-      types: { DEPOSIT: { type: 'deposit', label: 'deposit' }, WITHDRAW: { type: 'withdrawal', label: 'withdrawal' }, Exchange: { type: 'trade', label: 'trade' } },
+      types: {
+        DEPOSIT: { type: 'deposit', label: 'deposit' },
+        WITHDRAW: { type: 'withdrawal', label: 'withdrawal' },
+        Exchange: { type: 'trade', label: 'trade' },
+      },
       unlistedTypes: 'ccxt',
     },
     { name: 'trade', balances: { type: 'spot', hf: false } },

@@ -15,11 +15,23 @@ export const okx: ExchangeRow = {
   // account's bills (the archive keeps three months; OKX serves nothing older) and the funding
   // account's (every bill since February 2021, `pagingType` 2: paged by bill id).
   history: [
-    { name: 'trading', plainRefs: true, balances: { type: 'trading' }, history: { kind: 'ledger-before-id', method: 'privateGetAccountBillsArchive', param: 'after', pageSize: 100 }, feeIncluded: true },
+    {
+      name: 'trading',
+      plainRefs: true,
+      balances: { type: 'trading' },
+      history: { kind: 'ledger-before-id', method: 'privateGetAccountBillsArchive', param: 'after', pageSize: 100 },
+      feeIncluded: true,
+    },
     {
       name: 'funding',
       balances: { type: 'funding' },
-      history: { kind: 'ledger-before-id', method: 'privateGetAssetBillsHistory', param: 'after', pageSize: 100, params: { pagingType: '2' } },
+      history: {
+        kind: 'ledger-before-id',
+        method: 'privateGetAssetBillsHistory',
+        param: 'after',
+        pageSize: 100,
+        params: { pagingType: '2' },
+      },
       types: {
         '1': { type: 'deposit', label: 'deposit' },
         '2': { type: 'withdrawal', label: 'withdrawal' },

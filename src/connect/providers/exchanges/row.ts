@@ -190,7 +190,8 @@ export interface Book {
 }
 
 /** Whether a book's balances are lists of holdings rather than ccxt fetchBalance parameters. */
-export const isHoldings = (balances: Book['balances']): balances is { holdings: readonly HoldingsList[] } => Array.isArray((balances as { holdings?: unknown }).holdings);
+export const isHoldings = (balances: Book['balances']): balances is { holdings: readonly HoldingsList[] } =>
+  Array.isArray((balances as { holdings?: unknown }).holdings);
 
 /** Whether an exchange's history is kept in several books. */
 export const isBooks = (history: HistorySource | readonly Book[]): history is readonly Book[] => Array.isArray(history);
@@ -231,7 +232,10 @@ export interface ExchangeRow {
    * item's field that holds a memo or tag where ccxt reads it elsewhere (that field first, then
    * ccxt's reading). `none`: the exchange has no read that tells them reliably (Bitfinex).
    */
-  depositAddresses?: { kind: 'lookup'; networks?: Readonly<Record<string, string>>; everyNetwork?: boolean } | { kind: 'wallet-list'; method: string; tag?: string } | { kind: 'none' };
+  depositAddresses?:
+    | { kind: 'lookup'; networks?: Readonly<Record<string, string>>; everyNetwork?: boolean }
+    | { kind: 'wallet-list'; method: string; tag?: string }
+    | { kind: 'none' };
   /** Changes to a credential's form field (wording, kind of input) for this exchange. */
   fields?: Partial<Record<CcxtCredential, Partial<Omit<CredentialField, 'name'>>>>;
   /** Its OAuth 2 server, when account holders can sign in there instead of creating a key. */

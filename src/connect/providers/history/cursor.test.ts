@@ -69,7 +69,9 @@ describe('the history cursor', () => {
   });
 
   it('refuses to write a cursor it could not read back', () => {
-    expect(() => encodeCursor({ kind: 'ledger-until', since: Number.NaN })).toThrow('a ledger-until cursor that does not fit its form: /since');
+    expect(() => encodeCursor({ kind: 'ledger-until', since: Number.NaN })).toThrow(
+      'a ledger-until cursor that does not fit its form: /since',
+    );
   });
 
   it('reads the books form: one cursor per book, and the book a checkpoint was taken in', () => {

@@ -48,7 +48,17 @@ const CURSORS = {
       assets: Type.Optional(Type.Array(Type.String())),
       trades: Type.Optional(Type.Record(Type.String(), Digits)),
       converted: Type.Optional(Type.Literal(true)),
-      walk: Type.Optional(Type.Object({ transfersFrom: Type.Optional(Whole), convertsFrom: Type.Optional(Whole), checked: Type.Array(Type.String()), top: Type.Optional(Whole) }, only)),
+      walk: Type.Optional(
+        Type.Object(
+          {
+            transfersFrom: Type.Optional(Whole),
+            convertsFrom: Type.Optional(Whole),
+            checked: Type.Array(Type.String()),
+            top: Type.Optional(Whole),
+          },
+          only,
+        ),
+      ),
     },
     only,
   ),
@@ -62,7 +72,14 @@ const CURSORS = {
       since: Since,
       ranges: Type.Optional(
         Type.Object(
-          { list: Type.Optional(Type.Integer({ minimum: 0 })), from: Whole, until: Type.Optional(Whole), page: Type.Optional(Whole), top: Type.Optional(Whole), hold: Type.Optional(Whole) },
+          {
+            list: Type.Optional(Type.Integer({ minimum: 0 })),
+            from: Whole,
+            until: Type.Optional(Whole),
+            page: Type.Optional(Whole),
+            top: Type.Optional(Whole),
+            hold: Type.Optional(Whole),
+          },
           only,
         ),
       ),
@@ -81,7 +98,10 @@ export type HistoryCursor = { [K in WalkKind]: { kind: K } & Static<(typeof CURS
 export type CursorOf<K extends WalkKind> = Extract<HistoryCursor, { kind: K }>;
 
 /** One cursor per book, and the book a checkpoint was taken in. */
-const BOOKS = Type.Object({ books: Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()])), at: Type.Optional(Type.String()) }, only);
+const BOOKS = Type.Object(
+  { books: Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()])), at: Type.Optional(Type.String()) },
+  only,
+);
 
 /** A stored cursor that is not one of its walk's forms. */
 export class StoredCursorError extends Error {
@@ -99,7 +119,8 @@ function parsed(stored: string, exchange: string, walk: string): Record<string, 
   } catch {
     throw new StoredCursorError(exchange, walk, 'it is not JSON');
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new StoredCursorError(exchange, walk, 'it is not a JSON object');
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new StoredCursorError(exchange, walk, 'it is not a JSON object');
   return value as Record<string, unknown>;
 }
 
@@ -122,7 +143,8 @@ export function decodeCursor<K extends WalkKind>(kind: K, stored: string | null,
 export function encodeCursor(cursor: HistoryCursor): string {
   const { kind, ...stored } = cursor;
   // A cursor we cannot read back would fail every later refresh: refuse to write one.
-  if (!Value.Check(CURSORS[kind], stored)) throw new TypeError(`a ${kind} cursor that does not fit its form: ${misfit(CURSORS[kind], stored)}`);
+  if (!Value.Check(CURSORS[kind], stored))
+    throw new TypeError(`a ${kind} cursor that does not fit its form: ${misfit(CURSORS[kind], stored)}`);
   return JSON.stringify(stored);
 }
 
@@ -132,7 +154,11 @@ export function encodeCursor(cursor: HistoryCursor): string {
  * one book walked) is `former`'s, where a book says so; else no book's (each reads from the
  * beginning), as the row decided when it gained books.
  */
-export function decodeBooks(stored: string | null, exchange: string, former?: string): { cursors: Record<string, string | null>; at?: string } {
+export function decodeBooks(
+  stored: string | null,
+  exchange: string,
+  former?: string,
+): { cursors: Record<string, string | null>; at?: string } {
   if (stored === null) return { cursors: {} };
   const value = parsed(stored, exchange, 'books');
   if (!('books' in value)) return { cursors: former === undefined ? {} : { [former]: stored } };

@@ -33,13 +33,17 @@ export async function* historyPages(exchange: Exchange, history: HistorySource |
   // `formerCursor`, the others reading from the beginning; without one, every book reads from
   // the beginning (re-read entries are upserted).
   const [only] = walked;
-  if (walked.length === 1 && only) return yield* sourcePages(exchange, only.history, walk, only.types || only.feeIncluded ? { ...only, plainRefs: true } : undefined);
+  if (walked.length === 1 && only)
+    return yield* sourcePages(exchange, only.history, walk, only.types || only.feeIncluded ? { ...only, plainRefs: true } : undefined);
   // One cursor per book (`{"books": {name: cursor}}`). A checkpoint also names the book being
   // walked (`at`): the books before it are done (their cursors are where the next refresh reads
   // from) and a walk resumed there starts with it.
   const { cursors, at } = decodeBooks(walk.cursor, walk.name, walked.find((book) => book.formerCursor)?.name);
   const checkpoint = (book: string, cursor: string | null) => encodeBooks({ ...cursors, [book]: cursor }, book);
-  const start = Math.max(0, walked.findIndex((book) => book.name === at));
+  const start = Math.max(
+    0,
+    walked.findIndex((book) => book.name === at),
+  );
   for (const [index, book] of walked.entries()) {
     if (index < start) continue;
     const pages = sourcePages(exchange, book.history, { ...walk, cursor: cursors[book.name] ?? null }, book);
@@ -49,7 +53,10 @@ export async function* historyPages(exchange: Exchange, history: HistorySource |
         cursors[book.name] = next.value;
         break;
       }
-      yield { transactions: next.value.transactions, ...(next.value.checkpoint === undefined ? {} : { checkpoint: checkpoint(book.name, next.value.checkpoint) }) };
+      yield {
+        transactions: next.value.transactions,
+        ...(next.value.checkpoint === undefined ? {} : { checkpoint: checkpoint(book.name, next.value.checkpoint) }),
+      };
     }
     // A book done is a place to resume from: a refresh out of time goes on with the next one.
     const following = walked[index + 1];
@@ -62,7 +69,10 @@ export async function* historyPages(exchange: Exchange, history: HistorySource |
 const WALKS: { [K in HistorySource['kind']]: WalkPages<K> } = {
   'ledger-offset': ledgerOffsetPages,
   'rows-by-id': rowsByIdPages,
-  'ledger-until': (exchange, source, walk, book) => (source.window ? ledgerWindowPages(exchange, { ...source, window: source.window }, walk, book) : ledgerUntilPages(exchange, source, walk, book)),
+  'ledger-until': (exchange, source, walk, book) =>
+    source.window
+      ? ledgerWindowPages(exchange, { ...source, window: source.window }, walk, book)
+      : ledgerUntilPages(exchange, source, walk, book),
   'ledger-before-id': ledgerBeforeIdPages,
   'ledger-per-account': ledgerPerAccountPages,
   transfers: transferPages,

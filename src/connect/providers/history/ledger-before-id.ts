@@ -16,7 +16,11 @@ export const ledgerBeforeIdPages: WalkPages<'ledger-before-id'> = async function
   let after = backfill?.after;
   const seen = new Set<string>();
   for (;;) {
-    const answer = (await list({ ...source.params, limit: String(source.pageSize), ...(after === undefined ? {} : { [source.param]: after }) })) as { data?: unknown };
+    const answer = (await list({
+      ...source.params,
+      limit: String(source.pageSize),
+      ...(after === undefined ? {} : { [source.param]: after }),
+    })) as { data?: unknown };
     if (!Array.isArray(answer?.data)) throw new TypeError(`${name}'s ledger answer has no data list`);
     const page = exchange.parseLedger(answer.data) as LedgerEntry[];
     // Entries from before `since` (read by an earlier refresh) are left out of an incremental walk.
@@ -26,7 +30,8 @@ export const ledgerBeforeIdPages: WalkPages<'ledger-before-id'> = async function
     const oldestId = ids.length === 0 ? undefined : ids.reduce((a, b) => (b < a ? b : a));
     const oldest = oldestTime(page);
     // A short page is the last; so is one reaching back to `since`.
-    const last = oldestId === undefined || page.length < source.pageSize || (since !== undefined && oldest !== undefined && oldest <= since);
+    const last =
+      oldestId === undefined || page.length < source.pageSize || (since !== undefined && oldest !== undefined && oldest <= since);
     if (!last) {
       // Ids only go down: a page not below the last asked-for id means the exchange ignored it.
       if (after !== undefined && oldestId >= BigInt(after)) throw new Error(`${name}'s ledger did not page back past entry ${after}`);
@@ -34,7 +39,10 @@ export const ledgerBeforeIdPages: WalkPages<'ledger-before-id'> = async function
     }
     const top = newest.value;
     const resumable = !last && since === undefined && top !== undefined;
-    yield { transactions, ...(resumable ? { checkpoint: encodeCursor({ kind: 'ledger-before-id', backfill: { after: after as string, top } }) } : {}) };
+    yield {
+      transactions,
+      ...(resumable ? { checkpoint: encodeCursor({ kind: 'ledger-before-id', backfill: { after: after as string, top } }) } : {}),
+    };
     if (last) return cursorAfter('ledger-before-id', previous, newest.value);
   }
 };

@@ -12,9 +12,15 @@ import { providerAt, refsOf, walkHistory } from '../../../../test/support/provid
 describe('a ledger paged by offset with no end time to resume from', () => {
   const kraken = fakeForTests(startFakeKraken);
 
-  const provider = (end?: string) => providerAt('kraken', kraken.fake.url, { kind: 'ledger-offset', param: 'ofs', pageSize: 50, ...(end === undefined ? {} : { end }) });
-  const walk = (account: KrakenAccount, cursor: string | null, end?: string) => walkHistory(provider(end), { apiKey: account.key, secret: account.secret }, cursor);
-  const ledgerCalls = (from: number) => kraken.fake.requests.slice(from).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
+  const provider = (end?: string) =>
+    providerAt('kraken', kraken.fake.url, { kind: 'ledger-offset', param: 'ofs', pageSize: 50, ...(end === undefined ? {} : { end }) });
+  const walk = (account: KrakenAccount, cursor: string | null, end?: string) =>
+    walkHistory(provider(end), { apiKey: account.key, secret: account.secret }, cursor);
+  const ledgerCalls = (from: number) =>
+    kraken.fake.requests
+      .slice(from)
+      .filter((r) => r.path === '/0/private/Ledgers')
+      .map((r) => new URLSearchParams(r.body));
 
   it('leaves no checkpoint, and reads everything each time from the newest page', async () => {
     const ledger = krakenLedger(120, { first: 5000 });

@@ -16,7 +16,10 @@ export const ledgerOffsetPages: WalkPages<'ledger-offset'> = async function* (ex
   let oldest: number | undefined;
   const seen = new Set<string>();
   for (let offset = 0; ; offset += source.pageSize) {
-    const page = await exchange.fetchLedger(undefined, since, source.pageSize, { [source.param]: offset, ...(end === undefined || endParam === undefined ? {} : { [endParam]: end }) });
+    const page = await exchange.fetchLedger(undefined, since, source.pageSize, {
+      [source.param]: offset,
+      ...(end === undefined || endParam === undefined ? {} : { [endParam]: end }),
+    });
     const fresh = unseen(page, seen);
     const transactions = newest.saw(fresh.map((entry) => fromLedgerEntry(entry, name, book)));
     for (const tx of transactions) oldest = Math.min(oldest ?? tx.occurredAt, tx.occurredAt);
@@ -27,7 +30,10 @@ export const ledgerOffsetPages: WalkPages<'ledger-offset'> = async function* (ex
     const resumable = !last && since === undefined && endParam !== undefined && top !== undefined && oldest !== undefined;
     // `occurredAt` is whole seconds, rounded down: the next second as the inclusive end keeps
     // every entry of the oldest second (re-read ones are upserted again).
-    yield { transactions, ...(resumable ? { checkpoint: encodeCursor({ kind: 'ledger-offset', backfill: { end: (oldest as number) + 1, top } }) } : {}) };
+    yield {
+      transactions,
+      ...(resumable ? { checkpoint: encodeCursor({ kind: 'ledger-offset', backfill: { end: (oldest as number) + 1, top } }) } : {}),
+    };
     if (last) return cursorAfter('ledger-offset', previous, newest.value);
   }
 };

@@ -22,7 +22,10 @@ export const ledgerPerAccountPages: WalkPages<'ledger-per-account'> = async func
     // (and drops entries before `since`, so a page with none left ends the wallet's walk).
     let after: string | undefined;
     do {
-      const entries = await exchange.fetchLedger(account.code, since, source.pageSize, { account_id: account.id, ...(after === undefined ? {} : { [source.param]: after }) });
+      const entries = await exchange.fetchLedger(account.code, since, source.pageSize, {
+        account_id: account.id,
+        ...(after === undefined ? {} : { [source.param]: after }),
+      });
       const next: unknown = entries.at(-1)?.info?.[`next_${source.param}`];
       after = typeof next === 'string' && next !== '' && next !== after ? next : undefined;
       yield { transactions: newest.saw(entries.map((entry) => fromLedgerEntry(entry, name, book))) };

@@ -16,8 +16,13 @@ describe('a ledger paged back by time (ccxt until), against the fake Kraken', ()
 
   const provider = () => providerAt('kraken', kraken.fake.url, { kind: 'ledger-until', pageSize: 50 });
 
-  const walk = (account: KrakenAccount, cursor: string | null, pages = Infinity) => walkHistory(provider(), { apiKey: account.key, secret: account.secret }, cursor, pages);
-  const ledgerCalls = (from: number) => kraken.fake.requests.slice(from).filter((r) => r.path === '/0/private/Ledgers').map((r) => new URLSearchParams(r.body));
+  const walk = (account: KrakenAccount, cursor: string | null, pages = Infinity) =>
+    walkHistory(provider(), { apiKey: account.key, secret: account.secret }, cursor, pages);
+  const ledgerCalls = (from: number) =>
+    kraken.fake.requests
+      .slice(from)
+      .filter((r) => r.path === '/0/private/Ledgers')
+      .map((r) => new URLSearchParams(r.body));
 
   it('reads every page newest to oldest, each entry once, and returns the cursor after the newest', async () => {
     const ledger = krakenLedger(175);

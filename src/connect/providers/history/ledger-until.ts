@@ -16,7 +16,10 @@ export const ledgerUntilPages: WalkPages<'ledger-until'> = async function* (exch
   let until = backfill?.until;
   const seen = new Set<string>();
   for (;;) {
-    const page = await exchange.fetchLedger(undefined, since, source.pageSize, { ...source.params, ...(until === undefined ? {} : { until }) });
+    const page = await exchange.fetchLedger(undefined, since, source.pageSize, {
+      ...source.params,
+      ...(until === undefined ? {} : { until }),
+    });
     const fresh = unseen(page, seen);
     const transactions = newest.saw(fresh.map((entry) => fromLedgerEntry(entry, name, book)));
     const oldest = oldestTime(page);
@@ -27,7 +30,10 @@ export const ledgerUntilPages: WalkPages<'ledger-until'> = async function* (exch
     if (!last) until = pagedBack(name, page, fresh.length, until);
     const top = newest.value;
     const resumable = !last && since === undefined && top !== undefined;
-    yield { transactions, ...(resumable ? { checkpoint: encodeCursor({ kind: 'ledger-until', backfill: { until: until as number, top } }) } : {}) };
+    yield {
+      transactions,
+      ...(resumable ? { checkpoint: encodeCursor({ kind: 'ledger-until', backfill: { until: until as number, top } }) } : {}),
+    };
     if (last) return cursorAfter('ledger-until', previous, newest.value);
   }
 };

@@ -54,6 +54,14 @@ export async function* ledgerWindowPages(
     quiet = transactions.length === 0 ? quiet + 1 : 0;
     if (quiet > 0 && quiet < QUIET_WINDOWS) continue;
     quiet = 0;
-    yield { transactions, checkpoint: encodeCursor({ kind: 'ledger-windows', ...(since === undefined ? {} : { since }), windowed: true, backfill: { until, top: newest.value as number } }) };
+    yield {
+      transactions,
+      checkpoint: encodeCursor({
+        kind: 'ledger-windows',
+        ...(since === undefined ? {} : { since }),
+        windowed: true,
+        backfill: { until, top: newest.value as number },
+      }),
+    };
   }
 }

@@ -30,7 +30,12 @@ export const recordPages: WalkPages<'records'> = async function* (exchange, sour
   const stored = cursor.ranges;
   // A place within a range is one list's.
   const within = stored?.list !== undefined && stored.until !== undefined && stored.page !== undefined && stored.until >= stored.from;
-  const resumed = stored && { from: stored.from, list: stored.list, hold: stored.hold, ...(within ? { until: stored.until, page: stored.page } : {}) };
+  const resumed = stored && {
+    from: stored.from,
+    list: stored.list,
+    hold: stored.hold,
+    ...(within ? { until: stored.until, page: stored.page } : {}),
+  };
   const newest = new Newest(stored?.top);
   const begin = cursor.since ?? source.earliest;
   let hold = resumed?.hold;
@@ -48,16 +53,25 @@ export const recordPages: WalkPages<'records'> = async function* (exchange, sour
     const now = exchange.milliseconds();
     // A range left between two pages goes on at its page, up to the end it had then (unless it
     // now starts past what the exchange keeps: then it is read again from there).
-    const part = here?.until !== undefined && here.page !== undefined && here.from >= horizonOf(source, list, now) ? { from: here.from, until: here.until, page: here.page } : undefined;
-    const ranges: (TimeRange & { page?: number })[] = part ? [part, ...recordRanges(source, list, part.until + 1, now)] : recordRanges(source, list, here?.from ?? begin, now);
+    const part =
+      here?.until !== undefined && here.page !== undefined && here.from >= horizonOf(source, list, now)
+        ? { from: here.from, until: here.until, page: here.page }
+        : undefined;
+    const ranges: (TimeRange & { page?: number })[] = part
+      ? [part, ...recordRanges(source, list, part.until + 1, now)]
+      : recordRanges(source, list, here?.from ?? begin, now);
     const size = list.paging?.pageSize ?? source.pageSize;
     let quiet = 0;
     for (const [i, range] of ranges.entries()) {
       let read = 0;
       let page = range.page ?? 1;
       for await (const rows of recordRows(exchange, list, range, size, page)) {
-        const transactions = rows.flatMap((row) => legsOf(row, list)).map((row) => fromRecord(row, list, currencyCode(exchange, row[list.fields.asset]), name));
-        for (const tx of transactions) if (tx.status === 'pending' && tx.occurredAt * 1000 > now - HOLD_DAYS * DAY_MS) hold = Math.min(hold ?? Infinity, tx.occurredAt * 1000);
+        const transactions = rows
+          .flatMap((row) => legsOf(row, list))
+          .map((row) => fromRecord(row, list, currencyCode(exchange, row[list.fields.asset]), name));
+        for (const tx of transactions)
+          if (tx.status === 'pending' && tx.occurredAt * 1000 > now - HOLD_DAYS * DAY_MS)
+            hold = Math.min(hold ?? Infinity, tx.occurredAt * 1000);
         read += transactions.length;
         yield { transactions: newest.saw(transactions) };
         page += 1;
@@ -78,8 +92,18 @@ export const recordPages: WalkPages<'records'> = async function* (exchange, sour
 };
 
 /** One range of a record list, page by page (`size` rows) from `page`, or by halves where the list has no pages. */
-function recordRows(exchange: Exchange, list: RecordList, range: TimeRange, size: number, page: number): AsyncGenerator<Record<string, unknown>[]> {
-  const bounds = (r: TimeRange) => ({ ...list.params, [list.range?.start ?? 'startTime']: r.from, [list.range?.end ?? 'endTime']: r.until });
+function recordRows(
+  exchange: Exchange,
+  list: RecordList,
+  range: TimeRange,
+  size: number,
+  page: number,
+): AsyncGenerator<Record<string, unknown>[]> {
+  const bounds = (r: TimeRange) => ({
+    ...list.params,
+    [list.range?.start ?? 'startTime']: r.from,
+    [list.range?.end ?? 'endTime']: r.until,
+  });
   const halves = list.halves;
   if (!halves) return rowPages(exchange, list.method, bounds(range), size, list.paging, page);
   const call = apiMethod(exchange, list.method);
@@ -96,7 +120,11 @@ function legsOf(row: Record<string, unknown>, list: RecordList): Record<string, 
   const legs = list.legs;
   const detail = legs && String(row[list.fields.amount]).startsWith('-') ? row[legs.field] : undefined;
   if (!legs || !Array.isArray(detail) || detail.length === 0) return [row];
-  return (detail as Record<string, unknown>[]).map((leg) => ({ ...row, [list.fields.asset]: leg[legs.asset], [list.fields.amount]: `-${unsigned(String(leg[legs.amount]))}` }));
+  return (detail as Record<string, unknown>[]).map((leg) => ({
+    ...row,
+    [list.fields.asset]: leg[legs.asset],
+    [list.fields.amount]: `-${unsigned(String(leg[legs.amount]))}`,
+  }));
 }
 
 /** The oldest time a list is asked for: the source's beginning, or the list's horizon back from now. */

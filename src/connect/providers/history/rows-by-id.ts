@@ -19,13 +19,18 @@ export const rowsByIdPages: WalkPages<'rows-by-id'> = async function* (exchange,
   const { fromId } = cursorOf('rows-by-id', walk);
   let from = fromId === undefined ? undefined : BigInt(fromId);
   for (;;) {
-    const rows = (await list({ ...source.params, limit: source.pageSize, ...(from === undefined ? {} : { [source.param]: from.toString() }) })) as unknown;
+    const rows = (await list({
+      ...source.params,
+      limit: source.pageSize,
+      ...(from === undefined ? {} : { [source.param]: from.toString() }),
+    })) as unknown;
     if (!Array.isArray(rows)) throw new TypeError(`${name}'s ledger answer is no list`);
     const ids = (rows as Record<string, unknown>[]).map((row) => numericId(name, row.id));
     const skip = from !== undefined && ids[0] === from ? 1 : 0;
     const fresh = (rows as Record<string, unknown>[]).slice(skip);
     for (const id of ids.slice(skip)) {
-      if (from !== undefined && id <= from) throw new Error(`${name}'s ledger did not list its entries in rising id order after entry ${from}`);
+      if (from !== undefined && id <= from)
+        throw new Error(`${name}'s ledger did not list its entries in rising id order after entry ${from}`);
       from = id;
     }
     const last = rows.length < source.pageSize;

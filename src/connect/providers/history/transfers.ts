@@ -24,9 +24,17 @@ export const transferPages: WalkPages<'transfers'> = async function* (exchange, 
   const trades = { ...cursor.trades };
   const checked = new Set(progress?.checked);
   let converted = cursor.converted === true;
-  const known = () => ({ ...(source.trades ? { assets: [...assets].sort(), trades } : {}), ...(converted ? { converted: true as const } : {}) });
+  const known = () => ({
+    ...(source.trades ? { assets: [...assets].sort(), trades } : {}),
+    ...(converted ? { converted: true as const } : {}),
+  });
   const checkpoint = (still: { transfersFrom?: number; convertsFrom?: number }) =>
-    encodeCursor({ kind: 'transfers', ...(since === undefined ? {} : { since }), ...known(), walk: { ...still, checked: [...checked].sort(), top: newest.value } });
+    encodeCursor({
+      kind: 'transfers',
+      ...(since === undefined ? {} : { since }),
+      ...known(),
+      walk: { ...still, checked: [...checked].sort(), top: newest.value },
+    });
   // Only transfers move the cursor's time: a deposit still pending must be read again until it
   // completes, however many trades come after it.
   const seen = (transactions: ProviderTransaction[], moving: 'transfers' | 'trades') => {
@@ -37,7 +45,8 @@ export const transferPages: WalkPages<'transfers'> = async function* (exchange, 
   const window = source.window;
   const resumeFrom = progress ? progress.transfersFrom : (since ?? window?.earliest);
   if (!window) {
-    if (!progress) for await (const page of listedTransfers(exchange, name, since, source.paging)) yield { transactions: seen(page, 'transfers') };
+    if (!progress)
+      for await (const page of listedTransfers(exchange, name, since, source.paging)) yield { transactions: seen(page, 'transfers') };
   } else if (resumeFrom !== undefined) {
     // Range by range up to now: each call covers `days` from its start (ccxt sets the end).
     const span = window.days * DAY_MS;
@@ -53,17 +62,34 @@ export const transferPages: WalkPages<'transfers'> = async function* (exchange, 
   // it predates them: they are read from the beginning once.
   const conversions = source.conversions;
   const inTrades = progress !== undefined && progress.transfersFrom === undefined;
-  const convertsFrom = progress?.convertsFrom ?? (!converted ? conversions?.earliest : inTrades ? undefined : (since ?? conversions?.earliest));
+  const convertsFrom =
+    progress?.convertsFrom ?? (!converted ? conversions?.earliest : inTrades ? undefined : (since ?? conversions?.earliest));
   if (conversions && convertsFrom !== undefined) {
     const convert = (r: TimeRange) => exchange.fetchConvertTradeHistory(undefined, r.from, conversions.pageSize, { until: r.until });
     const dust = conversions.dust && { ...conversions.dust, read: dustLog(exchange, name, conversions.dust.method) };
     const span = conversions.days * DAY_MS;
     for (let from = Math.max(convertsFrom, conversions.earliest); from < exchange.milliseconds(); from += span) {
       const range = { from, until: Math.min(from + span, exchange.milliseconds()) };
-      for await (const page of byHalves(range, conversions.pageSize, convert, `${name}'s Convert history`)) yield { transactions: seen(page.flatMap((c) => fromConversion(c, name)), 'transfers') };
+      for await (const page of byHalves(range, conversions.pageSize, convert, `${name}'s Convert history`))
+        yield {
+          transactions: seen(
+            page.flatMap((c) => fromConversion(c, name)),
+            'transfers',
+          ),
+        };
       if (dust && range.until >= dust.earliest) {
-        for await (const page of byHalves({ from: Math.max(range.from, dust.earliest), until: range.until }, dust.max, dust.read, `${name}'s dust log`)) {
-          yield { transactions: seen(page.flatMap((c) => fromDust(c, name)), 'transfers') };
+        for await (const page of byHalves(
+          { from: Math.max(range.from, dust.earliest), until: range.until },
+          dust.max,
+          dust.read,
+          `${name}'s dust log`,
+        )) {
+          yield {
+            transactions: seen(
+              page.flatMap((c) => fromDust(c, name)),
+              'transfers',
+            ),
+          };
         }
       }
       yield { transactions: [], checkpoint: checkpoint({ convertsFrom: from + span }) };
@@ -78,20 +104,34 @@ export const transferPages: WalkPages<'transfers'> = async function* (exchange, 
     // found until nothing new turns up, hold every trade, without asking about all of them.
     for (const asset of await held()) assets.add(asset);
     // A trade's place in its market's order: its id, or its time (ms).
-    const placeOf = (trade: Trade) => (paging.by === 'id' ? (trade.id !== undefined && /^\d+$/.test(trade.id) ? BigInt(trade.id) : undefined) : trade.timestamp === undefined ? undefined : BigInt(trade.timestamp));
+    const placeOf = (trade: Trade) =>
+      paging.by === 'id'
+        ? trade.id !== undefined && /^\d+$/.test(trade.id)
+          ? BigInt(trade.id)
+          : undefined
+        : trade.timestamp === undefined
+          ? undefined
+          : BigInt(trade.timestamp);
     const spot = Object.values(exchange.markets as Record<string, MarketInterface>).filter((m) => m.spot && m.id !== undefined);
     for (;;) {
-      const due = spot.filter((m) => !checked.has(m.symbol) && (assets.has(m.base) || assets.has(m.quote))).sort((a, b) => a.symbol.localeCompare(b.symbol));
+      const due = spot
+        .filter((m) => !checked.has(m.symbol) && (assets.has(m.base) || assets.has(m.quote)))
+        .sort((a, b) => a.symbol.localeCompare(b.symbol));
       if (due.length === 0) break;
       for (const market of due) {
         for (;;) {
           const last = trades[market.symbol];
           const from = last === undefined ? 0n : BigInt(last) + 1n;
-          const page = await exchange.fetchMyTrades(market.symbol, undefined, paging.pageSize, { [paging.param]: paging.by === 'id' ? from.toString() : Number(from) });
+          const page = await exchange.fetchMyTrades(market.symbol, undefined, paging.pageSize, {
+            [paging.param]: paging.by === 'id' ? from.toString() : Number(from),
+          });
           // Only trades from `from` on count: an exchange that ignored the parameter cannot make us loop.
           const fresh = page.filter((trade) => (placeOf(trade) ?? -1n) >= from && trade.id !== undefined);
-          const transactions = fresh.flatMap((trade) => fromTrade(trade, { id: market.id as string, base: market.base, quote: market.quote }, name));
-          for (const trade of fresh) if ((placeOf(trade) as bigint) > BigInt(trades[market.symbol] ?? -1)) trades[market.symbol] = String(placeOf(trade));
+          const transactions = fresh.flatMap((trade) =>
+            fromTrade(trade, { id: market.id as string, base: market.base, quote: market.quote }, name),
+          );
+          for (const trade of fresh)
+            if ((placeOf(trade) as bigint) > BigInt(trades[market.symbol] ?? -1)) trades[market.symbol] = String(placeOf(trade));
           // Pages by id end short; Gemini's time pages end empty (its documented walk).
           const done = fresh.length === 0 || (paging.by === 'id' && page.length < paging.pageSize);
           if (done) checked.add(market.symbol);
@@ -120,7 +160,12 @@ function dustLog(exchange: Exchange, name: string, method: string): (range: Time
  * Deposits, then withdrawals (or both in one list), from `since`; page by page where the exchange
  * pages them (`paging`).
  */
-async function* listedTransfers(exchange: Exchange, name: string, since: number | undefined, paging: TransferPaging | undefined): AsyncGenerator<ProviderTransaction[]> {
+async function* listedTransfers(
+  exchange: Exchange,
+  name: string,
+  since: number | undefined,
+  paging: TransferPaging | undefined,
+): AsyncGenerator<ProviderTransaction[]> {
   const lists =
     exchange.has.fetchDeposits && exchange.has.fetchWithdrawals
       ? [exchange.fetchDeposits.bind(exchange), exchange.fetchWithdrawals.bind(exchange)]

@@ -15,7 +15,12 @@ export interface Walk {
  * One walk of an exchange's history (one book's, where there are several), page by page from the
  * walk's stored cursor; returns the cursor the next refresh reads from.
  */
-export type WalkPages<K extends HistorySource['kind']> = (exchange: Exchange, source: Extract<HistorySource, { kind: K }>, walk: Walk, book?: Book) => TransactionPages;
+export type WalkPages<K extends HistorySource['kind']> = (
+  exchange: Exchange,
+  source: Extract<HistorySource, { kind: K }>,
+  walk: Walk,
+  book?: Book,
+) => TransactionPages;
 
 /** The walk's stored cursor, decoded (a StoredCursorError where it is not one of the walk's forms). */
 export function cursorOf<K extends WalkKind>(kind: K, walk: Walk): CursorOf<K> {
@@ -28,7 +33,10 @@ export function cursorOf<K extends WalkKind>(kind: K, walk: Walk): CursorOf<K> {
  * read; and the cursor to keep should nothing be read (an unfinished walk's checkpoint is no
  * cursor to keep once it is done).
  */
-export function ledgerStart<K extends keyof Backfills>(kind: K, walk: Walk): { since: number | undefined; backfill: Backfills[K] | undefined; newest: Newest; previous: string | null } {
+export function ledgerStart<K extends keyof Backfills>(
+  kind: K,
+  walk: Walk,
+): { since: number | undefined; backfill: Backfills[K] | undefined; newest: Newest; previous: string | null } {
   // Each of these walks' cursors is `since` or a `backfill` (cursor.ts): read here as that pair.
   const cursor = cursorOf(kind, walk) as { since?: number; backfill?: Backfills[K] };
   const { since } = cursor;
@@ -104,7 +112,11 @@ const HISTORY_OVERLAP_SECONDS = 86_400;
 export const sinceAfter = (newestSeconds: number) => (newestSeconds - HISTORY_OVERLAP_SECONDS) * 1000;
 
 /** The cursor a ledger walk stores: where the next refresh reads from; the previous one when nothing was read. */
-export function cursorAfter(kind: 'ledger-offset' | 'ledger-until' | 'ledger-before-id' | 'ledger-per-account', previous: string | null, newestSeconds: number | undefined): string | null {
+export function cursorAfter(
+  kind: 'ledger-offset' | 'ledger-until' | 'ledger-before-id' | 'ledger-per-account',
+  previous: string | null,
+  newestSeconds: number | undefined,
+): string | null {
   return newestSeconds === undefined ? previous : encodeCursor({ kind, since: sinceAfter(newestSeconds) });
 }
 
@@ -128,7 +140,12 @@ export interface TimeRange {
  * halves, down to one millisecond, so nothing is cut off whatever order the exchange lists in. A
  * millisecond answering `max` fails the walk.
  */
-export async function* byHalves<T>(range: TimeRange, max: number, read: (range: TimeRange) => Promise<T[]>, what: string): AsyncGenerator<T[]> {
+export async function* byHalves<T>(
+  range: TimeRange,
+  max: number,
+  read: (range: TimeRange) => Promise<T[]>,
+  what: string,
+): AsyncGenerator<T[]> {
   const items = await read(range);
   if (items.length < max) {
     yield items;

@@ -18,11 +18,7 @@ export function accountHoldersMigration(capabilities: DbCapabilities): Migration
         // NULLs are distinct in UNIQUE on both engines, so holders without a reference never clash.
         .addUniqueConstraint('account_holders_external_ref', ['client_id', 'mode', 'external_ref'])
         .execute();
-      await db.schema
-        .createIndex('account_holders_scope_seq')
-        .on('account_holders')
-        .columns(['client_id', 'mode', 'seq'])
-        .execute();
+      await db.schema.createIndex('account_holders_scope_seq').on('account_holders').columns(['client_id', 'mode', 'seq']).execute();
     },
     async down(db: Kysely<unknown>) {
       await db.schema.dropTable('account_holders').execute();

@@ -46,7 +46,11 @@ export function webhooksMigration(capabilities: DbCapabilities): Migration {
         .on('webhook_delivery_attempts')
         .columns(['endpoint_id', 'seq'])
         .execute();
-      await db.schema.createIndex('webhook_delivery_attempts_delivery').on('webhook_delivery_attempts').columns(['delivery_id', 'attempt']).execute();
+      await db.schema
+        .createIndex('webhook_delivery_attempts_delivery')
+        .on('webhook_delivery_attempts')
+        .columns(['delivery_id', 'attempt'])
+        .execute();
     },
     async down(db: Kysely<unknown>) {
       await db.schema.dropTable('webhook_delivery_attempts').execute();

@@ -91,7 +91,13 @@ export function connectMigration(capabilities: DbCapabilities): Migration {
         .execute();
     },
     async down(db: Kysely<unknown>) {
-      for (const table of ['connect_account_addresses', 'connect_account_transactions', 'connect_account_balances', 'connect_accounts', 'connect_sessions']) {
+      for (const table of [
+        'connect_account_addresses',
+        'connect_account_transactions',
+        'connect_account_balances',
+        'connect_accounts',
+        'connect_sessions',
+      ]) {
         await db.schema.dropTable(table).execute();
       }
     },

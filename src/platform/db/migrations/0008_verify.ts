@@ -15,7 +15,13 @@ export function verifyMigration(capabilities: DbCapabilities): Migration {
         .addColumn('retired_at', TIMESTAMP)
         .execute();
       // At most one active key, also when two processes create the first one at the same moment.
-      await db.schema.createIndex('verify_signing_keys_one_active').on('verify_signing_keys').column('status').unique().where(sql.ref('status'), '=', 'active').execute();
+      await db.schema
+        .createIndex('verify_signing_keys_one_active')
+        .on('verify_signing_keys')
+        .column('status')
+        .unique()
+        .where(sql.ref('status'), '=', 'active')
+        .execute();
 
       await withSequence(db.schema.createTable('verify_challenges'), capabilities)
         .addColumn('id', 'text', (col) => col.notNull().unique())
@@ -40,7 +46,12 @@ export function verifyMigration(capabilities: DbCapabilities): Migration {
         .execute();
       await db.schema.createIndex('verify_challenges_holder').on('verify_challenges').columns(['account_holder_id', 'seq']).execute();
       // One service address per deposit challenge, ever (per mode: test and live derive from their own key).
-      await db.schema.createIndex('verify_challenges_deposit_index').on('verify_challenges').columns(['mode', 'deposit_index']).unique().execute();
+      await db.schema
+        .createIndex('verify_challenges_deposit_index')
+        .on('verify_challenges')
+        .columns(['mode', 'deposit_index'])
+        .unique()
+        .execute();
 
       await withSequence(db.schema.createTable('verify_claims'), capabilities)
         .addColumn('id', 'text', (col) => col.notNull().unique())
@@ -68,7 +79,11 @@ export function verifyMigration(capabilities: DbCapabilities): Migration {
         .addColumn('revoked_at', TIMESTAMP)
         .addUniqueConstraint('verify_claim_grants_client_claim', ['client_id', 'claim_id'])
         .execute();
-      await db.schema.createIndex('verify_claim_grants_scope_seq').on('verify_claim_grants').columns(['client_id', 'mode', 'seq']).execute();
+      await db.schema
+        .createIndex('verify_claim_grants_scope_seq')
+        .on('verify_claim_grants')
+        .columns(['client_id', 'mode', 'seq'])
+        .execute();
     },
   };
 }

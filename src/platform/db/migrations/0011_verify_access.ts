@@ -27,8 +27,16 @@ export function verifyAccessMigration(capabilities: DbCapabilities): Migration {
         .addColumn('expires_at', TIMESTAMP, (col) => col.notNull())
         .addColumn('responded_at', TIMESTAMP)
         .execute();
-      await db.schema.createIndex('verify_access_requests_scope_seq').on('verify_access_requests').columns(['client_id', 'mode', 'seq']).execute();
-      await db.schema.createIndex('verify_access_requests_holder').on('verify_access_requests').columns(['account_holder_id', 'seq']).execute();
+      await db.schema
+        .createIndex('verify_access_requests_scope_seq')
+        .on('verify_access_requests')
+        .columns(['client_id', 'mode', 'seq'])
+        .execute();
+      await db.schema
+        .createIndex('verify_access_requests_holder')
+        .on('verify_access_requests')
+        .columns(['account_holder_id', 'seq'])
+        .execute();
 
       await withSequence(db.schema.createTable('verify_portal_links'), capabilities)
         .addColumn('token_hash', 'text', (col) => col.notNull().unique())
@@ -54,10 +62,22 @@ export function verifyAccessMigration(capabilities: DbCapabilities): Migration {
         .addColumn('ip', 'text', (col) => col.notNull())
         .addColumn('created_at', TIMESTAMP, (col) => col.notNull())
         .execute();
-      await db.schema.createIndex('verify_portal_sign_in_attempts_email').on('verify_portal_sign_in_attempts').columns(['email', 'created_at']).execute();
-      await db.schema.createIndex('verify_portal_sign_in_attempts_ip').on('verify_portal_sign_in_attempts').columns(['ip', 'created_at']).execute();
+      await db.schema
+        .createIndex('verify_portal_sign_in_attempts_email')
+        .on('verify_portal_sign_in_attempts')
+        .columns(['email', 'created_at'])
+        .execute();
+      await db.schema
+        .createIndex('verify_portal_sign_in_attempts_ip')
+        .on('verify_portal_sign_in_attempts')
+        .columns(['ip', 'created_at'])
+        .execute();
 
-      await db.schema.createIndex('account_holders_email').on('account_holders').expression(sql`lower(email)`).execute();
+      await db.schema
+        .createIndex('account_holders_email')
+        .on('account_holders')
+        .expression(sql`lower(email)`)
+        .execute();
     },
   };
 }

@@ -25,7 +25,11 @@ export function verifyStatementDocumentsMigration(capabilities: DbCapabilities):
         .execute();
       // Not unique: two first downloads of one format in the same second sign the same payload, and
       // the one arbiter of who stored the document must be (statement_id, format).
-      await db.schema.createIndex('verify_statement_documents_document_hash').on('verify_statement_documents').column('document_hash').execute();
+      await db.schema
+        .createIndex('verify_statement_documents_document_hash')
+        .on('verify_statement_documents')
+        .column('document_hash')
+        .execute();
       await db.schema.createIndex('verify_statement_documents_pdf_sha256').on('verify_statement_documents').column('pdf_sha256').execute();
     },
   };

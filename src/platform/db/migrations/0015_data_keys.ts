@@ -23,8 +23,20 @@ export function dataKeysMigration(capabilities: DbCapabilities): Migration {
         .execute();
       // One active and one pending key, also when two processes create the first ones at once or
       // two rotations race: the loser's insert fails and it reads the winner's keys.
-      await db.schema.createIndex('data_keys_one_active').on('data_keys').column('status').unique().where(sql.ref('status'), '=', 'active').execute();
-      await db.schema.createIndex('data_keys_one_pending').on('data_keys').column('status').unique().where(sql.ref('status'), '=', 'pending').execute();
+      await db.schema
+        .createIndex('data_keys_one_active')
+        .on('data_keys')
+        .column('status')
+        .unique()
+        .where(sql.ref('status'), '=', 'active')
+        .execute();
+      await db.schema
+        .createIndex('data_keys_one_pending')
+        .on('data_keys')
+        .column('status')
+        .unique()
+        .where(sql.ref('status'), '=', 'pending')
+        .execute();
     },
   };
 }

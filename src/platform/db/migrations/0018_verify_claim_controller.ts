@@ -13,8 +13,13 @@ export function verifyClaimControllerMigration(): Migration {
   return {
     async up(db: Kysely<unknown>) {
       for (const table of ['verify_challenges', 'verify_claims']) {
-        await db.schema.alterTable(table).addColumn('controller', 'text', (col) => col.notNull().defaultTo('')).execute();
-        await sql`UPDATE ${sql.table(table)} SET controller = (SELECT lower(h.email) FROM account_holders h WHERE h.id = ${sql.table(table)}.account_holder_id)`.execute(db);
+        await db.schema
+          .alterTable(table)
+          .addColumn('controller', 'text', (col) => col.notNull().defaultTo(''))
+          .execute();
+        await sql`UPDATE ${sql.table(table)} SET controller = (SELECT lower(h.email) FROM account_holders h WHERE h.id = ${sql.table(table)}.account_holder_id)`.execute(
+          db,
+        );
       }
       await db.schema.createIndex('verify_claims_controller').on('verify_claims').columns(['controller', 'seq']).execute();
     },

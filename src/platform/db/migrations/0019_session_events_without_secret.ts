@@ -15,7 +15,7 @@ export function sessionEventsWithoutSecretMigration(): Migration {
   return {
     async up(untyped: Kysely<unknown>) {
       const db = untyped.withTables<{ events: { seq: number; type: string; data: string } }>();
-      for (let after = 0; ; ) {
+      for (let after = 0; ;) {
         const rows = await db
           .selectFrom('events')
           .select(['seq', 'data'])
