@@ -28,14 +28,16 @@ export async function withAdminClient<T>(serverUrl: string, fn: (client: pg.Clie
 }
 
 /**
- * Copies the migrated template into a new database. PostgreSQL refuses to copy a template that
+ * Copies the migrated template into a new database (its files in `tablespace` if given). PostgreSQL refuses to copy a template that
  * another CREATE DATABASE is reading at that instant, so that one error is retried.
  */
-export async function createDatabaseFromTemplate(serverUrl: string, name: string, template: string): Promise<void> {
+export async function createDatabaseFromTemplate(serverUrl: string, name: string, template: string, tablespace?: string): Promise<void> {
   await withAdminClient(serverUrl, async (client) => {
     for (let attempt = 0; ; attempt++) {
       try {
-        await client.query(`CREATE DATABASE "${name}" TEMPLATE "${template}"`);
+        await client.query(
+          `CREATE DATABASE "${name}" TEMPLATE "${template}"${tablespace === undefined ? '' : ` TABLESPACE "${tablespace}"`}`,
+        );
         return;
       } catch (error) {
         const busy = (error as { code?: string }).code === '55006';

@@ -5,8 +5,8 @@ import { startTestApp, type TestApp } from '../../../test/support/test-app.js';
 /**
  * A database that cannot grow (its disk full; here SQLite's max_page_count reached, which fails
  * the same way, SQLITE_FULL) answers a write with 503 storage_full, saves nothing of it, and
- * answers reads as before. PostgreSQL's disk_full maps the same (isStorageFull); it cannot be
- * brought about in a test without filling the server's disk.
+ * answers reads as before. A real full disk, SQLite's and PostgreSQL's (disk_full), is filled in
+ * src/platform/db/disk-full.processes.test.ts (it needs root to mount a tmpfs).
  */
 describe('a write when the database is full', () => {
   let t: TestApp;
