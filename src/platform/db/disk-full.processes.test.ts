@@ -132,10 +132,11 @@ describe.skipIf(!root)('a disk that fills under a running server', () => {
     async () => {
       const serverUrl = testDatabaseUrl() as string;
       const disk = mountTmpfs(48, 'postgres');
-      const name = `${inject('pgTemplate')}_full_${randomBase62(6).toLowerCase()}`;
+      const template = inject('pgTemplate') as string;
+      const name = `${template}_full_${randomBase62(6).toLowerCase()}`;
       await withAdminClient(serverUrl, (client) => client.query(`CREATE TABLESPACE "${name}" LOCATION '${disk}'`));
       cleanups.push(() => withAdminClient(serverUrl, (client) => client.query(`DROP TABLESPACE IF EXISTS "${name}"`)));
-      await createDatabaseFromTemplate(serverUrl, name, inject('pgTemplate'), name);
+      await createDatabaseFromTemplate(serverUrl, name, template, name);
       cleanups.push(() => dropDatabase(serverUrl, name));
       await fillAndRecover({ engine: 'postgres', url: databaseUrl(serverUrl, name) }, disk);
       await withAdminClient(databaseUrl(serverUrl, name), async (client) => {
