@@ -10,6 +10,7 @@ import { connectPages } from './pages/connect.surface.js';
 import type { OAuthServer } from './oauth/oauth-client.js';
 import { exchangeThrottles, type ExchangeThrottles } from './providers/ccxt-instance.js';
 import { exchangeCallLog } from './providers/exchange-call-log.js';
+import { paceLog } from './providers/ip-pace.js';
 import type { ExchangeOverrides } from './providers/ccxt-provider.js';
 import type { Provider } from './providers/provider.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/registry.js';
@@ -23,7 +24,7 @@ declare module '../platform/context.js' {
   interface AppContext {
     /** Exchanges and wallets an account holder can connect, per mode. */
     providers: ProviderRegistry;
-    /** ccxt's throttle per exchange id, shared by every call to an exchange from this process (connect's and the prices module's). */
+    /** ccxt's throttle per exchange id, held across processes in the database, for every call to an exchange (connect's and the prices module's). */
     exchangeThrottles: ExchangeThrottles;
     /** Test seam: more providers behind the same interface (absent in production). */
     extraProviders?: Partial<Record<Mode, Provider[]>>;
@@ -43,7 +44,7 @@ declare module '../platform/context.js' {
 export const connectModule = defineModule({
   name: 'connect',
   context: (ctx) => {
-    const throttles = ctx.exchangeThrottles ?? exchangeThrottles();
+    const throttles = ctx.exchangeThrottles ?? exchangeThrottles(paceLog(ctx.db));
     return {
       exchangeThrottles: throttles,
       providers: createProviderRegistry({

@@ -144,8 +144,17 @@ export interface ExchangeCallTable {
   weight: number;
 }
 
+/** An exchange's pace per IP address, for every process (ip-pace.ts). */
+export interface ExchangePaceTable {
+  /** `ip:<exchange id>`. */
+  key: string;
+  /** When the exchange's next call may start, ms since the epoch. */
+  next_at: number;
+}
+
 export interface ConnectTables {
   connect_exchange_calls: ExchangeCallTable;
+  connect_exchange_paces: ExchangePaceTable;
   connect_oauth_attempts: OAuthAttemptTable;
   connect_sessions: SessionTable;
   connect_accounts: AccountTable;

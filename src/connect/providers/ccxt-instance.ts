@@ -1,6 +1,7 @@
 import type { Exchange } from 'ccxt';
 import type { Ccxt } from './ccxt-errors.js';
 import type { ExchangeRow } from './exchanges/row.js';
+import { sharedPace, type PaceLog } from './ip-pace.js';
 
 /**
  * ccxt's request throttle (its client-side rate limiter), one per exchange id for every instance
@@ -9,19 +10,24 @@ import type { ExchangeRow } from './exchanges/row.js';
  * (connect) or public candles (prices). ccxt keeps a throttle per instance; we open many.
  */
 export interface ExchangeThrottles {
-  /** Gives `exchange` the throttle of its exchange id: the first instance's, kept for the rest. */
+  /** Gives `exchange` the throttle of its exchange id, paced at the first instance's `rateLimit`. */
   share(id: string, exchange: Exchange): void;
 }
 
-/** One throttle per exchange id, for one process (one context). */
-export function exchangeThrottles(): ExchangeThrottles {
+/**
+ * One throttle per exchange id. With the service's pace log (`paces`), the throttle holds across
+ * every process on the database (ip-pace.ts): what a deployment of several `serve` and `worker`
+ * processes needs. Without, it is ccxt's own throttler shared in this process: for a tool that
+ * runs alone and has no database of ours (the benchmarks, a test walking a provider).
+ */
+export function exchangeThrottles(paces?: PaceLog): ExchangeThrottles {
   const byId = new Map<string, unknown>();
   return {
     share(id, exchange) {
       const paced = exchange as unknown as { throttler: unknown };
-      const kept = byId.get(id);
-      if (kept === undefined) byId.set(id, paced.throttler);
-      else paced.throttler = kept;
+      const kept = byId.get(id) ?? (paces ? sharedPace(id, Number(exchange.rateLimit), paces) : paced.throttler);
+      byId.set(id, kept);
+      paced.throttler = kept;
     },
   };
 }

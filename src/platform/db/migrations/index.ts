@@ -23,6 +23,7 @@ import { connectSessionBrowserMigration } from './0020_connect_session_browser.j
 import { pricesMigration } from './0021_prices.js';
 import { verifyStatementValuationMigration } from './0022_verify_statement_valuation.js';
 import { connectExchangeCallsMigration } from './0023_connect_exchange_calls.js';
+import { connectExchangePacesMigration } from './0024_connect_exchange_paces.js';
 
 /**
  * The ordered list of schema versions. Names sort in the order they must run; a migration, once
@@ -53,5 +54,6 @@ export function allMigrations(capabilities: DbCapabilities): Record<string, Migr
     '0021_prices': pricesMigration(capabilities),
     '0022_verify_statement_valuation': verifyStatementValuationMigration(),
     '0023_connect_exchange_calls': connectExchangeCallsMigration(capabilities),
+    '0024_connect_exchange_paces': connectExchangePacesMigration(),
   };
 }
