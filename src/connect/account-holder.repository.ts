@@ -1,9 +1,19 @@
+import { Type } from '@sinclair/typebox';
 import type { Db, DbCapabilities } from '../platform/db/database.js';
+import { jsonColumn } from '../platform/db/json-column.js';
 import { emailIdentity } from '../platform/mail/address.js';
 import { preparedRead } from '../platform/db/prepared-read.js';
 import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
 import type { AccountHolderRow, AccountHolderUpdate, NewAccountHolderRow } from './account-holder.table.js';
+
+/** `account_holders.metadata`: the client's key-value pairs, text both. */
+export const ACCOUNT_HOLDER_METADATA = jsonColumn('account_holders', 'metadata', Type.Record(Type.String(), Type.String()));
+
+/** An account holder's metadata, a fresh object each call. */
+export function accountHolderMetadata(row: Pick<AccountHolderRow, 'id' | 'metadata'>): Record<string, string> {
+  return ACCOUNT_HOLDER_METADATA.decode(row.metadata, row.id);
+}
 
 function scoped(db: Db, scope: Scope) {
   return db.selectFrom('account_holders').selectAll().where('client_id', '=', scope.clientId).where('mode', '=', scope.mode);

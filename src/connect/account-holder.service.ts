@@ -7,6 +7,7 @@ import { resolvePage, type PageQueryInput } from '../platform/http/pagination.js
 import { recordEvent } from '../platform/events/event.service.js';
 import type { Scope } from '../platform/scope.js';
 import {
+  accountHolderMetadata,
   findAccountHolder,
   findAccountHolderForUpdate,
   findAccountHoldersByEmail,
@@ -28,7 +29,7 @@ export function toAccountHolder(row: AccountHolderRow): AccountHolder {
     email: row.email,
     name: row.name,
     external_ref: row.external_ref,
-    metadata: JSON.parse(row.metadata) as Record<string, string>,
+    metadata: accountHolderMetadata(row),
     livemode: row.mode === 'live',
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -117,7 +118,7 @@ export async function updateAccountHolder(
     return await deps.db.transaction().execute(async (trx) => {
       const row = await findAccountHolderForUpdate(trx, deps.capabilities, scope, id);
       if (!row) throw notFound('account_holder', id);
-      const metadata = JSON.parse(row.metadata) as Record<string, string>;
+      const metadata = accountHolderMetadata(row);
       for (const [key, value] of Object.entries(input.metadata ?? {})) {
         if (value === '') delete metadata[key];
         else metadata[key] = value;

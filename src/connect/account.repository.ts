@@ -1,5 +1,8 @@
+import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
+import type { SecretBox } from '../platform/crypto/secret-box.js';
 import type { Db, DbCapabilities } from '../platform/db/database.js';
+import { jsonColumn } from '../platform/db/json-column.js';
 import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
 import type {
@@ -11,6 +14,60 @@ import type {
   NewAccountRow,
   NewAccountTransactionRow,
 } from './connect.table.js';
+import { RefreshState } from './account.schemas.js';
+import type { SessionPermission } from './session.schemas.js';
+import { SessionPermissions } from './session.repository.js';
+
+/** `connect_accounts.permissions`: those of the session that connected the account. */
+export const ACCOUNT_PERMISSIONS = jsonColumn('connect_accounts', 'permissions', SessionPermissions);
+
+/** The permissions the session that connected an account granted. */
+export function accountPermissions(row: Pick<AccountRow, 'id' | 'permissions'>): SessionPermission[] {
+  return ACCOUNT_PERMISSIONS.decode(row.permissions, row.id);
+}
+
+/** `connect_accounts.balance_refresh` and `.transaction_refresh`: each feature's refresh state, as the API shows it. */
+const REFRESH_STATE = {
+  balance_refresh: jsonColumn('connect_accounts', 'balance_refresh', RefreshState),
+  transaction_refresh: jsonColumn('connect_accounts', 'transaction_refresh', RefreshState),
+};
+
+/** A refresh feature's state on an account; none before its first refresh. */
+export function refreshState(
+  row: Pick<AccountRow, 'id' | 'balance_refresh' | 'transaction_refresh'>,
+  column: keyof typeof REFRESH_STATE,
+): RefreshState {
+  const text = row[column];
+  return text === null ? null : REFRESH_STATE[column].decode(text, row.id);
+}
+
+/**
+ * The provider connection sealed in `connect_accounts.connection_sealed`: each provider's own
+ * fields (credentials, an address), with the two that code outside the provider reads typed — an
+ * OAuth sign-in's tokens and a wallet's descriptor. An erased connection is `{}`.
+ */
+export const StoredConnection = Type.Object({
+  oauth: Type.Optional(
+    Type.Object({
+      access_token: Type.String(),
+      refresh_token: Type.Union([Type.String(), Type.Null()]),
+      expires_at: Type.Union([Type.Number(), Type.Null()]),
+    }),
+  ),
+  descriptor: Type.Optional(Type.String()),
+});
+const CONNECTION = jsonColumn('connect_accounts', 'connection_sealed', StoredConnection);
+export type StoredConnection = Record<string, unknown> & ReturnType<typeof CONNECTION.decode>;
+
+/** What an account's sealed provider connection is bound to (SecretBox purpose). */
+export function connectionPurpose(accountId: string): string {
+  return `connect_account.connection:${accountId}`;
+}
+
+/** An account's provider connection, unsealed and checked. */
+export function openConnection(box: SecretBox, row: Pick<AccountRow, 'id' | 'connection_sealed'>): StoredConnection {
+  return CONNECTION.decode(box.open(row.connection_sealed, connectionPurpose(row.id)), row.id);
+}
 
 /**
  * The client's accounts: those of its completed sessions. Accounts of a session still in progress

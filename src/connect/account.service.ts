@@ -10,13 +10,16 @@ import { readableClaimIds } from '../verify/claim.service.js';
 import { requireAccountHolderParam } from './account-holder.service.js';
 import { revokeSignIn } from './oauth/oauth-sign-in.service.js';
 import {
+  accountPermissions,
   addressRows,
   balanceRows,
+  connectionPurpose,
   findAccount,
   findAccountForUpdate,
   findTransaction,
   insertAccount,
   listAccountRows,
+  refreshState,
   transactionPage,
   updateAccount,
 } from './account.repository.js';
@@ -29,10 +32,7 @@ import type { SessionPermission } from './session.schemas.js';
 
 export type AccountDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'capabilities' | 'providers'>;
 
-/** What an account's sealed provider connection is bound to (SecretBox purpose). */
-export function connectionPurpose(accountId: string): string {
-  return `connect_account.connection:${accountId}`;
-}
+export { connectionPurpose };
 
 /** The sealed connection of an account whose credentials are erased. */
 export function erasedConnection(box: AccountDeps['secretBox'], accountId: string): string {
@@ -57,11 +57,11 @@ export function toAccount(row: AccountRow, claims: ReadonlySet<string> | 'record
     session: row.session_id,
     provider: { type: row.provider_type, id: row.provider_id, name: row.provider_name },
     display_name: row.display_name,
-    permissions: JSON.parse(row.permissions) as SessionPermission[],
+    permissions: accountPermissions(row),
     status: row.status,
     ownership: { status: claim === null ? 'unverified' : 'verified', claim },
-    balance_refresh: parseState(row.balance_refresh),
-    transaction_refresh: parseState(row.transaction_refresh),
+    balance_refresh: parseState(row, 'balances'),
+    transaction_refresh: parseState(row, 'transactions'),
     created_at: row.created_at,
     livemode: row.mode === 'live',
   };
@@ -170,7 +170,7 @@ export async function disconnectAccount(deps: AccountDeps, scope: Scope, id: str
 }
 
 function requirePermission(row: AccountRow, permission: SessionPermission): void {
-  const granted = JSON.parse(row.permissions) as SessionPermission[];
+  const granted = accountPermissions(row);
   if (!granted.includes(permission)) {
     throw new ApiError('permission_missing', {
       param: permission,
@@ -244,7 +244,7 @@ export async function requestRefresh(deps: AccountDeps, scope: Scope, id: string
     if (row.status === 'disconnected') throw new ApiError('account_disconnected');
     if (row.status === 'requires_reauth') throw new ApiError('account_requires_reauth');
     for (const feature of features) {
-      const state = parseState(row[REFRESH_COLUMN[feature]]);
+      const state = parseState(row, feature);
       const availableAt = state?.next_refresh_available_at;
       if (availableAt != null && availableAt > now && state?.status !== 'pending') {
         throw new ApiError('refresh_throttled', {
@@ -254,11 +254,11 @@ export async function requestRefresh(deps: AccountDeps, scope: Scope, id: string
         });
       }
     }
-    const starting = features.filter((feature) => parseState(row[REFRESH_COLUMN[feature]])?.status !== 'pending');
+    const starting = features.filter((feature) => parseState(row, feature)?.status !== 'pending');
     if (starting.length === 0) return clientAccount({ db: trx }, scope, row);
     const changes: Partial<AccountRow> = { updated_at: now };
     for (const feature of starting) {
-      const previous = parseState(row[REFRESH_COLUMN[feature]]);
+      const previous = parseState(row, feature);
       const pending: RefreshState = {
         status: 'pending',
         last_attempted_at: now,
@@ -273,6 +273,7 @@ export async function requestRefresh(deps: AccountDeps, scope: Scope, id: string
   });
 }
 
-export function parseState(text: string | null): RefreshState {
-  return text === null ? null : (JSON.parse(text) as RefreshState);
+/** A refresh feature's state on an account (null before its first refresh). */
+export function parseState(row: Pick<AccountRow, 'id' | 'balance_refresh' | 'transaction_refresh'>, feature: RefreshFeature): RefreshState {
+  return refreshState(row, REFRESH_COLUMN[feature]);
 }

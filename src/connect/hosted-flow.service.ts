@@ -7,12 +7,12 @@ import { hashSecret } from '../platform/crypto/random.js';
 import type { Mode } from '../platform/scope.js';
 import { retrieveAccountHolder } from './account-holder.service.js';
 import type { Account } from './account.schemas.js';
-import { connectionPurpose, saveConnectedAccounts, toAccount, type AccountDeps } from './account.service.js';
-import { findAccountById, sessionAccountRows, updateAccount } from './account.repository.js';
+import { saveConnectedAccounts, toAccount, type AccountDeps } from './account.service.js';
+import { findAccountById, openConnection, sessionAccountRows, updateAccount } from './account.repository.js';
 import type { SessionRow } from './connect.table.js';
 import type { OAuthTokens } from './oauth/oauth-client.js';
 import type { ConnectOutcome, Provider } from './providers/provider.js';
-import { countFailedLogin, findSessionBySecretHash, lockOpenSession } from './session.repository.js';
+import { countFailedLogin, findSessionBySecretHash, lockOpenSession, sessionPermissions } from './session.repository.js';
 import type { SessionPermission } from './session.schemas.js';
 import { abandonSession, completeSession, exitUrl, expireIfDue, recordConsent } from './session.service.js';
 import type { FinishOptions, ProofRequest } from '../verify/proof.service.js';
@@ -67,7 +67,7 @@ export async function hostedSessionOf(deps: HostedFlowDeps, found: SessionRow): 
     session,
     mode: session.mode,
     clientName: (await clientDisplayName(deps, session.client_id)) ?? 'This service',
-    permissions: JSON.parse(session.permissions) as SessionPermission[],
+    permissions: sessionPermissions(session),
     consented: session.consented_at !== null,
     accounts: (await sessionAccountRows(deps.db, session.id)).map((row) => toAccount(row, 'recorded')),
     providers: deps.providers.list(session.mode),
@@ -194,7 +194,7 @@ export async function walletToProve(deps: HostedFlowDeps, hosted: HostedSession,
   if (!account) return undefined;
   const row = await findAccountById(deps.db, accountId);
   if (!row || row.session_id !== hosted.session.id) return undefined;
-  const { descriptor } = JSON.parse(deps.secretBox.open(row.connection_sealed, connectionPurpose(row.id))) as { descriptor?: string };
+  const { descriptor } = openConnection(deps.secretBox, row);
   if (!descriptor) return undefined;
   const holder = await retrieveAccountHolder(
     deps,

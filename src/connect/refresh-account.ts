@@ -3,16 +3,23 @@ import type { AppContext } from '../platform/context.js';
 import { newId } from '../platform/crypto/random.js';
 import { recordEvent } from '../platform/events/event.service.js';
 import type { Scope } from '../platform/scope.js';
-import { findAccountById, replaceAddresses, replaceBalances, updateAccount, upsertTransactions } from './account.repository.js';
+import {
+  accountPermissions,
+  findAccountById,
+  openConnection,
+  replaceAddresses,
+  replaceBalances,
+  updateAccount,
+  upsertTransactions,
+} from './account.repository.js';
 import type { RefreshFeature, RefreshState } from './account.schemas.js';
-import { clientAccount, connectionPurpose, parseState, REFRESH_COLUMN } from './account.service.js';
+import { clientAccount, parseState, REFRESH_COLUMN } from './account.service.js';
 import type { AccountRow } from './connect.table.js';
 import { usableConnection } from './oauth/oauth-sign-in.service.js';
 import { refreshAccountJob } from './refresh-account.job.js';
 import { accountRefreshes } from './refresh.metrics.js';
 import { enqueueJob } from '../platform/jobs/enqueue.js';
 import { ProviderError, type ProviderAddress, type ProviderBalance, type TransactionPages } from './providers/provider.js';
-import type { SessionPermission } from './session.schemas.js';
 
 /** Failures that pass: retried by themselves, MAX_AUTO_RETRIES times, before the client must ask again. */
 const TRANSIENT = new Set<ProviderError['code']>(['provider_rate_limited', 'provider_unavailable']);
@@ -45,7 +52,7 @@ export async function refreshAccount(
   if (!account) return;
   const retry = options.retry ?? 0;
   // An automatic retry redoes only what still stands failed (a refresh the client asked for may have run since).
-  const wanted = retry === 0 ? requested : requested.filter((feature) => parseState(account[REFRESH_COLUMN[feature]])?.status === 'failed');
+  const wanted = retry === 0 ? requested : requested.filter((feature) => parseState(account, feature)?.status === 'failed');
   if (wanted.length === 0) return;
   const now = unixSeconds(ctx.clock);
   const states: Partial<Record<RefreshFeature, RefreshState>> = {};
@@ -53,10 +60,10 @@ export async function refreshAccount(
   let status = account.status;
 
   const provider = ctx.providers.find(account.mode, account.provider_id);
-  const stored = JSON.parse(ctx.secretBox.open(account.connection_sealed, connectionPurpose(account.id))) as Record<string, unknown>;
+  const stored = openConnection(ctx.secretBox, account);
   // Renewed once, before the first call that needs it (an OAuth sign-in's access token).
   let connection: Promise<Record<string, unknown>> | undefined;
-  const granted = JSON.parse(account.permissions) as SessionPermission[];
+  const granted = accountPermissions(account);
   const signal = options.signal ? { signal: options.signal } : {};
   let continueHistory = false;
   /** The features that failed transiently in this run, and when they are retried automatically (Unix seconds). */
@@ -180,7 +187,7 @@ export async function refreshAccount(
 }
 
 function lastAttempted(account: AccountRow, feature: RefreshFeature, now: number): number {
-  return parseState(account[REFRESH_COLUMN[feature]])?.last_attempted_at ?? now;
+  return parseState(account, feature)?.last_attempted_at ?? now;
 }
 
 /**

@@ -1,8 +1,20 @@
+import { Type } from '@sinclair/typebox';
 import type { Db, DbCapabilities } from '../platform/db/database.js';
+import { jsonColumn } from '../platform/db/json-column.js';
 import { preparedRead } from '../platform/db/prepared-read.js';
 import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
 import type { NewSessionRow, SessionRow, SessionUpdate } from './connect.table.js';
+import { Permission, type SessionPermission } from './session.schemas.js';
+
+/** The permissions a session asks for: `connect_sessions.permissions`, and `connect_accounts.permissions` (the session's, on each account). */
+export const SessionPermissions = Type.Array(Permission);
+export const SESSION_PERMISSIONS_COLUMN = jsonColumn('connect_sessions', 'permissions', SessionPermissions);
+
+/** The permissions a session asks for. */
+export function sessionPermissions(row: Pick<SessionRow, 'id' | 'permissions'>): SessionPermission[] {
+  return SESSION_PERMISSIONS_COLUMN.decode(row.permissions, row.id);
+}
 
 function scoped(db: Db, scope: Scope) {
   return db.selectFrom('connect_sessions').selectAll().where('client_id', '=', scope.clientId).where('mode', '=', scope.mode);

@@ -18,9 +18,10 @@ import {
   insertSession,
   listSessionRows,
   lockOpenSession,
+  sessionPermissions,
   updateOpenSession,
 } from './session.repository.js';
-import type { CreateSessionInput, Session, SessionListQuery, SessionPermission } from './session.schemas.js';
+import type { CreateSessionInput, Session, SessionListQuery } from './session.schemas.js';
 import { expireSessionJob } from './expire-session.job.js';
 import { shareSessionClaims } from '../verify/sharing.service.js';
 
@@ -53,7 +54,7 @@ export async function toSession(deps: ConnectDeps, row: SessionRow, accountIds?:
     client_secret: null,
     hosted_url: null,
     status: row.status,
-    permissions: JSON.parse(row.permissions) as SessionPermission[],
+    permissions: sessionPermissions(row),
     accounts,
     account_ids: accounts,
     return_url: row.return_url,
@@ -185,7 +186,7 @@ export async function completeSession(deps: ConnectDeps, row: SessionRow): Promi
     const completed = await updateOpenSession(trx, row.id, { status: 'completed', updated_at: now });
     if (!completed) return false;
     const claimIds = accounts.flatMap((a) => (a.claim_id === null ? [] : [a.claim_id]));
-    await shareSessionClaims(trx, deps, { id: row.id, scope, permissions: JSON.parse(row.permissions) as SessionPermission[] }, claimIds);
+    await shareSessionClaims(trx, deps, { id: row.id, scope, permissions: sessionPermissions(row) }, claimIds);
     await recordEvent(
       { db: trx, clock: deps.clock },
       scope,

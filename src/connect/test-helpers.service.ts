@@ -5,7 +5,7 @@ import { requireTestMode } from '../platform/http/test-helpers.js';
 import type { Scope } from '../platform/scope.js';
 import { startSignatureChallenge } from '../verify/proof.service.js';
 import { proveWithSandboxWallet, sandboxCanProve } from '../verify/sandbox-proof.service.js';
-import { findAccount } from './account.repository.js';
+import { accountPermissions, findAccount } from './account.repository.js';
 import { REFRESH_FEATURES, type Account } from './account.schemas.js';
 import { retrieveAccount, saveConnectedAccounts } from './account.service.js';
 import type { SessionRow } from './connect.table.js';
@@ -25,7 +25,7 @@ import type { ProviderRegistry } from './providers/registry.js';
 import { SANDBOX_PASSWORD } from './providers/sandbox-exchange.js';
 import { refreshAccount } from './refresh-account.js';
 import { findSession } from './session.repository.js';
-import type { Session, SessionPermission } from './session.schemas.js';
+import type { Session } from './session.schemas.js';
 import { retrieveSession } from './session.service.js';
 import type { CompleteSessionInput } from './test-helpers.schemas.js';
 
@@ -172,7 +172,7 @@ export async function expireProviderLogin(deps: ConnectTestHelperDeps, scope: Sc
   requireTestMode(scope);
   if (row.status === 'disconnected') throw new ApiError('account_disconnected', { param: 'id' });
   if (row.status === 'active') {
-    const granted = JSON.parse(row.permissions) as SessionPermission[];
+    const granted = accountPermissions(row);
     const features = REFRESH_FEATURES.filter((feature) => granted.includes(feature));
     // An account with neither permission is never refreshed; its balances refresh records the expiry.
     await refreshAccount({ ...deps, providers: withExpiredLogin(deps.providers) }, row.id, features.length > 0 ? features : ['balances'], {

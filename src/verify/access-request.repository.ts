@@ -1,8 +1,26 @@
+import { Type } from '@sinclair/typebox';
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../platform/db/database.js';
+import { jsonColumn } from '../platform/db/json-column.js';
 import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
+import { AccessPermissionSchema, type AccessPermission } from './access-request.schemas.js';
 import type { AccessRequestRow, AccessRequestStatus, AccessRequestTable } from './verify.table.js';
+
+/** `verify_access_requests.permissions`: what the client asks of the claims. */
+const REQUEST_PERMISSIONS = jsonColumn('verify_access_requests', 'permissions', Type.Array(AccessPermissionSchema));
+/** `verify_access_requests.claim_ids`: the claims shared, once granted. */
+const REQUEST_CLAIM_IDS = jsonColumn('verify_access_requests', 'claim_ids', Type.Array(Type.String()));
+
+/** What a request asks of the claims. */
+export function requestPermissions(row: Pick<AccessRequestRow, 'id' | 'permissions'>): AccessPermission[] {
+  return REQUEST_PERMISSIONS.decode(row.permissions, row.id);
+}
+
+/** The claims a granted request shared (none before). */
+export function requestClaimIds(row: Pick<AccessRequestRow, 'id' | 'claim_ids'>): string[] {
+  return REQUEST_CLAIM_IDS.decode(row.claim_ids, row.id);
+}
 
 export async function insertAccessRequest(db: Db, row: Insertable<AccessRequestTable>): Promise<void> {
   await db.insertInto('verify_access_requests').values(row).execute();

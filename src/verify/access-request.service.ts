@@ -14,6 +14,8 @@ import {
   findAccessRequestById,
   insertAccessRequest,
   listAccessRequestRows,
+  requestClaimIds,
+  requestPermissions,
   updatePendingRequest,
 } from './access-request.repository.js';
 import {
@@ -38,8 +40,8 @@ export function toAccessRequest(row: AccessRequestRow): AccessRequest {
     type: row.type,
     status: row.status,
     account_holder_id: row.account_holder_id,
-    permissions: JSON.parse(row.permissions) as AccessRequest['permissions'],
-    claim_ids: JSON.parse(row.claim_ids) as string[],
+    permissions: requestPermissions(row),
+    claim_ids: requestClaimIds(row),
     message: row.message,
     notification: { status: row.notification_status, last_error: row.notification_error, sent_at: row.notification_sent_at },
     created_at: row.created_at,
@@ -218,7 +220,7 @@ export async function grantAccessRequest(
   if (foreign !== undefined) return { ok: false, reason: 'claim_not_yours', claimId: foreign };
   const now = unixSeconds(deps.clock);
   const scope: Scope = { clientId: row.client_id, mode: row.mode };
-  const permissions = JSON.parse(row.permissions) as string[];
+  const permissions = requestPermissions(row);
   try {
     const granted = await deps.db.transaction().execute(async (trx) => {
       const ended = await updatePendingRequest(trx, row.id, {

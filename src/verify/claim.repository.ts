@@ -1,8 +1,39 @@
+import { Type } from '@sinclair/typebox';
 import type { Insertable } from 'kysely';
 import type { Db, DbCapabilities } from '../platform/db/database.js';
+import { jsonColumn } from '../platform/db/json-column.js';
 import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
 import type { Mode, Scope } from '../platform/scope.js';
+import { AccessPermissionSchema, type AccessPermission } from './access-request.schemas.js';
+import { ClaimStatement } from './claim.schemas.js';
 import type { ClaimGrantRow, ClaimGrantTable, ClaimRow, ClaimTable } from './verify.table.js';
+
+/** `verify_claims.statement`: everything the receipt signs. */
+const CLAIM_STATEMENT = jsonColumn('verify_claims', 'statement', ClaimStatement);
+/** `verify_claims.addresses`: a wallet claim's addresses found in use at verification. */
+const CLAIM_ADDRESSES = jsonColumn('verify_claims', 'addresses', Type.Array(Type.String()));
+/** `verify_claim_grants.permissions`: what the client may see of the claim. */
+const GRANT_PERMISSIONS = jsonColumn('verify_claim_grants', 'permissions', Type.Array(AccessPermissionSchema));
+
+/** The claim's statement, as its receipt signs it. */
+export function claimStatement(row: Pick<ClaimRow, 'id' | 'statement'>): ClaimStatement {
+  return CLAIM_STATEMENT.decode(row.statement, row.id);
+}
+
+/** The addresses of the claim found in use when it was verified. */
+export function claimAddresses(row: Pick<ClaimRow, 'id' | 'addresses'>): string[] {
+  return CLAIM_ADDRESSES.decode(row.addresses, row.id);
+}
+
+/** What a grant lets its client see of the claim. */
+export function grantPermissions(grant: Pick<ClaimGrantRow, 'seq' | 'permissions'>): AccessPermission[] {
+  return GRANT_PERMISSIONS.decode(grant.permissions, `seq ${grant.seq}`);
+}
+
+/** What the client's grant lets it see of a claim read through {@link findGrantedClaim} and its kin. */
+export function grantedPermissions(row: Pick<GrantedClaimRow, 'grant_seq' | 'grant_permissions'>): AccessPermission[] {
+  return grantPermissions({ seq: row.grant_seq, permissions: row.grant_permissions });
+}
 
 export async function insertClaim(db: Db, row: Insertable<ClaimTable>): Promise<void> {
   await db.insertInto('verify_claims').values(row).execute();

@@ -5,8 +5,17 @@ import type { AppContext } from '../platform/context.js';
 import { notFound } from '../platform/http/errors.js';
 import { resolvePage } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
-import { findClaimById, findGrantedClaim, findGrantedClaims, listGrantedClaims, type GrantedClaimRow } from './claim.repository.js';
-import type { Claim, ClaimListQuery, ClaimStatement, ReceiptCheck } from './claim.schemas.js';
+import {
+  claimAddresses,
+  claimStatement,
+  findClaimById,
+  findGrantedClaim,
+  findGrantedClaims,
+  grantedPermissions,
+  listGrantedClaims,
+  type GrantedClaimRow,
+} from './claim.repository.js';
+import type { Claim, ClaimListQuery, ReceiptCheck } from './claim.schemas.js';
 import { receiptVerifier } from '@ownproof/verify';
 import { publishedVerificationKeys } from './signing-key.service.js';
 import type { ClaimRow } from './verify.table.js';
@@ -15,7 +24,7 @@ export type ClaimDeps = Pick<AppContext, 'db' | 'config' | 'chains'>;
 
 /** The claim as the API shows it, without a balance. */
 export function toClaim(row: ClaimRow): Claim {
-  const statement = JSON.parse(row.statement) as ClaimStatement;
+  const statement = claimStatement(row);
   return { ...statement, object: 'claim', status: row.status, receipt: row.receipt };
 }
 
@@ -24,13 +33,13 @@ type Tips = Map<string, Promise<{ height: number }>>;
 
 /** Adds the client's access, and the balance when the grant allows `balances`: the claim's addresses, read from the chain now. */
 async function withBalance(deps: ClaimDeps, row: GrantedClaimRow, tips: Tips = new Map()): Promise<Claim> {
-  const permissions = JSON.parse(row.grant_permissions) as string[];
+  const permissions = grantedPermissions(row);
   const claim: Claim = { ...toClaim(row), access: { permissions, granted_at: row.grant_created_at, revoked_at: null } };
   if (!permissions.includes('balances')) return claim;
   const source = deps.chains.forMode(row.mode);
   if (!source) return claim;
   const chain = chainOnNetwork(source, claim.network as NetworkName);
-  const addresses = JSON.parse(row.addresses) as string[];
+  const addresses = claimAddresses(row);
   const tipKey = `${row.mode}:${claim.network}`;
   if (!tips.has(tipKey)) tips.set(tipKey, chain.getTip());
   const [tip, utxos] = await Promise.all([tips.get(tipKey) as Promise<{ height: number }>, chain.getUtxos(addresses)]);

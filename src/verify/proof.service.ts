@@ -12,7 +12,15 @@ import { newId, randomBase62 } from '../platform/crypto/random.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
 import type { Database } from '../platform/db/schema.js';
 import type { Scope } from '../platform/scope.js';
-import { countFailedAttempt, findChallenge, insertChallenge, lastDepositIndex, updateOpenChallenge } from './challenge.repository.js';
+import {
+  challengeOrigin,
+  challengeSubject,
+  countFailedAttempt,
+  findChallenge,
+  insertChallenge,
+  lastDepositIndex,
+  updateOpenChallenge,
+} from './challenge.repository.js';
 import type { ClaimStatement, ClaimSubject } from './claim.schemas.js';
 import { insertClaim } from './claim.repository.js';
 import { challengeMessage } from '@ownproof/verify';
@@ -199,7 +207,7 @@ export async function findPlacedChallenge(
   const challenge = await findChallenge(deps.db, id);
   if (!challenge || challenge.account_holder_id !== place.accountHolderId || challenge.controller !== place.controller) return undefined;
   if (challenge.client_id !== place.scope.clientId || challenge.mode !== place.scope.mode) return undefined;
-  return sameOrigin(JSON.parse(challenge.origin) as ChallengeOrigin, place.origin) ? challenge : undefined;
+  return sameOrigin(challengeOrigin(challenge), place.origin) ? challenge : undefined;
 }
 
 function sameOrigin(a: ChallengeOrigin, b: ChallengeOrigin): boolean {
@@ -288,7 +296,7 @@ export async function checkDeposit(deps: ProofDeps, challenge: ChallengeRow, opt
   if (challenge.status !== 'open') return { ok: false, reason: 'closed' };
   const source = deps.chains.forMode(challenge.mode);
   if (!source) return { ok: false, reason: 'closed' };
-  const subject = JSON.parse(challenge.subject) as ChallengeSubject;
+  const subject = challengeSubject(challenge);
   const network = networkOf(challenge);
   const chain = chainOnNetwork(source, network);
   const amount = BigInt(challenge.deposit_amount);
@@ -333,7 +341,7 @@ async function issueClaim(
 ): Promise<{ row: ClaimRow; values: Omit<ClaimRow, 'seq'> }> {
   const chainSource = deps.chains.forMode(challenge.mode);
   if (!chainSource) throw new Error(`no chain source in ${challenge.mode} mode`);
-  const asked = JSON.parse(challenge.subject) as ChallengeSubject;
+  const asked = challengeSubject(challenge);
   const network = networkOf(challenge);
   const chain = chainOnNetwork(chainSource, network);
   const tip = await chain.getTip();

@@ -9,6 +9,7 @@ import {
   findClaimById,
   findClaimForUpdate,
   findGrantForUpdate,
+  grantPermissions,
   revokeAllGrantRows,
   revokeClaimRow,
   revokeGrantRow,
@@ -44,7 +45,7 @@ export async function shareClaim(
   const claim = await findClaimForUpdate(trx, deps.capabilities, share.claimId);
   if (!claim || claim.status !== 'active' || claim.client_id !== share.scope.clientId || claim.mode !== share.scope.mode) return undefined;
   const existing = await findGrantForUpdate(trx, deps.capabilities, share.scope.clientId, share.claimId);
-  const kept = existing && existing.revoked_at === null ? (JSON.parse(existing.permissions) as string[]) : [];
+  const kept = existing && existing.revoked_at === null ? grantPermissions(existing) : [];
   const permissions = ACCESS_PERMISSIONS.filter((p) => kept.includes(p) || share.permissions.includes(p));
   await upsertGrant(trx, {
     client_id: share.scope.clientId,
@@ -93,7 +94,7 @@ export async function shareSessionClaims(
 function claimWithAccess(claim: ClaimRow, grant: ClaimGrantRow): Claim {
   return {
     ...toClaim(claim),
-    access: { permissions: JSON.parse(grant.permissions) as string[], granted_at: grant.created_at, revoked_at: grant.revoked_at },
+    access: { permissions: grantPermissions(grant), granted_at: grant.created_at, revoked_at: grant.revoked_at },
   };
 }
 

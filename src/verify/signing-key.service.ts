@@ -6,13 +6,18 @@ import { newId } from '../platform/crypto/random.js';
 import { isUniqueViolation } from '../platform/db/errors.js';
 import { verificationKeys, type VerificationKeys } from '@ownproof/verify';
 import { RECEIPT_ALGORITHM, type ReceiptSigningKey } from './receipt.js';
-import { findActiveSigningKey, insertSigningKey, listSigningKeys, retireSigningKeys } from './signing-key.repository.js';
+import {
+  findActiveSigningKey,
+  insertSigningKey,
+  listSigningKeys,
+  privateJwk,
+  privateKeyPurpose as purpose,
+  publicJwk,
+  retireSigningKeys,
+} from './signing-key.repository.js';
 import type { SigningKeyRow } from './verify.table.js';
 
 export type SigningKeyDeps = Pick<AppContext, 'db' | 'clock' | 'secretBox'>;
-
-/** The secret-box purpose of a private key: bound to its row. */
-const purpose = (kid: string) => `verify_signing_keys.private_jwk:${kid}`;
 
 function newKeyRow(deps: SigningKeyDeps, now: number) {
   const { privateKey, publicKey } = generateKeyPairSync('ed25519');
@@ -29,7 +34,7 @@ function newKeyRow(deps: SigningKeyDeps, now: number) {
 }
 
 function toSigningKey(deps: SigningKeyDeps, row: SigningKeyRow): ReceiptSigningKey {
-  return { kid: row.id, privateJwk: JSON.parse(deps.secretBox.open(row.private_jwk_sealed, purpose(row.id))) as JWK };
+  return { kid: row.id, privateJwk: privateJwk(deps.secretBox, row) };
 }
 
 /**
@@ -66,7 +71,7 @@ export async function rotateSigningKey(deps: SigningKeyDeps): Promise<{ kid: str
 
 /** The public keys receipts are checked with (`/.well-known/jwks.json`), newest first. */
 export async function publicJwks(deps: Pick<AppContext, 'db'>): Promise<JSONWebKeySet> {
-  return { keys: (await listSigningKeys(deps.db)).map((row) => JSON.parse(row.public_jwk) as JWK) };
+  return { keys: (await listSigningKeys(deps.db)).map(publicJwk) };
 }
 
 /** Each database's published keys, imported, kept while they stay the same. */

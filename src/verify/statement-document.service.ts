@@ -7,8 +7,7 @@ import { ApiError, notFound } from '../platform/http/errors.js';
 import type { Scope } from '../platform/scope.js';
 import { lazyModule } from '../platform/jobs/catalog.js';
 import { recordUsageOnce } from '../platform/usage/usage.service.js';
-import { claimsOfHolders } from './claim.repository.js';
-import type { ClaimStatement } from './claim.schemas.js';
+import { claimsOfHolders, claimStatement } from './claim.repository.js';
 import { signJws, type ReceiptSigningKey } from './receipt.js';
 import { activeSigningKey, publishedVerificationKeys } from './signing-key.service.js';
 import { sha256Hex, statementCheckFailure, STATEMENT_DOCUMENT_TYPE } from '@ownproof/verify';
@@ -21,8 +20,8 @@ import {
   insertStatementDocumentOnce,
   markPdfGenerated,
 } from './statement-document.repository.js';
+import { statementClaimIds, statementData } from './statement.repository.js';
 import { type StatementCheck, type StatementDocument, type StatementPdfFormat } from './statement-document.schemas.js';
-import type { StatementData } from './statement.schemas.js';
 
 export type StatementDocumentDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox'>;
 
@@ -85,12 +84,12 @@ async function statementDocument(
   const row = await findStatementWithData(deps.db, id);
   if (!row || row.data === null || row.completed_at === null) throw new Error(`statement ${id} has no data to document`);
   const holder = await retrieveAccountHolder(deps, scope, row.account_holder_id);
-  const claimIds = JSON.parse(row.claim_ids) as string[];
+  const claimIds = statementClaimIds(row);
   const claimRows = new Map((await claimsOfHolders(deps.db, [row.account_holder_id])).map((claim) => [claim.id, claim]));
   const claims = claimIds.map((claimId) => {
     const claim = claimRows.get(claimId);
     if (!claim) throw new Error(`statement ${id}: claim ${claimId} not found`);
-    return { claim: JSON.parse(claim.statement) as ClaimStatement, receipt: claim.receipt };
+    return { claim: claimStatement(claim), receipt: claim.receipt };
   });
   return {
     iss: deps.config.publicBaseUrl,
@@ -104,7 +103,7 @@ async function statementDocument(
       completed_at: row.completed_at,
     },
     claims,
-    data: JSON.parse(row.data) as StatementData,
+    data: statementData({ id: row.id, data: row.data }),
   };
 }
 

@@ -8,13 +8,13 @@ import type { AppContext } from '../platform/context.js';
 import { recordEvent } from '../platform/events/event.service.js';
 import type { Scope } from '../platform/scope.js';
 import { lookUpPrices } from '../prices/price.service.js';
-import { findGrantedClaims, type GrantedClaimRow } from './claim.repository.js';
+import { claimAddresses, claimStatement, findGrantedClaims, grantedPermissions, type GrantedClaimRow } from './claim.repository.js';
 import type { ClaimStatement } from './claim.schemas.js';
 import { walletOf } from './proof.service.js';
 import { valuationMoments, valuationSummary, valuationUnavailable, valueStatement } from './statement-valuation.js';
 import { computeStatement, type StatementClaimInput } from './statement-computation.js';
 import { periodBoundaries } from './statement-period.js';
-import { findStatementById, finishPendingStatement, type StatementApiRow } from './statement.repository.js';
+import { findStatementById, finishPendingStatement, statementClaimIds, type StatementApiRow } from './statement.repository.js';
 import type { StatementData, StatementPeriod } from './statement.schemas.js';
 import { toStatement } from './statement.service.js';
 import { statementGeneration } from './statement.metrics.js';
@@ -35,7 +35,7 @@ class DeadlineExceeded extends Error {}
 async function addressesNow(chain: ChainSource, claim: GrantedClaimRow, statement: ClaimStatement): Promise<string[]> {
   if (statement.subject.type === 'address') return [statement.subject.address];
   const scan = await scanWallet(chain, walletOf(statement.subject.descriptor, claim.mode));
-  return [...new Set([...(JSON.parse(claim.addresses) as string[]), ...scan.used.map((used) => used.address)])];
+  return [...new Set([...claimAddresses(claim), ...scan.used.map((used) => used.address)])];
 }
 
 /**
@@ -64,14 +64,14 @@ async function computeFromChain(deps: StatementGenerationDeps, row: StatementApi
   const claims: StatementClaimInput[] = [];
   const depositProofTxids: string[] = [];
   const chains = new Map<NetworkName, ChainSource>();
-  const claimIds = JSON.parse(row.claim_ids) as string[];
+  const claimIds = statementClaimIds(row);
   const grantedClaims = await findGrantedClaims(deps.db, scope, claimIds);
   for (const claimId of claimIds) {
     const granted = grantedClaims.get(claimId);
-    if (!granted || !(JSON.parse(granted.grant_permissions) as string[]).includes('statements')) {
+    if (!granted || !grantedPermissions(granted).includes('statements')) {
       throw new StatementRefused(`The account holder stopped sharing claim ${claimId} with you before the statement was computed.`);
     }
-    const statement = JSON.parse(granted.statement) as ClaimStatement;
+    const statement = claimStatement(granted);
     if (statement.proof.format === 'deposit' && statement.proof.txid !== undefined) depositProofTxids.push(statement.proof.txid);
     const network = statement.network as NetworkName;
     const chain = chains.get(network) ?? chainOnNetwork(source, network);

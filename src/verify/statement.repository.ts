@@ -1,8 +1,41 @@
+import { Type } from '@sinclair/typebox';
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../platform/db/database.js';
+import { jsonColumn } from '../platform/db/json-column.js';
 import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
+import { StatementChain, StatementData, StatementSummary, StatementValuationSummary } from './statement.schemas.js';
 import type { StatementStatus, StatementTable } from './verify.table.js';
+
+/** The stored JSON of `verify_statements`: the claims, and once completed its figures. */
+const STATEMENT_CLAIM_IDS = jsonColumn('verify_statements', 'claim_ids', Type.Array(Type.String()));
+const STATEMENT_SUMMARY = jsonColumn('verify_statements', 'summary', StatementSummary);
+const STATEMENT_CHAIN = jsonColumn('verify_statements', 'chain', StatementChain);
+const STATEMENT_VALUATION = jsonColumn('verify_statements', 'valuation', StatementValuationSummary);
+const STATEMENT_DATA = jsonColumn('verify_statements', 'data', StatementData);
+
+/** The statement's claims, in the order the client gave them. */
+export function statementClaimIds(row: { id: string; claim_ids: string }): string[] {
+  return STATEMENT_CLAIM_IDS.decode(row.claim_ids, row.id);
+}
+
+/** A statement's summary, chain and valuation as the API shows them (each null until it completed). */
+export function statementFigures(row: { id: string; summary: string | null; chain: string | null; valuation: string | null }): {
+  summary: StatementSummary | null;
+  chain: StatementChain | null;
+  valuation: StatementValuationSummary | null;
+} {
+  return {
+    summary: row.summary === null ? null : STATEMENT_SUMMARY.decode(row.summary, row.id),
+    chain: row.chain === null ? null : STATEMENT_CHAIN.decode(row.chain, row.id),
+    valuation: row.valuation === null ? null : STATEMENT_VALUATION.decode(row.valuation, row.id),
+  };
+}
+
+/** A completed statement's data: every figure and transaction. */
+export function statementData(row: { id: string; data: string }): StatementData {
+  return STATEMENT_DATA.decode(row.data, row.id);
+}
 
 /** Every column the API shows: all but `data`, which only documents of the statement read. */
 const API_COLUMNS = [

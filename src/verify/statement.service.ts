@@ -6,36 +6,41 @@ import { ApiError, notFound } from '../platform/http/errors.js';
 import { resolvePage } from '../platform/http/pagination.js';
 import { enqueueJob } from '../platform/jobs/enqueue.js';
 import type { Scope } from '../platform/scope.js';
-import { findGrantedClaims } from './claim.repository.js';
+import { findGrantedClaims, grantedPermissions } from './claim.repository.js';
 import { isTimeZoneName, latestClose } from './statement-period.js';
-import { findStatement, insertStatement, listStatementRows, type StatementApiRow } from './statement.repository.js';
+import {
+  findStatement,
+  insertStatement,
+  listStatementRows,
+  statementClaimIds,
+  statementFigures,
+  type StatementApiRow,
+} from './statement.repository.js';
 import { generateStatementJob } from './statement.jobs.js';
 import {
   MAX_STATEMENT_YEARS,
   type GenerateStatementInput,
   type Statement,
-  type StatementChain,
   type StatementListQuery,
   type StatementPeriod,
-  type StatementSummary,
-  type StatementValuationSummary,
 } from './statement.schemas.js';
 
 export type StatementDeps = Pick<AppContext, 'db' | 'clock'>;
 
 export function toStatement(row: StatementApiRow): Statement {
+  const figures = statementFigures(row);
   return {
     id: row.id,
     object: 'statement',
     status: row.status,
     account_holder_id: row.account_holder_id,
-    claim_ids: JSON.parse(row.claim_ids) as string[],
+    claim_ids: statementClaimIds(row),
     period: { open: row.period_open, close: row.period_close },
     timezone: row.timezone,
-    summary: row.summary === null ? null : (JSON.parse(row.summary) as StatementSummary),
-    chain: row.chain === null ? null : (JSON.parse(row.chain) as StatementChain),
+    summary: figures.summary,
+    chain: figures.chain,
     valuation_currency: row.valuation_currency,
-    valuation: row.valuation === null ? null : (JSON.parse(row.valuation) as StatementValuationSummary),
+    valuation: figures.valuation,
     failure_reason: row.failure_reason,
     created_at: row.created_at,
     updated_at: row.updated_at,
@@ -97,7 +102,7 @@ async function requireStatementClaims(deps: StatementDeps, scope: Scope, input: 
         message: `Invalid value for ${param}: claim '${claimId}' belongs to another account holder than account_holder_id.`,
       });
     }
-    if (!(JSON.parse(claim.grant_permissions) as string[]).includes('statements')) {
+    if (!grantedPermissions(claim).includes('statements')) {
       throw new ApiError('statement_permission_missing', {
         param,
         message: `The account holder shared claim '${claimId}' (${param}) with you without the statements permission; ask for it with an access request.`,

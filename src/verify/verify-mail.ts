@@ -8,9 +8,9 @@ import { emailIdentity } from '../platform/mail/address.js';
 import { renderEmail } from '../platform/mail/email-layout.js';
 import { MailError, type OutgoingMail } from '../platform/mail/mailer.js';
 import { noMailError } from '../platform/mail/no-mail-transport.js';
-import { findAccessRequestById, updateNotification } from './access-request.repository.js';
+import { findAccessRequestById, requestPermissions, updateNotification } from './access-request.repository.js';
 import { controlsAnyClaim } from './claim.repository.js';
-import { PERMISSION_MEANINGS, type AccessPermission } from './access-request.schemas.js';
+import { PERMISSION_MEANINGS } from './access-request.schemas.js';
 import { toAccessRequest } from './access-request.service.js';
 import { createSignInLink, reachableModes, REQUEST_LINK_TTL_SECONDS, SIGN_IN_LINK_TTL_SECONDS } from './portal/portal-auth.service.js';
 import type { AccessRequestRow } from './verify.table.js';
@@ -31,7 +31,7 @@ export function accessRequestMail(input: {
   link: string;
 }): OutgoingMail {
   const { clientName, request } = input;
-  const permissions = JSON.parse(request.permissions) as AccessPermission[];
+  const permissions = requestPermissions(request);
   const content = renderEmail({
     preheader: `${clientName} asks you to share proof that you control a Bitcoin wallet.`,
     heading: `${clientName} asks for proof of your Bitcoin wallet`,

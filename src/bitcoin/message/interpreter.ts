@@ -2,6 +2,8 @@ import { bytesEqual, hash160, ripemd160, sha1, sha256, sha256d } from '../hashes
 import { castToBool, encodeScriptNum, isOpSuccess, OP, parseScript } from './script.js';
 import { invalid, num, ScriptFailure, type ExecContext } from './script-context.js';
 import { checkEcdsaSig, checkMultisig, checkSchnorrSig } from './signature-opcodes.js';
+import { binaryOp } from './script-arithmetic.js';
+import { need, pop, pushBool, top } from './script-stack.js';
 
 export { ScriptFailure, type ExecContext, type SignatureChecker, type SigVersion } from './script-context.js';
 export { checkEcdsaEncoding, splitSchnorrSig } from './signature-opcodes.js';
@@ -22,11 +24,9 @@ export const MAX_ELEMENT_SIZE = 520;
 export const MAX_STACK_SIZE = 1000;
 const MAX_OPS = 201;
 
-const TRUE = Uint8Array.of(1);
-const FALSE = new Uint8Array(0);
 /**
  * What OP_1..OP_16 push, built once (multisig scripts push two of them per verification). Stack
- * elements are never modified in place, so sharing them, like TRUE and FALSE, is safe.
+ * elements are never modified in place, so sharing them, like TRUE and FALSE (script-stack.ts), is safe.
  */
 const SMALL_NUMBERS = Array.from({ length: 16 }, (_, i) => encodeScriptNum(i + 1));
 
@@ -47,25 +47,6 @@ const DISABLED = new Set<number>([
   OP.LSHIFT,
   OP.RSHIFT,
 ]);
-
-// Stack helpers at module level rather than closures inside evalScript: the interpreter runs
-// on every verification, and (under tsx/esbuild's keepNames) each closure costs a naming call.
-function need(stack: Uint8Array[], n: number): void {
-  if (stack.length < n) throw invalid('the script reads past the bottom of the stack');
-}
-
-function top(stack: Uint8Array[], i = 1): Uint8Array {
-  return stack[stack.length - i]!;
-}
-
-function pop(stack: Uint8Array[]): Uint8Array {
-  need(stack, 1);
-  return stack.pop()!;
-}
-
-function pushBool(stack: Uint8Array[], b: boolean): void {
-  stack.push(b ? TRUE : FALSE);
-}
 
 /**
  * Executes `script` on `stack` (mutated in place). Throws ScriptFailure when the script fails;
@@ -373,34 +354,4 @@ export function evalScript(stack: Uint8Array[], script: Uint8Array, ctx: ExecCon
     if (stack.length + alt.length > MAX_STACK_SIZE) throw invalid('the stack exceeds 1000 elements');
   }
   if (exec.length !== 0) throw invalid('unbalanced OP_IF/OP_ENDIF');
-}
-
-function binaryOp(opcode: number, a: number, b: number): number {
-  switch (opcode) {
-    case OP.ADD:
-      return a + b;
-    case OP.SUB:
-      return a - b;
-    case OP.BOOLAND:
-      return Number(a !== 0 && b !== 0);
-    case OP.BOOLOR:
-      return Number(a !== 0 || b !== 0);
-    case OP.NUMEQUAL:
-    case OP.NUMEQUALVERIFY:
-      return Number(a === b);
-    case OP.NUMNOTEQUAL:
-      return Number(a !== b);
-    case OP.LESSTHAN:
-      return Number(a < b);
-    case OP.GREATERTHAN:
-      return Number(a > b);
-    case OP.LESSTHANOREQUAL:
-      return Number(a <= b);
-    case OP.GREATERTHANOREQUAL:
-      return Number(a >= b);
-    case OP.MIN:
-      return Math.min(a, b);
-    default:
-      return Math.max(a, b);
-  }
 }

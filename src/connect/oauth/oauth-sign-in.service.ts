@@ -3,8 +3,7 @@ import { unixSeconds } from '../../platform/clock.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Config } from '../../platform/config/config.js';
 import { hashSecret, newId } from '../../platform/crypto/random.js';
-import { connectionPurpose } from '../account.service.js';
-import { findAccountById, updateAccount } from '../account.repository.js';
+import { connectionPurpose, findAccountById, openConnection, updateAccount, type StoredConnection } from '../account.repository.js';
 import type { AccountRow } from '../connect.table.js';
 import { connectSignedIn, hostedSessionOf, type EndedSession, type HostedFlowDeps, type HostedSession } from '../hosted-flow.service.js';
 import { ProviderError, type Provider } from '../providers/provider.js';
@@ -126,9 +125,9 @@ export async function usableConnection(
   deps: Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox'>,
   account: AccountRow,
   provider: Provider,
-  connection: Record<string, unknown>,
+  connection: StoredConnection,
 ): Promise<Record<string, unknown>> {
-  const tokens = connection.oauth as OAuthTokens | undefined;
+  const tokens = connection.oauth;
   const now = unixSeconds(deps.clock);
   if (!tokens || tokens.expires_at === null || tokens.expires_at > now + RENEW_MARGIN_SECONDS) return connection;
   const app = oauthApp(deps.config, provider);
@@ -150,7 +149,7 @@ export async function usableConnection(
     // A refresh running at the same time may have renewed first: its tokens are stored.
     const current = await findAccountById(deps.db, account.id);
     if (current && current.connection_sealed !== account.connection_sealed) {
-      return JSON.parse(deps.secretBox.open(current.connection_sealed, connectionPurpose(account.id))) as Record<string, unknown>;
+      return openConnection(deps.secretBox, current);
     }
     throw ended;
   }
@@ -169,8 +168,7 @@ export async function revokeSignIn(
 ): Promise<void> {
   const app = provider && oauthApp(deps.config, provider);
   if (!provider?.oauth || !app) return;
-  const tokens = (JSON.parse(deps.secretBox.open(account.connection_sealed, connectionPurpose(account.id))) as { oauth?: OAuthTokens })
-    .oauth;
+  const tokens = openConnection(deps.secretBox, account).oauth;
   if (!tokens) return;
   try {
     await revokeToken(

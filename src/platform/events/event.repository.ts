@@ -1,7 +1,17 @@
+import { Type } from '@sinclair/typebox';
 import type { Db } from '../db/database.js';
+import { jsonColumn } from '../db/json-column.js';
 import { fetchPage, type PageRequest } from '../http/pagination.js';
 import type { Scope } from '../scope.js';
 import type { EventRow, NewEventRow } from './event.table.js';
+
+/** `events.data`: the object the event is about, as the API showed it when the event happened. */
+export const EVENT_DATA = jsonColumn('events', 'data', Type.Record(Type.String(), Type.Unknown()));
+
+/** The object an event row is about. */
+export function eventObject(row: Pick<EventRow, 'id' | 'data'>): Record<string, unknown> {
+  return EVENT_DATA.decode(row.data, row.id);
+}
 
 export interface EventFilter {
   type?: string;

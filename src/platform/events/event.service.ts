@@ -6,7 +6,7 @@ import { resolvePage } from '../http/pagination.js';
 import { enqueueJob } from '../jobs/enqueue.js';
 import type { Scope } from '../scope.js';
 import { webhookDispatchJob } from '../webhooks/dispatch.job.js';
-import { findEvent, insertEvent, listEventRows } from './event.repository.js';
+import { eventObject, findEvent, insertEvent, listEventRows } from './event.repository.js';
 import type { Event, EventListQuery, EventType } from './event.schemas.js';
 import type { EventRow } from './event.table.js';
 
@@ -19,7 +19,7 @@ export function toEvent(row: EventRow): Event {
     type: row.type as EventType,
     created_at: row.created_at,
     livemode: row.mode === 'live',
-    data: { object: JSON.parse(row.data) as Record<string, unknown> },
+    data: { object: eventObject(row) },
   };
 }
 

@@ -1,6 +1,17 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import type { TypeCheck } from '@sinclair/typebox/compiler';
 import { sql } from 'kysely';
 import type { Db, DbCapabilities } from '../db/database.js';
+import { decodeJson } from '../db/json-column.js';
 import type { JobRow, JobStatus, NewJobRow } from './job.table.js';
+
+/**
+ * `jobs.payload`, read against the payload schema of the job's type (its catalog entry's compiled
+ * check): one column, a schema per job type.
+ */
+export function jobPayload<S extends TSchema>(job: Pick<JobRow, 'id' | 'payload'>, check: TypeCheck<S>): Static<S> {
+  return decodeJson(check, 'jobs', 'payload', job.id, job.payload);
+}
 
 export async function insertJob(db: Db, row: NewJobRow): Promise<void> {
   await db.insertInto('jobs').values(row).execute();

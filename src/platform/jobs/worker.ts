@@ -6,7 +6,7 @@ import { randomBase62 } from '../crypto/random.js';
 import { createLogger, redactSecrets } from '../http/logging.js';
 import { exponentialBackoff, type CompiledJobDefinition, type JobCatalog } from './catalog.js';
 import { jobRunDuration } from './job.metrics.js';
-import { claimJobs, purgeSucceededJobs, renewLease, settleJob, settleSucceededJobs } from './job.repository.js';
+import { claimJobs, jobPayload, purgeSucceededJobs, renewLease, settleJob, settleSucceededJobs } from './job.repository.js';
 import type { JobRow } from './job.table.js';
 
 export interface WorkerOptions {
@@ -166,8 +166,7 @@ export class Worker {
     let timer: NodeJS.Timeout | undefined;
     try {
       if (!definition) throw new Error(`no handler for job type ${job.type}`);
-      const payload = JSON.parse(job.payload) as unknown;
-      if (!definition.check.Check(payload)) throw new Error(`payload does not match the schema of ${job.type}`);
+      const payload = jobPayload(job, definition.check);
       const timeout = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
           const error = new Error(`timed out after ${definition.timeoutMs} ms`);

@@ -12,7 +12,7 @@ import { enqueueJob } from '../jobs/enqueue.js';
 import type { Scope } from '../scope.js';
 import { webhookDeliverJob } from './deliver.job.js';
 import { findWebhookDeliveryAttempt, listWebhookDeliveryAttemptRows } from './webhook-delivery.repository.js';
-import { findWebhookEndpoint, listEnabledWebhookEndpoints } from './webhook-endpoint.repository.js';
+import { endpointEventTypes, findWebhookEndpoint, listEnabledWebhookEndpoints } from './webhook-endpoint.repository.js';
 import { requireEndpoint, toWebhookEndpoint, type WebhookDeps } from './webhook-endpoint.service.js';
 import type { DeliveryListQuery, EventResend, ResendEventInput, WebhookDeliveryAttempt } from './webhook.schemas.js';
 import type { WebhookDeliveryAttemptRow, WebhookEndpointRow } from './webhook.table.js';
@@ -37,8 +37,8 @@ function toWebhookDeliveryAttempt(row: WebhookDeliveryAttemptRow): WebhookDelive
 
 /** Whether an endpoint takes events of this type. */
 export function takesEvent(endpoint: WebhookEndpointRow, type: string): boolean {
-  const enabledEvents = JSON.parse(endpoint.enabled_events) as string[];
-  return enabledEvents.includes('*') || enabledEvents.includes(type);
+  const types = endpointEventTypes(endpoint);
+  return types.includes('*') || types.includes(type);
 }
 
 /**

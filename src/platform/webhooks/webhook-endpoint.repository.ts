@@ -1,7 +1,17 @@
+import { Type } from '@sinclair/typebox';
 import type { Db } from '../db/database.js';
+import { jsonColumn } from '../db/json-column.js';
 import { fetchPage, type PageRequest } from '../http/pagination.js';
 import type { Scope } from '../scope.js';
 import type { NewWebhookEndpointRow, WebhookDisabledReason, WebhookEndpointRow, WebhookEndpointUpdate } from './webhook.table.js';
+
+/** `webhook_endpoints.enabled_events`: the event types the endpoint takes, `*` for all. */
+export const ENABLED_EVENTS = jsonColumn('webhook_endpoints', 'enabled_events', Type.Array(Type.String()));
+
+/** The event types an endpoint takes (`*`: every one). */
+export function endpointEventTypes(row: Pick<WebhookEndpointRow, 'id' | 'enabled_events'>): string[] {
+  return ENABLED_EVENTS.decode(row.enabled_events, row.id);
+}
 
 function scoped(db: Db, scope: Scope) {
   return db.selectFrom('webhook_endpoints').selectAll().where('client_id', '=', scope.clientId).where('mode', '=', scope.mode);

@@ -9,6 +9,7 @@ import { newWebhookSecret } from './signature.js';
 import { checkWebhookUrl, targetRules, UrlRefused } from './url-policy.js';
 import {
   deleteWebhookEndpointRow,
+  endpointEventTypes,
   findWebhookEndpoint,
   insertWebhookEndpoint,
   listWebhookEndpointRows,
@@ -37,7 +38,7 @@ export function toWebhookEndpoint(row: WebhookEndpointRow): WebhookEndpoint {
     id: row.id,
     object: 'webhook_endpoint',
     url: row.url,
-    enabled_events: JSON.parse(row.enabled_events) as string[],
+    enabled_events: endpointEventTypes(row),
     description: row.description,
     status: row.status,
     disabled_reason: row.disabled_reason,

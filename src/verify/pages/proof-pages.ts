@@ -3,7 +3,8 @@ import { formatUnits } from '../../connect/amounts.js';
 import { csrfField } from '../../platform/web/form-values.js';
 import { html, type SafeHtml } from '../../platform/web/html.js';
 import type { PageContent } from '../../platform/web/page-surface.js';
-import type { ChallengeRow, ChallengeSubject } from '../verify.table.js';
+import { challengeSubject } from '../challenge.repository.js';
+import type { ChallengeRow } from '../verify.table.js';
 import type { ProofPlace } from './proof-place.js';
 import { qrCodeSvg } from './qr-code.js';
 import { walletInstructions } from './wallet-instructions.js';
@@ -11,7 +12,7 @@ import { walletInstructions } from './wallet-instructions.js';
 /** How the pages name what is proven: the surface's name for it, or what the challenge says. */
 function subjectName(place: ProofPlace, challenge: ChallengeRow): string {
   if (place.subjectName) return place.subjectName;
-  return (JSON.parse(challenge.subject) as ChallengeSubject).type === 'address' ? 'this address' : 'this wallet';
+  return challengeSubject(challenge).type === 'address' ? 'this address' : 'this wallet';
 }
 
 /**
@@ -20,7 +21,7 @@ function subjectName(place: ProofPlace, challenge: ChallengeRow): string {
  */
 function restartFields(place: ProofPlace, challenge: ChallengeRow | undefined): SafeHtml {
   if (place.subject !== undefined || !challenge) return html``;
-  const subject = JSON.parse(challenge.subject) as ChallengeSubject;
+  const subject = challengeSubject(challenge);
   return html`<input type="hidden" name="subject" value="${subject.type === 'address' ? subject.address : subject.descriptor}">
 <input type="hidden" name="label" value="${challenge.label ?? ''}">`;
 }
@@ -182,7 +183,7 @@ export function depositPage(view: DepositView): PageContent {
   const sats = BigInt(challenge.deposit_amount ?? '0');
   const btc = formatUnits(sats, 8);
   const address = challenge.deposit_address ?? '';
-  const subject = JSON.parse(challenge.subject) as { type: string };
+  const subject = challengeSubject(challenge);
   const from =
     subject.type === 'address'
       ? html`from the address <span class="code">${challenge.signing_address}</span>`

@@ -1,8 +1,10 @@
+import { Type } from '@sinclair/typebox';
 import { accountHoldersByEmail } from '../../connect/account-holder.service.js';
 import { clientDisplayName } from '../../clients/client.service.js';
 import { unixSeconds } from '../../platform/clock.js';
 import type { AppContext } from '../../platform/context.js';
 import { hashSecret, newSecret } from '../../platform/crypto/random.js';
+import { jsonColumn } from '../../platform/db/json-column.js';
 import { emailIdentity } from '../../platform/mail/address.js';
 import type { Mode } from '../../platform/scope.js';
 import type { ClaimOwner } from '../sharing.service.js';
@@ -146,6 +148,12 @@ export async function linkIsUsable(deps: Pick<PortalDeps, 'db' | 'clock'>, token
   return row !== undefined && row.used_at === null && row.expires_at > unixSeconds(deps.clock);
 }
 
+/**
+ * `verify_portal_sessions.modes` (this file holds the portal tables' SQL): the modes whose account
+ * holders the session may see.
+ */
+const SESSION_MODES = jsonColumn('verify_portal_sessions', 'modes', Type.Array(Type.Union([Type.Literal('test'), Type.Literal('live')])));
+
 /** The live session of a cookie's token. */
 export async function findPortalSession(deps: Pick<PortalDeps, 'db' | 'clock'>, token: string): Promise<PortalSessionRow | undefined> {
   return deps.db
@@ -193,9 +201,9 @@ export function ownerOf(person: PortalPerson): ClaimOwner {
 
 export async function portalPerson(
   deps: Pick<PortalDeps, 'db'>,
-  session: Pick<PortalSessionRow, 'email' | 'modes'>,
+  session: Pick<PortalSessionRow, 'seq' | 'email' | 'modes'>,
 ): Promise<PortalPerson> {
-  const modes = JSON.parse(session.modes) as Mode[];
+  const modes = SESSION_MODES.decode(session.modes, `seq ${session.seq}`);
   const rows = await accountHoldersByEmail(deps, session.email, modes);
   const names = new Map<string, string>();
   for (const row of rows)

@@ -2,7 +2,8 @@ import { csrfField } from '../../platform/web/form-values.js';
 import { html, type SafeHtml } from '../../platform/web/html.js';
 import type { NavLink } from '../../platform/web/layout.js';
 import type { PageContent } from '../../platform/web/page-surface.js';
-import { PERMISSION_MEANINGS, type AccessPermission } from '../access-request.schemas.js';
+import { requestClaimIds, requestPermissions } from '../access-request.repository.js';
+import { PERMISSION_MEANINGS } from '../access-request.schemas.js';
 import type { ClaimStatement } from '../claim.schemas.js';
 import type { Mode } from '../../platform/scope.js';
 import { copyableText } from '../pages/proof-pages.js';
@@ -104,7 +105,7 @@ export function requestsPage(frame: PortalFrame, requests: PortalRequest[]): Pag
   const pending = requests.filter((r) => r.row.status === 'pending');
   const earlier = requests.filter((r) => r.row.status !== 'pending');
   const item = (r: PortalRequest) => {
-    const permissions = JSON.parse(r.row.permissions) as string[];
+    const permissions = requestPermissions(r.row);
     return html`<li>
 <span class="item-title">${r.holder.clientName}${testBadge(r.holder)}</span>
 <span class="item-text">Asks to ${permissionWords(permissions)} for your Bitcoin wallets · ${STATUS_WORDS[r.row.status]} · received ${day(r.row.created_at)}</span>
@@ -139,7 +140,7 @@ export function reviewPage(frame: PortalFrame, view: ReviewView): PageContent {
   const { row, holder } = view.request;
   const base = `${frame.prefix}/requests/${row.id}`;
   if (row.status !== 'pending') return answeredPage(frame, view);
-  const permissions = JSON.parse(row.permissions) as AccessPermission[];
+  const permissions = requestPermissions(row);
   const claims = view.claims;
   const already = (c: PortalClaim) => alreadySharedWords(c, row.client_id, holder.clientName, permissions);
   return signedInPage(frame, {
@@ -188,7 +189,7 @@ ${claims.map(
 /** A request already answered, expired or withdrawn: what happened. */
 function answeredPage(frame: PortalFrame, view: ReviewView): PageContent {
   const { row, holder } = view.request;
-  const shared = JSON.parse(row.claim_ids) as string[];
+  const shared = requestClaimIds(row);
   const when = row.responded_at ? day(row.responded_at) : '';
   const text = {
     granted: `You approved this request on ${when}, sharing ${shared.length === 1 ? 'one wallet' : `${shared.length} wallets`}. You can revoke that under Shared access.`,

@@ -1,7 +1,7 @@
 import { clientDisplayName } from '../../clients/client.service.js';
 import { findAccessRequestById, listRequestsOfHolders } from '../access-request.repository.js';
 import { expireIfDue, shareableClaims, type AccessRequestDeps } from '../access-request.service.js';
-import { activeGrantsOfClaims, claimsOfController } from '../claim.repository.js';
+import { activeGrantsOfClaims, claimsOfController, claimStatement, grantPermissions } from '../claim.repository.js';
 import type { ClaimStatement } from '../claim.schemas.js';
 import type { AccessRequestRow, ClaimRow } from '../verify.table.js';
 import { ownerOf, type PersonHolder, type PortalPerson } from './portal-auth.service.js';
@@ -74,11 +74,11 @@ async function withSharing(deps: Pick<AccessRequestDeps, 'db'>, claims: ClaimRow
       sharedWith.push({
         clientId: grant.client_id,
         clientName: await nameOf(grant.client_id),
-        permissions: JSON.parse(grant.permissions) as string[],
+        permissions: grantPermissions(grant),
         since: grant.created_at,
       });
     }
-    result.push({ row, statement: JSON.parse(row.statement) as ClaimStatement, clientName: await nameOf(row.client_id), sharedWith });
+    result.push({ row, statement: claimStatement(row), clientName: await nameOf(row.client_id), sharedWith });
   }
   return result;
 }
