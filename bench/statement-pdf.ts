@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { build } from 'esbuild';
 import http from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -32,8 +32,18 @@ const ROOT = path.resolve(import.meta.dirname, '..');
 /** The measuring process's script, compiled (compileRunScript). */
 const RUN_SCRIPT = path.join(ROOT, 'dist.bench', 'statement-pdf-run.js');
 const at = (iso: string) => Date.parse(iso) / 1000;
-const VARIANTS = ['ours', 'ours-valued', 'bare', 'bare-plain'] as const;
+const VARIANTS = ['ours', 'ours-valued', 'ours-valued-node-defaults', 'bare', 'bare-plain'] as const;
 type Variant = (typeof VARIANTS)[number];
+
+/**
+ * The Node options the service's processes start with (`npm start`'s, docs/operations.md, "Memory":
+ * a young generation of Node 20's size): every measuring process gets them, so its peak memory is
+ * the service's; `ours-valued-node-defaults` runs without them, to show what they change.
+ */
+function serviceNodeOptions(): string[] {
+  const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
+  return scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
 
 /** 10,000 receipts to one address, a thousand a month from February to November 2025, in Europe/Berlin months. */
 async function makeInput(transactions: number): Promise<StatementBenchInput> {
@@ -107,8 +117,9 @@ async function fillPriceCache(input: StatementBenchInput, file: string): Promise
 }
 
 function runOnce(variant: Variant, inputFile: string, pricesFile: string): Promise<StatementBenchResult> {
+  const [options, mode] = variant === 'ours-valued-node-defaults' ? [[], 'ours-valued'] : [serviceNodeOptions(), variant];
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RUN_SCRIPT, variant, inputFile, pricesFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [...options, RUN_SCRIPT, mode, inputFile, pricesFile], { stdio: ['ignore', 'pipe', 'inherit'] });
     const lines = createInterface({ input: child.stdout });
     let result: StatementBenchResult | undefined;
     lines.on('line', (line) => {
@@ -133,7 +144,13 @@ export async function runStatementPdfBench(
   const transactions = options.transactions ?? 10_000;
   const rounds = options.rounds ?? 3;
   const dir = mkdtempSync(path.join(tmpdir(), 'ownproof-bench-statement-'));
-  const runs: Record<Variant, StatementBenchResult[]> = { ours: [], 'ours-valued': [], bare: [], 'bare-plain': [] };
+  const runs: Record<Variant, StatementBenchResult[]> = {
+    ours: [],
+    'ours-valued': [],
+    'ours-valued-node-defaults': [],
+    bare: [],
+    'bare-plain': [],
+  };
   try {
     const inputFile = path.join(dir, 'input.json');
     const pricesFile = path.join(dir, 'prices.sqlite');
@@ -235,11 +252,12 @@ export function formatStatementPdfBench(bench: StatementPdfBench): string {
   const valuedMs = median(valuedRuns.map((r) => r.ms));
   const peak = Math.max(...ours.map((r) => r.peakMiB), ...valuedRuns.map((r) => r.peakMiB));
   const lines = [
-    `Statement of ${bench.transactions.toLocaleString('en')} transactions, each variant in a process of its own, ${ours.length} rounds (order turning)`,
+    `Statement of ${bench.transactions.toLocaleString('en')} transactions, each variant in a process of its own (node ${serviceNodeOptions().join(' ')}, as \`npm start\`), ${ours.length} rounds (order turning)`,
     '| variant | ms, median (rounds) | peak RSS MiB, median (rounds) | RSS before, MiB | pages | KiB |',
     '|---|---|---|---|---|---|',
     row('compute + signed PDF (ours, monthly)', 'ours'),
     row('the same, valued in EUR (prices from the candle cache)', 'ours-valued'),
+    row('the same valued, at Node’s default heap sizes (without those options)', 'ours-valued-node-defaults'),
     row('bare pdfkit table, aligned cells (`text` with width/align)', 'bare'),
     row('bare pdfkit table, plain cells (`text` alone)', 'bare-plain'),
     '',
@@ -249,7 +267,7 @@ export function formatStatementPdfBench(bench: StatementPdfBench): string {
       valuedRuns.map((r) => (100 * (r.pricesMs ?? 0)) / r.ms),
       1,
     )} % of the run)`,
-    `targets: ≤ 3 s with valuation (${valuedMs <= 3000 ? 'met' : 'NOT met'}: median ${Math.round(valuedMs)} ms; without ${Math.round(ms)} ms), ≤ 300 MiB peak (${peak <= 300 ? 'met' : 'NOT met'}: worst ${Math.round(peak)} MiB)`,
+    `targets: ≤ 3 s with valuation (${valuedMs <= 3000 ? 'met' : 'NOT met'}: median ${Math.round(valuedMs)} ms; without ${Math.round(ms)} ms), ≤ 300 MiB peak (${peak <= 300 ? 'met' : 'NOT met'}: worst ${Math.round(peak)} MiB; at Node’s defaults ${Math.round(Math.max(...runs['ours-valued-node-defaults'].map((r) => r.peakMiB)))} MiB)`,
   ];
   if (downloads) {
     lines.push(

@@ -1,9 +1,10 @@
 import { signMessage } from '../bitcoin/message/sign-message.js';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JSONWebKeySet } from 'jose';
+import { compactVerify, exportJWK, generateKeyPair, type JSONWebKeySet } from 'jose';
 import { packagesAmong, runOwnproof, runOwnproofHere, runOwnproofTracingModules } from '../../test/support/cli-process.js';
 import { startTestApp, type TestApp } from '../../test/support/test-app.js';
 import { proveWith, sandboxSigner, startChallenge, testnetWallet } from '../../test/support/verify.js';
@@ -11,6 +12,7 @@ import type { Scope } from '../platform/scope.js';
 import type { ClaimStatement } from './claim.schemas.js';
 import { submitSignature } from './proof.service.js';
 import { checkProof, verifyReceipt } from '@ownproof/verify';
+import { signJws, signJwsBytes } from './receipt.js';
 import { publicJwks } from './signing-key.service.js';
 import { sandboxWallet } from '../bitcoin/sandbox/sandbox-wallet.js';
 
@@ -148,5 +150,21 @@ describe('claim receipts', () => {
     );
     expect(noFile.code).toBe(2);
     expect(noFile.stderr).toContain('cannot read');
+  });
+});
+
+describe('signing', () => {
+  it('makes a statement document’s JWS as bytes that are jose’s compact JWS, byte for byte, for payloads of every length modulo 3 and across the encoding slices', async () => {
+    const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+    const key = { kid: 'rk_test', privateJwk: await exportJWK(privateKey) };
+    // 0–3 bytes, then sizes around the 49,152-byte slices (and a statement-sized payload).
+    for (const size of [0, 1, 2, 3, 49_151, 49_152, 49_153, 98_305, 5_000_000]) {
+      const payload = randomBytes(size);
+      const bytes = signJwsBytes(key, 'test+jwt', payload);
+      expect(bytes.toString('latin1'), `payload of ${size} bytes`).toBe(await signJws(key, 'test+jwt', payload));
+      const verified = await compactVerify(bytes.toString('latin1'), publicKey);
+      expect(Buffer.from(verified.payload).equals(payload)).toBe(true);
+      expect(verified.protectedHeader).toEqual({ alg: 'EdDSA', kid: key.kid, typ: 'test+jwt' });
+    }
   });
 });

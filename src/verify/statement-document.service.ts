@@ -8,7 +8,7 @@ import type { Scope } from '../platform/scope.js';
 import { lazyModule } from '../platform/jobs/catalog.js';
 import { recordUsageOnce } from '../platform/usage/usage.service.js';
 import { claimsOfHolders, claimStatement } from './claim.repository.js';
-import { signJws, type ReceiptSigningKey } from './receipt.js';
+import { signJwsBytes, type ReceiptSigningKey } from './receipt.js';
 import { activeSigningKey, publishedVerificationKeys } from './signing-key.service.js';
 import { sha256Hex, statementCheckFailure, STATEMENT_DOCUMENT_TYPE } from '@ownproof/verify';
 import { checkStatementPdf, sealStatementPdf } from './statement-check.js';
@@ -119,7 +119,7 @@ export async function statementFile(
 ): Promise<{ pdf: Buffer; sha256: string; documentHash: string }> {
   const payload = Buffer.from(JSON.stringify(document), 'utf8');
   const documentHash = sha256Hex(payload);
-  const jws = await signJws(key, STATEMENT_DOCUMENT_TYPE, payload);
+  const jws = signJwsBytes(key, STATEMENT_DOCUMENT_TYPE, payload);
   const rendered = await (await pdfRenderer()).renderStatementPdf({ document, jws, kid: key.kid, documentHash, verifyUrl });
   const sealed = await sealStatementPdf(key, rendered, {
     statement_id: document.statement.id,

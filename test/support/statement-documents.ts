@@ -61,5 +61,5 @@ export function documentOf(
 
 /** The PDF of a document, as the document service renders it (not sealed). */
 export function renderDocument(document: StatementDocument): Promise<Buffer> {
-  return renderStatementPdf({ document, jws: 'a.b.c', kid: 'key_1', documentHash: DOCUMENT_HASH, verifyUrl: VERIFY_URL });
+  return renderStatementPdf({ document, jws: Buffer.from('a.b.c'), kid: 'key_1', documentHash: DOCUMENT_HASH, verifyUrl: VERIFY_URL });
 }

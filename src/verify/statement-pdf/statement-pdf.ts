@@ -42,8 +42,8 @@ import {
 export interface StatementPdfInput {
   /** What the document states: the payload of `jws`. */
   document: StatementDocument;
-  /** The signed data, attached to the PDF as it is. */
-  jws: string;
+  /** The signed data (a compact JWS, its ASCII bytes), attached to the PDF as it is. */
+  jws: Buffer;
   /** The signing key's id (the JWS `kid`), printed so a reader knows which published key to check with. */
   kid: string;
   /** SHA-256 of the JWS payload, lowercase hex. */
@@ -149,7 +149,7 @@ export async function renderStatementPdf(input: StatementPdfInput): Promise<Buff
     modifiedDate: issued,
     relationship: 'Data',
   };
-  doc.file(Buffer.from(input.jws, 'ascii'), attachment);
+  doc.file(input.jws, attachment);
 
   // Every page's header and footer, as glyph runs: a long statement has hundreds of pages.
   const { writer, cell } = layout;
