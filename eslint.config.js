@@ -18,6 +18,18 @@ export default tseslint.config(
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
+    // A promise nobody awaits hides its failure; one passed where a callback's result is ignored
+    // (an event handler, a hook) does too. Type-aware: the TypeScript project service types them.
+    files: ['**/*.ts'],
+    // The outside project's files are type-checked against the packed SDK, not any tsconfig here.
+    ignores: ['packages/sdk/test/outside-project/**'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
     languageOptions: { globals: { ...globals.node } },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],

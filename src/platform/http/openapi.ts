@@ -75,8 +75,9 @@ export async function registerOpenApi(app: FastifyInstance, { tags, events }: Op
     routePrefix: '/docs',
     uiConfig: { docExpansion: 'list', deepLinking: true },
     uiHooks: {
-      onRequest: async (_request, reply) => {
+      onRequest: (_request, reply, done) => {
         reply.header('content-security-policy', DOCS_CSP);
+        done();
       },
     },
   });
