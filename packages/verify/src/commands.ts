@@ -27,9 +27,9 @@ export interface ReceiptCommand {
   file: string;
   /** A saved JWKS (the issuer's `/.well-known/jwks.json`). */
   jwks: string;
-  json?: boolean;
+  json?: boolean | undefined;
   /** One receipt per line in, one JSON verdict per line out; exit 0 unless the input cannot be read. */
-  batch?: boolean;
+  batch?: boolean | undefined;
 }
 
 export type StatementCommand = Omit<ReceiptCommand, 'batch'>;

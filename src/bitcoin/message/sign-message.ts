@@ -89,7 +89,7 @@ export interface SignOptions {
   /** Add the v2.0.0 prefix (`smp`/`ful`/`pof`). Default true. */
   prefix?: boolean;
   /** Proof of funds: extra outputs to prove, each owned by a wallet, with a value. */
-  funds?: { wallet: SigningWallet; value: bigint }[];
+  funds?: { wallet: SigningWallet; value: bigint }[] | undefined;
 }
 
 function addWalletInput(

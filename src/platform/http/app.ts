@@ -50,13 +50,13 @@ export interface BuildAppOptions {
  * listening, so tests can inject requests or add routes before `ready()`.
  */
 export async function buildApp(ctx: AppContext, modules: readonly AppModule[], options: BuildAppOptions = {}): Promise<FastifyInstance> {
-  const logger: FastifyServerOptions['logger'] =
+  const logger: Exclude<FastifyServerOptions['logger'], undefined> =
     options.logger === false
       ? false
       : ({
           ...loggerOptions(ctx.config.logLevel),
           stream: typeof options.logger === 'object' ? options.logger.stream : bufferedStdout().stream,
-        } as FastifyServerOptions['logger']);
+        } as Exclude<FastifyServerOptions['logger'], undefined>);
   const nextRequestId = requestIdGenerator();
   const mountedSurfaces: MountedSurface[] = [];
   const app = Fastify({

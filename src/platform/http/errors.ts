@@ -183,7 +183,7 @@ export class ApiError extends Error {
   readonly type: ErrorType;
   readonly headers: Record<string, string>;
 
-  constructor(code: ErrorCode, options: { param?: string; message?: string; headers?: Record<string, string> } = {}) {
+  constructor(code: ErrorCode, options: { param?: string | undefined; message?: string; headers?: Record<string, string> } = {}) {
     const definition: ErrorDefinition = ERROR_TABLE[code];
     super(options.message ?? definition.message.replace('{param}', options.param ?? 'the request'));
     this.name = 'ApiError';

@@ -52,7 +52,12 @@ export function publicErrorResponses(...statuses: number[]): Record<number, TSch
 
 function errorResponsesOf(statuses: number[]): Record<number, TSchema> {
   const all = [...new Set(statuses)].sort();
-  return Object.fromEntries(all.map((status) => [status, Type.Ref(ErrorResponse, { description: ERROR_DESCRIPTIONS[status] })]));
+  return Object.fromEntries(
+    all.map((status) => [
+      status,
+      Type.Ref(ErrorResponse, { ...(ERROR_DESCRIPTIONS[status] === undefined ? {} : { description: ERROR_DESCRIPTIONS[status] }) }),
+    ]),
+  );
 }
 
 /**

@@ -7,9 +7,9 @@ export interface EmailContent {
   heading: string;
   paragraphs: string[];
   /** The one thing to do: a button in HTML, the label and the URL written out in text. Absolute http(s) only. */
-  action?: { label: string; url: string };
+  action?: { label: string; url: string } | undefined;
   /** Facts shown as a two-column list (who asks, what for, until when). */
-  details?: { label: string; value: string }[];
+  details?: { label: string; value: string }[] | undefined;
   /** Why the person got this message and what to do if it was not meant for them. */
   footer: string;
 }

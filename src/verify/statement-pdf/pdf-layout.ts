@@ -55,7 +55,7 @@ export interface Piece {
   /** Draws it with its top at `y`. */
   draw(y: number): void;
   /** Redrawn at the top of a new page that this piece starts. */
-  continued?: Continuation;
+  continued?: Continuation | undefined;
   /** Blank space: never starts a page, and is dropped at the foot of one. */
   space?: boolean;
 }

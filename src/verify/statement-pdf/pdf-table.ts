@@ -34,12 +34,12 @@ export interface Row {
    * cell of two lines there: a BTC amount above its value), starting just right of column
    * `column` and running to the right margin, wrapped between parts (a part longer than a line is cut).
    */
-  detail?: { column: number; parts: readonly DetailPart[] };
+  detail?: { column: number; parts: readonly DetailPart[] } | undefined;
 }
 
 /** A table's title and rows; a table of several sections (the months) shares one set of columns. */
 export interface TableSection {
-  caption?: string;
+  caption?: string | undefined;
   rows: readonly Row[];
   /** Column titles above the rows (default); off for a section that is one sentence ("No transactions"). */
   titles?: boolean;

@@ -250,13 +250,13 @@ export interface ExchangeRow {
    * unknown failure), as the ccxt error class they are: KuCoin's rate limits (429000, 200002),
    * Bitfinex's (ERR_RATE_LIMIT), Bitstamp's (400.002).
    */
-  errorCodes?: Readonly<Record<string, 'RateLimitExceeded'>>;
+  errorCodes?: Readonly<Record<string, 'RateLimitExceeded'>> | undefined;
   /**
    * The field of the exchange's JSON answer that holds its code, where ccxt does not read it at
    * all (Bitstamp's `response_code`: ccxt matches only the `reason` text): matched against
    * `errorCodes` before ccxt reads the answer.
    */
-  errorCodeField?: string;
+  errorCodeField?: string | undefined;
   /** ccxt constructor options of our own for this exchange (what it loads, how). */
   ccxtOptions?: Record<string, unknown>;
   /** Calls the exchange counts against the account, not the IP address (see AccountLimits). */

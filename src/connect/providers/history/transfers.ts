@@ -33,7 +33,7 @@ export const transferPages: WalkPages<'transfers'> = async function* (exchange, 
       kind: 'transfers',
       ...(since === undefined ? {} : { since }),
       ...known(),
-      walk: { ...still, checked: [...checked].sort(), top: newest.value },
+      walk: { ...still, checked: [...checked].sort(), ...(newest.value === undefined ? {} : { top: newest.value }) },
     });
   // Only transfers move the cursor's time: a deposit still pending must be read again until it
   // completes, however many trades come after it.
