@@ -21,8 +21,9 @@ export interface LocalOwnproof {
 }
 
 /**
- * Starts `node bin/ownproof.js serve` (the same command as `npm start`) with a fresh DATA_DIR: the
- * first start creates the database and a client, and prints that client's test key in its banner.
+ * Starts `node bin/ownproof.js serve` (`npm start` without its memory option, which a demo's few
+ * statements do not need) with a fresh DATA_DIR: the first start creates the database and a
+ * client, and prints that client's test key in its banner.
  * Everything else is set here, so neither a `.env` file nor the caller's environment can point it
  * at another database.
  */
