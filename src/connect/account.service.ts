@@ -6,7 +6,7 @@ import { ApiError, notFound, unknownId } from '../platform/http/errors.js';
 import { resolveCursors, resolvePage, type PageQueryInput } from '../platform/http/pagination.js';
 import { enqueueJob } from '../platform/jobs/enqueue.js';
 import type { Scope } from '../platform/scope.js';
-import { readableClaimIds } from '../verify/claim.service.js';
+import { readableClaimIds } from '../verify/claims/claim.service.js';
 import { requireAccountHolderParam } from './account-holder.service.js';
 import { revokeSignIn } from './oauth/oauth-sign-in.service.js';
 import {

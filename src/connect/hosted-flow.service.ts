@@ -15,7 +15,7 @@ import type { ConnectOutcome, Provider } from './providers/provider.js';
 import { countFailedLogin, findSessionBySecretHash, lockOpenSession } from './session.repository.js';
 import type { SessionPermission } from './session.schemas.js';
 import { abandonSession, completeSession, exitUrl, expireIfDue, recordConsent } from './session.service.js';
-import type { FinishOptions, ProofRequest } from '../verify/proof.service.js';
+import type { FinishOptions, ProofRequest } from '../verify/claims/proof.service.js';
 
 /** What the hosted pages need to render an open session. */
 export interface HostedSession {

@@ -22,7 +22,7 @@ import {
 } from './session.repository.js';
 import type { CreateSessionInput, Session, SessionListQuery, SessionPermission } from './session.schemas.js';
 import { expireSessionJob } from './expire-session.job.js';
-import { shareSessionClaims } from '../verify/sharing.service.js';
+import { shareSessionClaims } from '../verify/access/sharing.service.js';
 
 export type ConnectDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'capabilities'>;
 

@@ -1,19 +1,19 @@
 import { eventsOf } from '../platform/events/event-catalog.js';
 import { defineModule } from '../platform/module.js';
-import { createDepositWallets, type DepositWallets } from './deposit-wallets.js';
-import { accessRequestRoutes } from './access-request.routes.js';
-import { accessTestHelperRoutes } from './access-test-helpers.routes.js';
-import { AccessRequest } from './access-request.schemas.js';
-import { expireAccessRequestJob, notifyAccessRequestJob, portalSignInMailJob } from './access-request.jobs.js';
-import { claimPublicRoutes, claimRoutes } from './claim.routes.js';
-import { Claim } from './claim.schemas.js';
+import { createDepositWallets, type DepositWallets } from './claims/deposit-wallets.js';
+import { accessRequestRoutes } from './access/access-request.routes.js';
+import { accessTestHelperRoutes } from './access/access-test-helpers.routes.js';
+import { AccessRequest } from './access/access-request.schemas.js';
+import { expireAccessRequestJob, notifyAccessRequestJob, portalSignInMailJob } from './access/access-request.jobs.js';
+import { claimPublicRoutes, claimRoutes } from './claims/claim.routes.js';
+import { Claim } from './claims/claim.schemas.js';
 import { documentCheckPages } from './pages/document-check.surface.js';
-import { portalPages } from './portal/portal.surface.js';
-import { generateStatementJob } from './statement.jobs.js';
-import { statementGeneration } from './statement.metrics.js';
-import { statementCheckRoutes, statementDocumentRoutes } from './statement-document.routes.js';
-import { statementRoutes } from './statement.routes.js';
-import { Statement } from './statement.schemas.js';
+import { portalPages } from './access/portal/portal.surface.js';
+import { generateStatementJob } from './statements/statement.jobs.js';
+import { statementGeneration } from './statements/statement.metrics.js';
+import { statementCheckRoutes, statementDocumentRoutes } from './statements/statement-document.routes.js';
+import { statementRoutes } from './statements/statement.routes.js';
+import { Statement } from './statements/statement.schemas.js';
 
 declare module '../platform/context.js' {
   interface AppContext {

@@ -12,7 +12,7 @@ import { proveWith, testnetWallet } from '../../../test/support/verify.js';
 import { connectionPurpose } from '../../connect/account.service.js';
 import { sessionSecret } from '../../connect/session.service.js';
 import { service } from '../../main/modules.js';
-import { activeSigningKey } from '../../verify/signing-key.service.js';
+import { activeSigningKey } from '../../verify/claims/signing-key.service.js';
 import { unixSeconds } from '../clock.js';
 import { loadConfig } from '../config/config.js';
 import type { AppContext } from '../context.js';

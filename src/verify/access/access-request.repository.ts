@@ -1,0 +1,76 @@
+import type { Insertable, Updateable } from 'kysely';
+import type { Db } from '../../platform/db/database.js';
+import { fetchPage, type PageRequest } from '../../platform/http/pagination.js';
+import type { Scope } from '../../platform/scope.js';
+import type { AccessRequestRow, AccessRequestStatus, AccessRequestTable } from '../verify.table.js';
+
+export async function insertAccessRequest(db: Db, row: Insertable<AccessRequestTable>): Promise<void> {
+  await db.insertInto('verify_access_requests').values(row).execute();
+}
+
+/** A request of this client and mode; undefined for another tenant's id, exactly as for a missing one. */
+export async function findAccessRequest(db: Db, scope: Scope, id: string): Promise<AccessRequestRow | undefined> {
+  return db
+    .selectFrom('verify_access_requests')
+    .selectAll()
+    .where('id', '=', id)
+    .where('client_id', '=', scope.clientId)
+    .where('mode', '=', scope.mode)
+    .executeTakeFirst();
+}
+
+/** Any request by id (jobs and the portal, which check who may see it themselves). */
+export async function findAccessRequestById(db: Db, id: string): Promise<AccessRequestRow | undefined> {
+  return db.selectFrom('verify_access_requests').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function listAccessRequestRows(
+  db: Db,
+  scope: Scope,
+  filter: { status?: AccessRequestStatus; accountHolderId?: string },
+  page: PageRequest,
+) {
+  let query = db.selectFrom('verify_access_requests').selectAll().where('client_id', '=', scope.clientId).where('mode', '=', scope.mode);
+  if (filter.status !== undefined) query = query.where('status', '=', filter.status);
+  if (filter.accountHolderId !== undefined) query = query.where('account_holder_id', '=', filter.accountHolderId);
+  return fetchPage(query, page);
+}
+
+/** Requests to any of these account holders, newest first (the portal's notifications). */
+export async function listRequestsOfHolders(db: Db, accountHolderIds: readonly string[]): Promise<AccessRequestRow[]> {
+  if (accountHolderIds.length === 0) return [];
+  return db
+    .selectFrom('verify_access_requests')
+    .selectAll()
+    .where('account_holder_id', 'in', accountHolderIds)
+    .orderBy('seq', 'desc')
+    .limit(200)
+    .execute();
+}
+
+/**
+ * Changes a request that is still pending and returns it as changed; undefined when it was not
+ * (answered, expired or canceled meanwhile), so a request ends at most once however requests race.
+ */
+export async function updatePendingRequest(
+  db: Db,
+  id: string,
+  changes: Updateable<AccessRequestTable>,
+): Promise<AccessRequestRow | undefined> {
+  return db
+    .updateTable('verify_access_requests')
+    .set(changes)
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** Records how sending the request's e-mail went; returns the request as changed. */
+export async function updateNotification(
+  db: Db,
+  id: string,
+  changes: Pick<Updateable<AccessRequestTable>, 'notification_status' | 'notification_error' | 'notification_sent_at' | 'updated_at'>,
+) {
+  return db.updateTable('verify_access_requests').set(changes).where('id', '=', id).returningAll().executeTakeFirst();
+}
