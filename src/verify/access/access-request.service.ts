@@ -8,7 +8,7 @@ import { ApiError, notFound } from '../../platform/http/errors.js';
 import { resolvePage } from '../../platform/http/pagination.js';
 import { enqueueJob } from '../../platform/jobs/enqueue.js';
 import type { Scope } from '../../platform/scope.js';
-import { expireAccessRequestJob, notifyAccessRequestJob } from './access-request.jobs.js';
+import { expireAccessRequestJob, notifyAccessRequestJob } from './access-request.job.js';
 import {
   findAccessRequest,
   findAccessRequestById,

@@ -1,16 +1,46 @@
 import { eventsOf } from '../../platform/events/event-catalog.js';
+import { defineJob } from '../../platform/jobs/catalog.js';
 import type { ModulePart } from '../../platform/module.js';
-import { expireAccessRequestJob, notifyAccessRequestJob, portalSignInMailJob } from './access-request.jobs.js';
+import { expireAccessRequestJob, NOTIFY_MAX_ATTEMPTS, notifyAccessRequestJob, portalSignInMailJob } from './access-request.job.js';
+import { findAccessRequestById } from './access-request.repository.js';
 import { accessRequestRoutes } from './access-request.routes.js';
 import { AccessRequest } from './access-request.schemas.js';
 import { accessTestHelperRoutes } from './access-test-helpers.routes.js';
+import { expireIfDue } from './access-request.service.js';
 import { portalPages } from './portal/portal.surface.js';
+import { sendAccessRequestMail, sendSignInMail } from './verify-mail.js';
+
+/** The expiry job's handler (exported for tests that run this job alone in a worker). */
+export const expireAccessRequest = defineJob({
+  ...expireAccessRequestJob,
+  async run(payload, run) {
+    const row = await findAccessRequestById(run.ctx.db, payload.access_request_id);
+    if (!row) return;
+    const after = await expireIfDue(run.ctx, row);
+    // A worker whose clock runs a little behind retries instead of leaving the request pending.
+    if (after.status === 'pending') throw new Error('access request not due to expire yet');
+  },
+});
+
+const notifyAccessRequest = defineJob({
+  ...notifyAccessRequestJob,
+  async run(payload, run) {
+    await sendAccessRequestMail(run.ctx, payload.access_request_id, { lastAttempt: run.attempt >= NOTIFY_MAX_ATTEMPTS, log: run.log });
+  },
+});
+
+const portalSignInMail = defineJob({
+  ...portalSignInMailJob,
+  async run(payload, run) {
+    await sendSignInMail(run.ctx, payload, { log: run.log });
+  },
+});
 
 /** Access: clients' requests to see claims, their e-mails, sharing and its withdrawal, and the account holder's portal. */
 export const accessPart: ModulePart = {
   apiRoutes: [accessRequestRoutes],
   pages: [portalPages],
-  jobs: [notifyAccessRequestJob, expireAccessRequestJob, portalSignInMailJob],
+  jobs: [notifyAccessRequest, expireAccessRequest, portalSignInMail],
   events: eventsOf(AccessRequest, {
     'access_request.granted':
       'The account holder approved the request: `claim_ids` are the claims now shared with you (the spec’s “access granted”).',

@@ -5,7 +5,7 @@ import type { Config } from '../../platform/config/config.js';
 import type { AppContext } from '../../platform/context.js';
 import { ApiError, notFound } from '../../platform/http/errors.js';
 import type { Scope } from '../../platform/scope.js';
-import { lazyModule } from '../../platform/jobs/catalog.js';
+import { lazyModule } from '../../platform/lazy-module.js';
 import { recordUsageOnce } from '../../platform/usage/usage.service.js';
 import { claimsOfHolders } from '../claims/claim.repository.js';
 import type { ClaimStatement } from '../claims/claim.schemas.js';

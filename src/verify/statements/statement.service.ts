@@ -9,7 +9,7 @@ import type { Scope } from '../../platform/scope.js';
 import { findGrantedClaims } from '../claims/claim.repository.js';
 import { isTimeZoneName, latestClose } from './statement-period.js';
 import { findStatement, insertStatement, listStatementRows, type StatementApiRow } from './statement.repository.js';
-import { generateStatementJob } from './statement.jobs.js';
+import { generateStatementJob } from './statement.job.js';
 import {
   MAX_STATEMENT_YEARS,
   type GenerateStatementInput,

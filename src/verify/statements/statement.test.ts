@@ -11,7 +11,7 @@ import { sandboxWallet } from '../../bitcoin/sandbox/sandbox-wallet.js';
 import type { Scope } from '../../platform/scope.js';
 import { submitSignature } from '../claims/proof.service.js';
 import { revokeAccess } from '../access/sharing.service.js';
-import { STATEMENT_MAX_ATTEMPTS } from './statement.jobs.js';
+import { STATEMENT_MAX_ATTEMPTS } from './statement.job.js';
 import type { StatementData } from './statement.schemas.js';
 
 const at = (iso: string) => Date.parse(iso) / 1000;

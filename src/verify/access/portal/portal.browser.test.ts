@@ -23,7 +23,7 @@ import type { AppContext } from '../../../platform/context.js';
 import { openSecretBox, type SecretBox } from '../../../platform/crypto/secret-box.js';
 import { JobCatalog } from '../../../platform/jobs/catalog.js';
 import { Worker } from '../../../platform/jobs/worker.js';
-import { expireAccessRequestJob } from '../access-request.jobs.js';
+import { expireAccessRequest } from '../access.module-part.js';
 
 /** Every page of the portal, each checked once at both screen sizes (screenshot, axe, no sideways scrolling, tap targets). */
 const PAGES = [
@@ -449,7 +449,7 @@ describe.skipIf(!chromiumAvailable())('the account-holder portal end to end in C
     const clock = new TestClock();
     clock.advance(2 * 3600);
     const ahead = sideContext(clock);
-    const worker = new Worker(ahead, new JobCatalog([expireAccessRequestJob]), { pollIntervalMs: 50 });
+    const worker = new Worker(ahead, new JobCatalog([expireAccessRequest]), { pollIntervalMs: 50 });
     worker.start();
     try {
       await until(

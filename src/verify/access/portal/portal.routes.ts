@@ -4,7 +4,7 @@ import { isMailAddress } from '../../../platform/mail/address.js';
 import { notFoundPage } from '../../../platform/web/error-pages.js';
 import { formValues } from '../../../platform/web/form-values.js';
 import type { PageContent, PageKit } from '../../../platform/web/page-surface.js';
-import { portalSignInMailJob } from '../access-request.jobs.js';
+import { portalSignInMailJob } from '../access-request.job.js';
 import { declineAccessRequest, grantAccessRequest } from '../access-request.service.js';
 import { proofRoutes } from '../../claims/pages/proof.routes.js';
 import type { ProofPlace } from '../../claims/pages/proof-place.js';
