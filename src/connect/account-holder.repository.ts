@@ -4,17 +4,14 @@ import { preparedRead } from '../platform/db/prepared-read.js';
 import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
 import type { AccountHolderRow, AccountHolderUpdate, NewAccountHolderRow } from './account-holder.table.js';
-
-function scoped(db: Db, scope: Scope) {
-  return db.selectFrom('account_holders').selectAll().where('client_id', '=', scope.clientId).where('mode', '=', scope.mode);
-}
+import { ofTenant } from '../platform/db/of-tenant.js';
 
 export async function insertAccountHolder(db: Db, row: NewAccountHolderRow): Promise<void> {
   await db.insertInto('account_holders').values(row).execute();
 }
 
 const accountHolderById = preparedRead((db: Db, clientId: string, mode: Scope['mode'], id: string) =>
-  scoped(db, { clientId, mode }).where('id', '=', id),
+  db.selectFrom('account_holders').selectAll().$call(ofTenant({ clientId, mode })).where('id', '=', id),
 );
 
 export async function findAccountHolder(db: Db, scope: Scope, id: string): Promise<AccountHolderRow | undefined> {
@@ -28,22 +25,16 @@ export async function findAccountHolderForUpdate(
   scope: Scope,
   id: string,
 ): Promise<AccountHolderRow | undefined> {
-  const query = scoped(trx, scope).where('id', '=', id);
+  const query = trx.selectFrom('account_holders').selectAll().$call(ofTenant(scope)).where('id', '=', id);
   return (capabilities.supportsRowLocks ? query.forUpdate() : query).executeTakeFirst();
 }
 
 export async function listAccountHolderRows(db: Db, scope: Scope, page: PageRequest) {
-  return fetchPage(scoped(db, scope), page);
+  return fetchPage(db.selectFrom('account_holders').selectAll().$call(ofTenant(scope)), page);
 }
 
 export async function updateAccountHolderRow(db: Db, scope: Scope, id: string, changes: AccountHolderUpdate): Promise<void> {
-  await db
-    .updateTable('account_holders')
-    .set(changes)
-    .where('id', '=', id)
-    .where('client_id', '=', scope.clientId)
-    .where('mode', '=', scope.mode)
-    .execute();
+  await db.updateTable('account_holders').set(changes).where('id', '=', id).$call(ofTenant(scope)).execute();
 }
 
 /**

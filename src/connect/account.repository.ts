@@ -11,6 +11,7 @@ import type {
   NewAccountRow,
   NewAccountTransactionRow,
 } from './connect.table.js';
+import { ofTenant } from '../platform/db/of-tenant.js';
 
 /**
  * The client's accounts: those of its completed sessions. Accounts of a session still in progress
@@ -21,8 +22,7 @@ function delivered(db: Db, scope: Scope) {
     .selectFrom('connect_accounts')
     .innerJoin('connect_sessions', 'connect_sessions.id', 'connect_accounts.session_id')
     .selectAll('connect_accounts')
-    .where('connect_accounts.client_id', '=', scope.clientId)
-    .where('connect_accounts.mode', '=', scope.mode)
+    .$call(ofTenant(scope, 'connect_accounts'))
     .where('connect_sessions.status', '=', 'completed');
 }
 

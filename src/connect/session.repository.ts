@@ -3,17 +3,14 @@ import { preparedRead } from '../platform/db/prepared-read.js';
 import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
 import type { Scope } from '../platform/scope.js';
 import type { NewSessionRow, SessionRow, SessionUpdate } from './connect.table.js';
-
-function scoped(db: Db, scope: Scope) {
-  return db.selectFrom('connect_sessions').selectAll().where('client_id', '=', scope.clientId).where('mode', '=', scope.mode);
-}
+import { ofTenant } from '../platform/db/of-tenant.js';
 
 export async function insertSession(db: Db, row: NewSessionRow): Promise<void> {
   await db.insertInto('connect_sessions').values(row).execute();
 }
 
 const sessionById = preparedRead((db: Db, clientId: string, mode: Scope['mode'], id: string) =>
-  scoped(db, { clientId, mode }).where('id', '=', id),
+  db.selectFrom('connect_sessions').selectAll().$call(ofTenant({ clientId, mode })).where('id', '=', id),
 );
 const sessionBySecretHash = preparedRead((db: Db, hash: string) =>
   db.selectFrom('connect_sessions').selectAll().where('client_secret_hash', '=', hash),
@@ -34,7 +31,7 @@ export async function findSessionBySecretHash(db: Db, hash: string): Promise<Ses
 }
 
 export async function listSessionRows(db: Db, scope: Scope, filter: { accountHolderId?: string }, page: PageRequest) {
-  let query = scoped(db, scope);
+  let query = db.selectFrom('connect_sessions').selectAll().$call(ofTenant(scope));
   if (filter.accountHolderId !== undefined) query = query.where('account_holder_id', '=', filter.accountHolderId);
   return fetchPage(query, page);
 }

@@ -3,6 +3,7 @@ import type { Db } from '../../platform/db/database.js';
 import { fetchPage, type PageRequest } from '../../platform/http/pagination.js';
 import type { Scope } from '../../platform/scope.js';
 import type { AccessRequestRow, AccessRequestStatus, AccessRequestTable } from '../verify.table.js';
+import { ofTenant } from '../../platform/db/of-tenant.js';
 
 export async function insertAccessRequest(db: Db, row: Insertable<AccessRequestTable>): Promise<void> {
   await db.insertInto('verify_access_requests').values(row).execute();
@@ -10,13 +11,7 @@ export async function insertAccessRequest(db: Db, row: Insertable<AccessRequestT
 
 /** A request of this client and mode; undefined for another tenant's id, exactly as for a missing one. */
 export async function findAccessRequest(db: Db, scope: Scope, id: string): Promise<AccessRequestRow | undefined> {
-  return db
-    .selectFrom('verify_access_requests')
-    .selectAll()
-    .where('id', '=', id)
-    .where('client_id', '=', scope.clientId)
-    .where('mode', '=', scope.mode)
-    .executeTakeFirst();
+  return db.selectFrom('verify_access_requests').selectAll().where('id', '=', id).$call(ofTenant(scope)).executeTakeFirst();
 }
 
 /** Any request by id (jobs and the portal, which check who may see it themselves). */
@@ -30,7 +25,7 @@ export async function listAccessRequestRows(
   filter: { status?: AccessRequestStatus; accountHolderId?: string },
   page: PageRequest,
 ) {
-  let query = db.selectFrom('verify_access_requests').selectAll().where('client_id', '=', scope.clientId).where('mode', '=', scope.mode);
+  let query = db.selectFrom('verify_access_requests').selectAll().$call(ofTenant(scope));
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   if (filter.accountHolderId !== undefined) query = query.where('account_holder_id', '=', filter.accountHolderId);
   return fetchPage(query, page);

@@ -3,6 +3,7 @@ import type { Db, DbCapabilities } from '../../platform/db/database.js';
 import { fetchPage, type PageRequest } from '../../platform/http/pagination.js';
 import type { Mode, Scope } from '../../platform/scope.js';
 import type { ClaimGrantRow, ClaimGrantTable, ClaimRow, ClaimTable } from '../verify.table.js';
+import { ofTenant } from '../../platform/db/of-tenant.js';
 
 export async function insertClaim(db: Db, row: Insertable<ClaimTable>): Promise<void> {
   await db.insertInto('verify_claims').values(row).execute();
@@ -33,8 +34,7 @@ function grantedClaims(db: Db, scope: Scope) {
     .innerJoin('verify_claim_grants as g', 'g.claim_id', 'c.id')
     .selectAll('c')
     .select(['g.permissions as grant_permissions', 'g.seq as grant_seq', 'g.created_at as grant_created_at'])
-    .where('g.client_id', '=', scope.clientId)
-    .where('g.mode', '=', scope.mode)
+    .$call(ofTenant(scope, 'g'))
     .where('g.revoked_at', 'is', null)
     .where('c.status', '=', 'active');
 }

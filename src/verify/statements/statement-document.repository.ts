@@ -3,6 +3,7 @@ import type { Db } from '../../platform/db/database.js';
 import { preparedRead } from '../../platform/db/prepared-read.js';
 import type { Scope } from '../../platform/scope.js';
 import type { StatementDocumentTable } from '../verify.table.js';
+import { ofTenant } from '../../platform/db/of-tenant.js';
 
 const statementForDocument = preparedRead(
   (db: Db, clientId: string, mode: Scope['mode'], id: string, format: StatementDocumentTable['format']) =>
@@ -11,8 +12,7 @@ const statementForDocument = preparedRead(
       .leftJoin('verify_statement_documents as d', (join) => join.onRef('d.statement_id', '=', 's.id').on('d.format', '=', format))
       .select(['s.id', 's.status', 's.failure_reason', 'd.pdf', 'd.pdf_sha256'])
       .where('s.id', '=', id)
-      .where('s.client_id', '=', clientId)
-      .where('s.mode', '=', mode),
+      .$call(ofTenant({ clientId, mode }, 's')),
 );
 
 /**

@@ -3,6 +3,7 @@ import type { Db } from '../../platform/db/database.js';
 import { fetchPage, type PageRequest } from '../../platform/http/pagination.js';
 import type { Scope } from '../../platform/scope.js';
 import type { StatementStatus, StatementTable } from '../verify.table.js';
+import { ofTenant } from '../../platform/db/of-tenant.js';
 
 /** Every column the API shows: all but `data`, which only documents of the statement read. */
 const API_COLUMNS = [
@@ -33,13 +34,7 @@ export async function insertStatement(db: Db, row: Insertable<StatementTable>): 
 
 /** A statement of this client and mode, without its data; undefined for another tenant's id, exactly as for a missing one. */
 export async function findStatement(db: Db, scope: Scope, id: string) {
-  return db
-    .selectFrom('verify_statements')
-    .select(API_COLUMNS)
-    .where('id', '=', id)
-    .where('client_id', '=', scope.clientId)
-    .where('mode', '=', scope.mode)
-    .executeTakeFirst();
+  return db.selectFrom('verify_statements').select(API_COLUMNS).where('id', '=', id).$call(ofTenant(scope)).executeTakeFirst();
 }
 
 export type StatementApiRow = NonNullable<Awaited<ReturnType<typeof findStatement>>>;
@@ -55,7 +50,7 @@ export async function listStatementRows(
   filter: { status?: StatementStatus; accountHolderId?: string },
   page: PageRequest,
 ) {
-  let query = db.selectFrom('verify_statements').select(API_COLUMNS).where('client_id', '=', scope.clientId).where('mode', '=', scope.mode);
+  let query = db.selectFrom('verify_statements').select(API_COLUMNS).$call(ofTenant(scope));
   if (filter.status !== undefined) query = query.where('status', '=', filter.status);
   if (filter.accountHolderId !== undefined) query = query.where('account_holder_id', '=', filter.accountHolderId);
   return fetchPage(query, page);
