@@ -7,7 +7,8 @@ import { hashSecret } from '../platform/crypto/random.js';
 import type { Mode } from '../platform/scope.js';
 import { retrieveAccountHolder } from './account-holder.service.js';
 import type { Account } from './account.schemas.js';
-import { connectionPurpose, saveConnectedAccounts, toAccount, type AccountDeps } from './account.service.js';
+import { saveConnectedAccounts, toAccount, type AccountDeps } from './account.service.js';
+import { openConnection } from './stored-connection.js';
 import { findAccountById, sessionAccountRows, updateAccount } from './account.repository.js';
 import type { SessionRow } from './connect.table.js';
 import type { OAuthTokens } from './oauth/oauth-client.js';
@@ -194,7 +195,7 @@ export async function walletToProve(deps: HostedFlowDeps, hosted: HostedSession,
   if (!account) return undefined;
   const row = await findAccountById(deps.db, accountId);
   if (!row || row.session_id !== hosted.session.id) return undefined;
-  const { descriptor } = JSON.parse(deps.secretBox.open(row.connection_sealed, connectionPurpose(row.id))) as { descriptor?: string };
+  const { descriptor } = openConnection(deps.secretBox, row) as { descriptor?: string };
   if (!descriptor) return undefined;
   const holder = await retrieveAccountHolder(
     deps,

@@ -5,7 +5,8 @@ import { recordEvent } from '../platform/events/event.service.js';
 import type { Scope } from '../platform/scope.js';
 import { findAccountById, replaceAddresses, replaceBalances, updateAccount, upsertTransactions } from './account.repository.js';
 import type { RefreshFeature, RefreshState } from './account.schemas.js';
-import { clientAccount, connectionPurpose, parseState, REFRESH_COLUMN } from './account.service.js';
+import { clientAccount, parseState, REFRESH_COLUMN } from './account.service.js';
+import { openConnection } from './stored-connection.js';
 import type { AccountRow } from './connect.table.js';
 import { usableConnection } from './oauth/oauth-sign-in.service.js';
 import { refreshAccountJob } from './refresh-account.job.js';
@@ -53,7 +54,7 @@ export async function refreshAccount(
   let status = account.status;
 
   const provider = ctx.providers.find(account.mode, account.provider_id);
-  const stored = JSON.parse(ctx.secretBox.open(account.connection_sealed, connectionPurpose(account.id))) as Record<string, unknown>;
+  const stored = openConnection(ctx.secretBox, account);
   // Renewed once, before the first call that needs it (an OAuth sign-in's access token).
   let connection: Promise<Record<string, unknown>> | undefined;
   const granted = JSON.parse(account.permissions) as SessionPermission[];

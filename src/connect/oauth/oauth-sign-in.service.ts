@@ -3,7 +3,7 @@ import { unixSeconds } from '../../platform/clock.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Config } from '../../platform/config/config.js';
 import { hashSecret, newId } from '../../platform/crypto/random.js';
-import { connectionPurpose } from '../account.service.js';
+import { openConnection, sealConnection } from '../stored-connection.js';
 import { findAccountById, updateAccount } from '../account.repository.js';
 import type { AccountRow } from '../connect.table.js';
 import { connectSignedIn, hostedSessionOf, type EndedSession, type HostedFlowDeps, type HostedSession } from '../hosted-flow.service.js';
@@ -140,7 +140,7 @@ export async function usableConnection(
   try {
     const next = { ...connection, oauth: await refreshTokens(provider.oauth.server, app, tokens.refresh_token, now) };
     await updateAccount(deps.db, account.id, {
-      connection_sealed: deps.secretBox.seal(JSON.stringify(next), connectionPurpose(account.id)),
+      connection_sealed: sealConnection(deps.secretBox, account.id, next),
     });
     return next;
   } catch (error) {
@@ -150,7 +150,7 @@ export async function usableConnection(
     // A refresh running at the same time may have renewed first: its tokens are stored.
     const current = await findAccountById(deps.db, account.id);
     if (current && current.connection_sealed !== account.connection_sealed) {
-      return JSON.parse(deps.secretBox.open(current.connection_sealed, connectionPurpose(account.id))) as Record<string, unknown>;
+      return openConnection(deps.secretBox, current);
     }
     throw ended;
   }
@@ -169,8 +169,7 @@ export async function revokeSignIn(
 ): Promise<void> {
   const app = provider && oauthApp(deps.config, provider);
   if (!provider?.oauth || !app) return;
-  const tokens = (JSON.parse(deps.secretBox.open(account.connection_sealed, connectionPurpose(account.id))) as { oauth?: OAuthTokens })
-    .oauth;
+  const tokens = (openConnection(deps.secretBox, account) as { oauth?: OAuthTokens }).oauth;
   if (!tokens) return;
   try {
     await revokeToken(
