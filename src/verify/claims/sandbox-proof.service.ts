@@ -1,5 +1,6 @@
 import { canSignWithSandboxWallet, signWithSandboxWallet } from '../../bitcoin/sandbox/sandbox-signer.js';
-import { signingAddressOf, submitSignature, type FinishOptions, type ProofDeps, type SubmitOutcome } from './proof.service.js';
+import { signingAddressOf } from './proof-target.js';
+import { submitSignature, type FinishOptions, type ProofDeps, type SubmitOutcome } from './proof.service.js';
 import type { ChallengeRow } from '../verify.table.js';
 
 export type SandboxSignOutcome = SubmitOutcome | { ok: false; reason: 'sandbox_cannot_sign'; message: string };

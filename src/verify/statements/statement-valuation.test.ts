@@ -3,7 +3,8 @@ import { chainOf, change, outsider, receive, tx, walletClaim } from '../../../te
 import { candleOpenOf, PRICE_RULE, type PriceSourceDescription } from '../../prices/price.service.js';
 import { computeStatement } from './statement-computation.js';
 import { valuationMoments, valuationSummary, valueStatement } from './statement-valuation.js';
-import type { StatementData, StatementValueTotals } from './statement.schemas.js';
+import type { StatementData } from './statement.schemas.js';
+import type { StatementValueTotals } from './statement-valuation.schemas.js';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
 

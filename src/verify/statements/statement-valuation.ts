@@ -10,14 +10,13 @@
 import { fiatMinorUnits, formatFiat } from '../../prices/fiat-value.js';
 import type { FiatCurrency } from '../../prices/currencies.js';
 import type { PriceSourceDescription, PricedMoment } from '../../prices/price.service.js';
+import { type StatementData, type StatementTotals } from './statement.schemas.js';
 import {
   VALUATION_ROUNDING,
-  type StatementData,
-  type StatementTotals,
   type StatementValuation,
   type StatementValuationSummary,
   type StatementValueTotals,
-} from './statement.schemas.js';
+} from './statement-valuation.schemas.js';
 
 /**
  * The moments a valuation needs a price for: each span's start and end (the period's open and

@@ -18,8 +18,8 @@ import {
   type StatementListQuery,
   type StatementPeriod,
   type StatementSummary,
-  type StatementValuationSummary,
 } from './statement.schemas.js';
+import { type StatementValuationSummary } from './statement-valuation.schemas.js';
 
 export type StatementDeps = Pick<AppContext, 'db' | 'clock'>;
 

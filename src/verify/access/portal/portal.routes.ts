@@ -25,19 +25,15 @@ import {
 } from './portal-auth.service.js';
 import {
   accessPage,
-  checkMailPage,
-  noMailPage,
   chooseHolderPage,
-  confirmSignInPage,
   requestsPage,
   reviewPage,
   revokeClaimPage,
-  signInPage,
-  tooManySignInsPage,
   receiptPage,
   walletsPage,
   type PortalFrame,
 } from './portal-pages.js';
+import { checkMailPage, confirmSignInPage, noMailPage, signInPage, tooManySignInsPage } from './portal-sign-in-pages.js';
 import { personClaims, personRequest, personRequests, requestClaims, type PortalRequest } from './portal.service.js';
 import { emailIdentity } from '../../../platform/mail/address.js';
 

@@ -5,13 +5,8 @@
  * and claims. A column is a title, an alignment and how to read its cell from a transaction, an
  * opening balance or totals: adding one (a value in another currency) is adding an entry.
  */
-import type {
-  StatementData,
-  StatementExclusion,
-  StatementTotals,
-  StatementTransaction,
-  StatementValueTotals,
-} from '../statement.schemas.js';
+import type { StatementData, StatementExclusion, StatementTotals, StatementTransaction } from '../statement.schemas.js';
+import type { StatementValueTotals } from '../statement-valuation.schemas.js';
 import type { Column, DetailPart, Row } from './pdf-table.js';
 import { btc, btcOrBlank, fiat, fiatOrBlank, isUtcZone, MOVEMENT_WORDS, rowTime, signedBtc } from './statement-words.js';
 
