@@ -66,7 +66,7 @@ export default tseslint.config(
   })),
   {
     // Browser scripts: the page kit's, and the enhancements surfaces append to it.
-    files: ['src/platform/web/assets/*.js', 'src/*/pages/*.js'],
+    files: ['src/platform/web/assets/*.js', 'src/**/pages/*.js'],
     languageOptions: { globals: { ...globals.browser }, sourceType: 'script' },
   },
   {

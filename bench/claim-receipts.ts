@@ -19,9 +19,9 @@ import type { JWK } from 'jose';
 import { makeWallet } from '../src/bitcoin/message/fixtures/signers.js';
 import { signMessage } from '../src/bitcoin/message/sign-message.js';
 import { verifyMessage } from '../src/bitcoin/message/verify-message.js';
-import type { ClaimStatement } from '../src/verify/claim.schemas.js';
+import type { ClaimStatement } from '../src/verify/claims/claim.schemas.js';
 import { challengeMessage, receiptVerifier, verificationKeys } from '@ownproof/verify';
-import { signReceipt } from '../src/verify/receipt.js';
+import { signReceipt } from '../src/verify/claims/receipt.js';
 import { median } from './median.js';
 
 const BIN = fileURLToPath(new URL('../bin/ownproof.js', import.meta.url));

@@ -7,9 +7,9 @@ import { makeWallet } from '../src/bitcoin/message/fixtures/signers.js';
 import type { AppContext } from '../src/platform/context.js';
 import { newId } from '../src/platform/crypto/random.js';
 import type { Scope } from '../src/platform/scope.js';
-import { computeStatement } from '../src/verify/statement-computation.js';
-import { boundaryHeights } from '../src/verify/statement-generation.js';
-import { insertStatement } from '../src/verify/statement.repository.js';
+import { computeStatement } from '../src/verify/statements/statement-computation.js';
+import { boundaryHeights } from '../src/verify/statements/statement-generation.js';
+import { insertStatement } from '../src/verify/statements/statement.repository.js';
 import { proveWith } from '../test/support/verify.js';
 
 const at = (iso: string) => Date.parse(iso) / 1000;

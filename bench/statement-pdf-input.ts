@@ -1,6 +1,6 @@
 /** What `bench/statement-pdf.ts` hands each measuring process, and what each one reports. */
 import type { ChainTx } from '../src/bitcoin/chain/chain-source.js';
-import { computeStatement, type StatementInput } from '../src/verify/statement-computation.js';
+import { computeStatement, type StatementInput } from '../src/verify/statements/statement-computation.js';
 
 export interface StatementBenchInput {
   period: StatementInput['period'];

@@ -21,18 +21,18 @@ import { systemClock } from '../src/platform/clock.js';
 import { openDatabase } from '../src/platform/db/database.js';
 import { createPriceSources } from '../src/prices/price-sources.js';
 import { lookUpPrices, type PricedMoment, type PriceSourceDescription } from '../src/prices/price.service.js';
-import { valuationMoments, valueStatement } from '../src/verify/statement-valuation.js';
-import type { StatementDocument } from '../src/verify/statement-document.schemas.js';
-import { statementFile } from '../src/verify/statement-document.service.js';
+import { valuationMoments, valueStatement } from '../src/verify/statements/statement-valuation.js';
+import type { StatementDocument } from '../src/verify/statements/statement-document.schemas.js';
+import { statementFile } from '../src/verify/statements/statement-document.service.js';
 // Loaded before the clock starts, as in a server that issued a PDF before.
-import '../src/verify/statement-pdf/statement-pdf.js';
-import { btc, btcOrBlank, MOVEMENT_WORDS, rowTime } from '../src/verify/statement-pdf/statement-words.js';
+import '../src/verify/statements/pdf/statement-pdf.js';
+import { btc, btcOrBlank, MOVEMENT_WORDS, rowTime } from '../src/verify/statements/pdf/statement-words.js';
 import { bigintReviver, computeBenchStatement, type StatementBenchInput, type StatementBenchResult } from './statement-pdf-input.js';
 
 /** Page objects in a PDF as pdfkit writes it (no object streams). */
 const pageCount = (pdf: Buffer) => pdf.toString('latin1').match(/\/Type \/Page\b(?!s)/g)?.length ?? 0;
 
-const FONT = (name: string) => new URL(`../src/verify/statement-pdf/fonts/${name}`, import.meta.url);
+const FONT = (name: string) => new URL(`../src/verify/statements/pdf/fonts/${name}`, import.meta.url);
 
 /** A price look-up as the statement job makes it, against a database whose candle cache holds every hour needed (filled by the parent before this process starts). */
 type PriceLookUp = (moments: readonly number[]) => Promise<{ source: PriceSourceDescription; prices: PricedMoment[] }>;

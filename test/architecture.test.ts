@@ -18,7 +18,7 @@ describe('module boundaries checked by npm run lint', () => {
       '../../connect/session.service.js',
       '../clients/client.service.js',
       '../../bitcoin/chain/index.js',
-      '../../verify/claim.service.js',
+      '../../verify/claims/claim.service.js',
       '../../main/modules.js',
     ]) {
       const messages = await restricted('src/platform/http/example.ts', `import { x } from '${target}';\nexport const y = x;\n`);

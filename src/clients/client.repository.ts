@@ -2,6 +2,7 @@ import type { Db } from '../platform/db/database.js';
 import { preparedRead } from '../platform/db/prepared-read.js';
 import type { Mode } from '../platform/scope.js';
 import type { ApiKeyRow, ClientRow, NewApiKeyRow, NewClientRow } from './client.table.js';
+import { ofTenant } from '../platform/db/of-tenant.js';
 
 export async function insertClient(db: Db, row: NewClientRow): Promise<void> {
   await db.insertInto('clients').values(row).execute();
@@ -34,8 +35,7 @@ export async function findUsableApiKeys(db: Db, clientId: string, mode: Mode, no
   return db
     .selectFrom('api_keys')
     .selectAll()
-    .where('client_id', '=', clientId)
-    .where('mode', '=', mode)
+    .$call(ofTenant({ clientId, mode }))
     .where('revoked_at', 'is', null)
     .where((eb) => eb.or([eb('expires_at', 'is', null), eb('expires_at', '>', now)]))
     .execute();

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ofTenant } from '../platform/db/of-tenant.js';
 import type { Db, DbCapabilities } from '../platform/db/database.js';
 import { jsonColumn } from '../platform/db/json-column.js';
 import { emailIdentity } from '../platform/mail/address.js';
@@ -15,16 +16,12 @@ export function accountHolderMetadata(row: Pick<AccountHolderRow, 'id' | 'metada
   return ACCOUNT_HOLDER_METADATA.decode(row.metadata, row.id);
 }
 
-function scoped(db: Db, scope: Scope) {
-  return db.selectFrom('account_holders').selectAll().where('client_id', '=', scope.clientId).where('mode', '=', scope.mode);
-}
-
 export async function insertAccountHolder(db: Db, row: NewAccountHolderRow): Promise<void> {
   await db.insertInto('account_holders').values(row).execute();
 }
 
 const accountHolderById = preparedRead((db: Db, clientId: string, mode: Scope['mode'], id: string) =>
-  scoped(db, { clientId, mode }).where('id', '=', id),
+  db.selectFrom('account_holders').selectAll().$call(ofTenant({ clientId, mode })).where('id', '=', id),
 );
 
 export async function findAccountHolder(db: Db, scope: Scope, id: string): Promise<AccountHolderRow | undefined> {
@@ -38,22 +35,16 @@ export async function findAccountHolderForUpdate(
   scope: Scope,
   id: string,
 ): Promise<AccountHolderRow | undefined> {
-  const query = scoped(trx, scope).where('id', '=', id);
+  const query = trx.selectFrom('account_holders').selectAll().$call(ofTenant(scope)).where('id', '=', id);
   return (capabilities.supportsRowLocks ? query.forUpdate() : query).executeTakeFirst();
 }
 
 export async function listAccountHolderRows(db: Db, scope: Scope, page: PageRequest) {
-  return fetchPage(scoped(db, scope), page);
+  return fetchPage(db.selectFrom('account_holders').selectAll().$call(ofTenant(scope)), page);
 }
 
 export async function updateAccountHolderRow(db: Db, scope: Scope, id: string, changes: AccountHolderUpdate): Promise<void> {
-  await db
-    .updateTable('account_holders')
-    .set(changes)
-    .where('id', '=', id)
-    .where('client_id', '=', scope.clientId)
-    .where('mode', '=', scope.mode)
-    .execute();
+  await db.updateTable('account_holders').set(changes).where('id', '=', id).$call(ofTenant(scope)).execute();
 }
 
 /**

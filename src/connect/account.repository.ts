@@ -1,6 +1,5 @@
-import { Type } from '@sinclair/typebox';
 import { sql } from 'kysely';
-import type { SecretBox } from '../platform/crypto/secret-box.js';
+import { ofTenant } from '../platform/db/of-tenant.js';
 import type { Db, DbCapabilities } from '../platform/db/database.js';
 import { jsonColumn } from '../platform/db/json-column.js';
 import { fetchPage, type PageRequest } from '../platform/http/pagination.js';
@@ -42,34 +41,6 @@ export function refreshState(
 }
 
 /**
- * The provider connection sealed in `connect_accounts.connection_sealed`: each provider's own
- * fields (credentials, an address), with the two that code outside the provider reads typed — an
- * OAuth sign-in's tokens and a wallet's descriptor. An erased connection is `{}`.
- */
-export const StoredConnection = Type.Object({
-  oauth: Type.Optional(
-    Type.Object({
-      access_token: Type.String(),
-      refresh_token: Type.Union([Type.String(), Type.Null()]),
-      expires_at: Type.Union([Type.Number(), Type.Null()]),
-    }),
-  ),
-  descriptor: Type.Optional(Type.String()),
-});
-const CONNECTION = jsonColumn('connect_accounts', 'connection_sealed', StoredConnection);
-export type StoredConnection = Record<string, unknown> & ReturnType<typeof CONNECTION.decode>;
-
-/** What an account's sealed provider connection is bound to (SecretBox purpose). */
-export function connectionPurpose(accountId: string): string {
-  return `connect_account.connection:${accountId}`;
-}
-
-/** An account's provider connection, unsealed and checked. */
-export function openConnection(box: SecretBox, row: Pick<AccountRow, 'id' | 'connection_sealed'>): StoredConnection {
-  return CONNECTION.decode(box.open(row.connection_sealed, connectionPurpose(row.id)), row.id);
-}
-
-/**
  * The client's accounts: those of its completed sessions. Accounts of a session still in progress
  * (or abandoned) were never handed over, so the API does not show them.
  */
@@ -78,8 +49,7 @@ function delivered(db: Db, scope: Scope) {
     .selectFrom('connect_accounts')
     .innerJoin('connect_sessions', 'connect_sessions.id', 'connect_accounts.session_id')
     .selectAll('connect_accounts')
-    .where('connect_accounts.client_id', '=', scope.clientId)
-    .where('connect_accounts.mode', '=', scope.mode)
+    .$call(ofTenant(scope, 'connect_accounts'))
     .where('connect_sessions.status', '=', 'completed');
 }
 

@@ -6,14 +6,13 @@ import { ApiError, notFound, unknownId } from '../platform/http/errors.js';
 import { resolveCursors, resolvePage, type PageQueryInput } from '../platform/http/pagination.js';
 import { enqueueJob } from '../platform/jobs/enqueue.js';
 import type { Scope } from '../platform/scope.js';
-import { readableClaimIds } from '../verify/claim.service.js';
+import { readableClaimIds } from '../verify/claims/claim.service.js';
 import { requireAccountHolderParam } from './account-holder.service.js';
 import { revokeSignIn } from './oauth/oauth-sign-in.service.js';
 import {
   accountPermissions,
   addressRows,
   balanceRows,
-  connectionPurpose,
   findAccount,
   findAccountForUpdate,
   findTransaction,
@@ -29,15 +28,9 @@ import type { ConnectedAccount, Provider } from './providers/provider.js';
 import { refreshAccountJob } from './refresh-account.job.js';
 import { findSession } from './session.repository.js';
 import type { SessionPermission } from './session.schemas.js';
+import { erasedConnection, sealConnection } from './stored-connection.js';
 
 export type AccountDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'capabilities' | 'providers'>;
-
-export { connectionPurpose };
-
-/** The sealed connection of an account whose credentials are erased. */
-export function erasedConnection(box: AccountDeps['secretBox'], accountId: string): string {
-  return box.seal('{}', connectionPurpose(accountId));
-}
 
 /** The account column holding each refresh feature's state. */
 export const REFRESH_COLUMN = { balances: 'balance_refresh', transactions: 'transaction_refresh' } as const;
@@ -105,7 +98,7 @@ export async function saveConnectedAccounts(
       display_name: account.displayName,
       permissions: session.permissions,
       status: 'active',
-      connection_sealed: deps.secretBox.seal(JSON.stringify(account.connection), connectionPurpose(id)),
+      connection_sealed: sealConnection(deps.secretBox, id, account.connection),
       balance_refresh: null,
       claim_id: null,
       transaction_refresh: null,

@@ -1,4 +1,5 @@
 import { eventsOf } from '../platform/events/event-catalog.js';
+import { defineJob } from '../platform/jobs/catalog.js';
 import { defineModule } from '../platform/module.js';
 import type { Mode } from '../platform/scope.js';
 import { accountHolderRoutes } from './account-holder.routes.js';
@@ -14,9 +15,12 @@ import { paceLog } from './providers/ip-pace.js';
 import type { ExchangeOverrides } from './providers/ccxt-provider.js';
 import type { Provider } from './providers/provider.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/registry.js';
-import { refreshAccountJob } from './refresh-account.job.js';
+import { refreshAccount } from './refresh-account.js';
+import { HISTORY_BUDGET_MS, REFRESH_MAX_ATTEMPTS, refreshAccountJob } from './refresh-account.job.js';
 import { accountRefreshes } from './refresh.metrics.js';
+import { findSessionById } from './session.repository.js';
 import { sessionRoutes } from './session.routes.js';
+import { expireIfDue } from './session.service.js';
 import { connectTestHelperRoutes } from './test-helpers.routes.js';
 import { Session } from './session.schemas.js';
 
@@ -36,6 +40,29 @@ declare module '../platform/context.js' {
     oauthServerOverrides?: Partial<Record<string, Partial<OAuthServer>>>;
   }
 }
+
+const expireSession = defineJob({
+  ...expireSessionJob,
+  async run(payload, run) {
+    const row = await findSessionById(run.ctx.db, payload.session_id);
+    if (!row) return;
+    const after = await expireIfDue(run.ctx, row);
+    // A worker whose clock runs a little behind retries instead of leaving the session open.
+    if (after.status === 'open') throw new Error('session not due to expire yet');
+  },
+});
+
+const refreshAccountRun = defineJob({
+  ...refreshAccountJob,
+  async run(payload, run) {
+    await refreshAccount(run.ctx, payload.account_id, payload.features, {
+      lastAttempt: run.attempt >= REFRESH_MAX_ATTEMPTS,
+      signal: run.signal,
+      historyBudgetMs: run.ctx.refreshHistoryBudgetMs ?? HISTORY_BUDGET_MS,
+      retry: payload.retry ?? 0,
+    });
+  },
+});
 
 /**
  * Connect: account holders, sessions and the hosted connect pages, connected accounts and their
@@ -60,7 +87,7 @@ export const connectModule = defineModule({
   },
   apiRoutes: [accountHolderRoutes, sessionRoutes, accountRoutes, connectTestHelperRoutes],
   pages: [connectPages],
-  jobs: [expireSessionJob, refreshAccountJob],
+  jobs: [expireSession, refreshAccountRun],
   events: [
     ...eventsOf(AccountHolder, {
       'account_holder.created': 'An account holder was created.',

@@ -8,14 +8,15 @@ import type { Mode } from '../platform/scope.js';
 import { retrieveAccountHolder } from './account-holder.service.js';
 import type { Account } from './account.schemas.js';
 import { saveConnectedAccounts, toAccount, type AccountDeps } from './account.service.js';
-import { findAccountById, openConnection, sessionAccountRows, updateAccount } from './account.repository.js';
+import { openConnection } from './stored-connection.js';
+import { findAccountById, sessionAccountRows, updateAccount } from './account.repository.js';
 import type { SessionRow } from './connect.table.js';
 import type { OAuthTokens } from './oauth/oauth-client.js';
 import type { ConnectOutcome, Provider } from './providers/provider.js';
 import { countFailedLogin, findSessionBySecretHash, lockOpenSession, sessionPermissions } from './session.repository.js';
 import type { SessionPermission } from './session.schemas.js';
 import { abandonSession, completeSession, exitUrl, expireIfDue, recordConsent } from './session.service.js';
-import type { FinishOptions, ProofRequest } from '../verify/proof.service.js';
+import type { FinishOptions, ProofRequest } from '../verify/claims/proof.service.js';
 
 /** What the hosted pages need to render an open session. */
 export interface HostedSession {

@@ -1,7 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { defineJob, lazyModule } from '../platform/jobs/catalog.js';
-
-const refreshModule = lazyModule(() => import('./refresh-account.js'));
+import { declareJob } from '../platform/jobs/catalog.js';
 
 export const REFRESH_MAX_ATTEMPTS = 3;
 /**
@@ -9,7 +7,7 @@ export const REFRESH_MAX_ATTEMPTS = 3;
  * last page's checkpoint), well inside the timeout: a first walk of a long ledger at the
  * exchange's pace (Kraken: ~6 s a page) takes many runs, and must not time out half-way.
  */
-const HISTORY_BUDGET_MS = 80_000;
+export const HISTORY_BUDGET_MS = 80_000;
 /**
  * A run stops at the first checkpoint past the budget; the call before it may have waited a whole
  * minute for an account's own limit (Binance's fiat orders, two a minute: the row's accountLimits)
@@ -22,9 +20,9 @@ const REFRESH_TIMEOUT_MS = 180_000;
  * refusal (rate limit, outage, expired login) is an answer, recorded on the account as a failed
  * refresh; a transient one (rate limit, outage) is also retried automatically, in a new job at
  * `next_refresh_available_at` (see refresh-account.ts). Unexpected errors are retried by the job.
- * A history walk longer than HISTORY_BUDGET_MS goes on in a new job of its own.
+ * A history walk longer than HISTORY_BUDGET_MS goes on in a new job of its own. Run by `connect.module.ts`.
  */
-export const refreshAccountJob = defineJob({
+export const refreshAccountJob = declareJob({
   type: 'connect.refresh_account',
   payload: Type.Object({
     account_id: Type.String(),
@@ -34,13 +32,4 @@ export const refreshAccountJob = defineJob({
   }),
   maxAttempts: REFRESH_MAX_ATTEMPTS,
   timeoutMs: REFRESH_TIMEOUT_MS,
-  async run(payload, run) {
-    const { refreshAccount } = await refreshModule();
-    await refreshAccount(run.ctx, payload.account_id, payload.features, {
-      lastAttempt: run.attempt >= REFRESH_MAX_ATTEMPTS,
-      signal: run.signal,
-      historyBudgetMs: run.ctx.refreshHistoryBudgetMs ?? HISTORY_BUDGET_MS,
-      retry: payload.retry ?? 0,
-    });
-  },
 });

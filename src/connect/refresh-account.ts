@@ -6,7 +6,6 @@ import type { Scope } from '../platform/scope.js';
 import {
   accountPermissions,
   findAccountById,
-  openConnection,
   replaceAddresses,
   replaceBalances,
   updateAccount,
@@ -14,6 +13,7 @@ import {
 } from './account.repository.js';
 import type { RefreshFeature, RefreshState } from './account.schemas.js';
 import { clientAccount, parseState, REFRESH_COLUMN } from './account.service.js';
+import { openConnection } from './stored-connection.js';
 import type { AccountRow } from './connect.table.js';
 import { usableConnection } from './oauth/oauth-sign-in.service.js';
 import { refreshAccountJob } from './refresh-account.job.js';

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ofTenant } from '../platform/db/of-tenant.js';
 import type { Db, DbCapabilities } from '../platform/db/database.js';
 import { jsonColumn } from '../platform/db/json-column.js';
 import { preparedRead } from '../platform/db/prepared-read.js';
@@ -16,16 +17,12 @@ export function sessionPermissions(row: Pick<SessionRow, 'id' | 'permissions'>):
   return SESSION_PERMISSIONS_COLUMN.decode(row.permissions, row.id);
 }
 
-function scoped(db: Db, scope: Scope) {
-  return db.selectFrom('connect_sessions').selectAll().where('client_id', '=', scope.clientId).where('mode', '=', scope.mode);
-}
-
 export async function insertSession(db: Db, row: NewSessionRow): Promise<void> {
   await db.insertInto('connect_sessions').values(row).execute();
 }
 
 const sessionById = preparedRead((db: Db, clientId: string, mode: Scope['mode'], id: string) =>
-  scoped(db, { clientId, mode }).where('id', '=', id),
+  db.selectFrom('connect_sessions').selectAll().$call(ofTenant({ clientId, mode })).where('id', '=', id),
 );
 const sessionBySecretHash = preparedRead((db: Db, hash: string) =>
   db.selectFrom('connect_sessions').selectAll().where('client_secret_hash', '=', hash),
@@ -46,7 +43,7 @@ export async function findSessionBySecretHash(db: Db, hash: string): Promise<Ses
 }
 
 export async function listSessionRows(db: Db, scope: Scope, filter: { accountHolderId?: string }, page: PageRequest) {
-  let query = scoped(db, scope);
+  let query = db.selectFrom('connect_sessions').selectAll().$call(ofTenant(scope));
   if (filter.accountHolderId !== undefined) query = query.where('account_holder_id', '=', filter.accountHolderId);
   return fetchPage(query, page);
 }

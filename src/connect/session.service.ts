@@ -8,7 +8,7 @@ import { enqueueJob } from '../platform/jobs/enqueue.js';
 import type { Scope } from '../platform/scope.js';
 import { requireAccountHolderParam } from './account-holder.service.js';
 import { accountIdsBySession, sessionAccountRows, updateAccount } from './account.repository.js';
-import { erasedConnection } from './account.service.js';
+import { erasedConnection } from './stored-connection.js';
 import type { SessionRow } from './connect.table.js';
 import { returnUrlProblem, returnUrlWith } from './return-url.js';
 import {
@@ -23,7 +23,7 @@ import {
 } from './session.repository.js';
 import type { CreateSessionInput, Session, SessionListQuery } from './session.schemas.js';
 import { expireSessionJob } from './expire-session.job.js';
-import { shareSessionClaims } from '../verify/sharing.service.js';
+import { shareSessionClaims } from '../verify/access/sharing.service.js';
 
 export type ConnectDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'capabilities'>;
 

@@ -18,7 +18,7 @@ import { freePort } from '../../test/support/free-port.js';
 import { injectOverHttp } from '../../test/support/http-inject.js';
 import { startTestApp, type TestApp, type TestClient } from '../../test/support/test-app.js';
 import { TestReceiver } from '../../test/support/webhooks.js';
-import { connectionPurpose } from '../connect/account.service.js';
+import { connectionPurpose } from '../connect/stored-connection.js';
 import { SECRET_KINDS, type SecretKindName } from '../platform/crypto/secret-kinds.js';
 
 /**

@@ -58,6 +58,29 @@ export function defineModule(module: AppModule): AppModule {
   return module;
 }
 
+/**
+ * What one subdomain folder of a module contributes (verify's `claims/`, `access/`, `statements/`),
+ * declared beside its code; the module's own file joins its parts with `composeModule`.
+ */
+export type ModulePart = Omit<AppModule, 'name' | 'onServe'>;
+
+/** A module made of parts: each list is the parts' lists joined in part order, and the context is every part's. */
+export function composeModule(module: Pick<AppModule, 'name' | 'onServe'>, parts: readonly ModulePart[]): AppModule {
+  const join = <T>(pick: (part: ModulePart) => readonly T[] | undefined): T[] => parts.flatMap((part) => pick(part) ?? []);
+  const contexts = join((part) => (part.context ? [part.context] : []));
+  return defineModule({
+    ...module,
+    ...(contexts.length > 0 ? { context: (ctx) => Object.assign({}, ...contexts.map((context) => context(ctx))) } : {}),
+    apiRoutes: join((part) => part.apiRoutes),
+    publicRoutes: join((part) => part.publicRoutes),
+    pages: join((part) => part.pages),
+    jobs: join((part) => part.jobs),
+    events: join((part) => part.events),
+    metrics: join((part) => part.metrics),
+    openApiTags: join((part) => part.openApiTags),
+  });
+}
+
 /** The page surfaces of these modules that this configuration serves (`PageSurface.servedIn`), in module order. */
 export function servedSurfaces(modules: readonly AppModule[], config: Config): PageSurface[] {
   return modules.flatMap((m) => m.pages ?? []).filter((surface) => surface.servedIn?.(config) ?? true);

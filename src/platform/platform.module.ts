@@ -9,13 +9,30 @@ import { mailMessages } from './mail/mail.metrics.js';
 import { deleteAllOutboxMessages } from './mail/outbox.repository.js';
 import { defineModule } from './module.js';
 import { usageRoutes } from './usage/usage.routes.js';
+import { defineJob } from './jobs/catalog.js';
+import { deliverWebhook } from './webhooks/deliver.js';
 import { webhookDeliverJob } from './webhooks/deliver.job.js';
+import { dispatchEvent } from './webhooks/dispatch.js';
 import { webhookDispatchJob } from './webhooks/dispatch.job.js';
 import { webhookAttemptDuration } from './webhooks/webhook.metrics.js';
 import { webhookRoutes } from './webhooks/webhook.routes.js';
 import { webhookTestHelperRoutes } from './webhooks/webhook-test-helpers.routes.js';
 import { TEST_HELPERS_TAG } from './http/test-helpers.js';
 import { WebhookEndpoint } from './webhooks/webhook.schemas.js';
+
+const webhookDispatch = defineJob({
+  ...webhookDispatchJob,
+  async run(payload, run) {
+    await dispatchEvent(run.ctx, payload.event_id, run.log);
+  },
+});
+
+const webhookDelivery = defineJob({
+  ...webhookDeliverJob,
+  async run(payload, run) {
+    await deliverWebhook(run.ctx, payload, run);
+  },
+});
 
 /**
  * The platform's own contributions, declared like any module's: the events, webhook endpoint and
@@ -27,7 +44,7 @@ import { WebhookEndpoint } from './webhooks/webhook.schemas.js';
 export const platformModule = defineModule({
   name: 'platform',
   apiRoutes: [eventRoutes, webhookRoutes, usageRoutes, webhookTestHelperRoutes],
-  jobs: [webhookDispatchJob, webhookDeliverJob],
+  jobs: [webhookDispatch, webhookDelivery],
   events: eventsOf(WebhookEndpoint, {
     'webhook_endpoint.disabled':
       'ownproof disabled one of your webhook endpoints: it answered 410 Gone (`disabled_reason: "gone"`), or every attempt failed for 5 days ' +

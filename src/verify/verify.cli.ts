@@ -12,7 +12,7 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
     .description('Add a new receipt signing key; the old ones stay published so existing receipts keep verifying')
     .option('--json', 'print one JSON object {kid, retired}')
     .action(async (options: { json?: boolean }) => {
-      const { rotateSigningKey } = await import('./signing-key.service.js');
+      const { rotateSigningKey } = await import('./claims/signing-key.service.js');
       await cli.withRuntime(async (runtime) => {
         const rotated = await rotateSigningKey(runtime.ctx);
         if (options.json) cli.print(JSON.stringify(rotated));
@@ -27,7 +27,7 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
     .description('List receipt signing keys, newest first')
     .option('--json', 'one JSON object per line')
     .action(async (options: { json?: boolean }) => {
-      const { describeSigningKeys } = await import('./signing-key.service.js');
+      const { describeSigningKeys } = await import('./claims/signing-key.service.js');
       await cli.withRuntime(async (runtime) => {
         const all = await describeSigningKeys(runtime.ctx);
         for (const key of all)
@@ -69,8 +69,8 @@ export function registerVerifyCommands(program: Command, cli: CliDeps): void {
     .action(async (file: string, options: { jwks: string; json?: boolean }) => {
       const [{ runStatementCheck }, { checkStatementPdf }, { describeStatementCheck }] = await Promise.all([
         import('@ownproof/verify'),
-        import('./statement-check.js'),
-        import('./statement-check-words.js'),
+        import('./statements/statement-check.js'),
+        import('./statements/statement-check-words.js'),
       ]);
       cli.setExitCode(
         await runStatementCheck(

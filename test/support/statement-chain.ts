@@ -5,7 +5,7 @@
 import { parseAddress } from '../../src/bitcoin/address.js';
 import type { ChainTx } from '../../src/bitcoin/chain/chain-source.js';
 import { sandboxWallet } from '../../src/bitcoin/sandbox/sandbox-wallet.js';
-import type { StatementChainInput, StatementClaimInput } from '../../src/verify/statement-computation.js';
+import type { StatementChainInput, StatementClaimInput } from '../../src/verify/statements/statement-computation.js';
 
 const wallet = sandboxWallet();
 export const receive = (i: number) => wallet.address('receive', i);

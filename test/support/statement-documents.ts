@@ -3,10 +3,10 @@
  * rendered without a server: for tests of what a statement PDF shows.
  */
 import { sandboxWallet } from '../../src/bitcoin/sandbox/sandbox-wallet.js';
-import type { ClaimStatement } from '../../src/verify/claim.schemas.js';
-import type { StatementDocument, StatementPdfFormat } from '../../src/verify/statement-document.schemas.js';
-import { renderStatementPdf } from '../../src/verify/statement-pdf/statement-pdf.js';
-import type { StatementData } from '../../src/verify/statement.schemas.js';
+import type { ClaimStatement } from '../../src/verify/claims/claim.schemas.js';
+import type { StatementDocument, StatementPdfFormat } from '../../src/verify/statements/statement-document.schemas.js';
+import { renderStatementPdf } from '../../src/verify/statements/pdf/statement-pdf.js';
+import type { StatementData } from '../../src/verify/statements/statement.schemas.js';
 
 export const DOCUMENT_HASH = 'cd'.repeat(32);
 export const VERIFY_URL = 'https://proofs.example.com/verify';

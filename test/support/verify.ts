@@ -4,8 +4,8 @@ import { sandboxWallet } from '../../src/bitcoin/sandbox/sandbox-wallet.js';
 import { retrieveAccountHolder } from '../../src/connect/account-holder.service.js';
 import { emailIdentity } from '../../src/platform/mail/address.js';
 import type { Scope } from '../../src/platform/scope.js';
-import { startSignatureChallenge, submitSignature, type ProofDeps } from '../../src/verify/proof.service.js';
-import { shareSessionClaims } from '../../src/verify/sharing.service.js';
+import { startSignatureChallenge, submitSignature, type ProofDeps } from '../../src/verify/claims/proof.service.js';
+import { shareSessionClaims } from '../../src/verify/access/sharing.service.js';
 import type { ChallengeOrigin, ChallengeRow } from '../../src/verify/verify.table.js';
 
 /** A testnet wallet with a fresh random key (multisig types are 2-of-3). */

@@ -3,7 +3,8 @@ import { unixSeconds } from '../../platform/clock.js';
 import type { AppContext } from '../../platform/context.js';
 import type { Config } from '../../platform/config/config.js';
 import { hashSecret, newId } from '../../platform/crypto/random.js';
-import { connectionPurpose, findAccountById, openConnection, updateAccount, type StoredConnection } from '../account.repository.js';
+import { openConnection, sealConnection, type StoredConnection } from '../stored-connection.js';
+import { findAccountById, updateAccount } from '../account.repository.js';
 import type { AccountRow } from '../connect.table.js';
 import { connectSignedIn, hostedSessionOf, type EndedSession, type HostedFlowDeps, type HostedSession } from '../hosted-flow.service.js';
 import { ProviderError, type Provider } from '../providers/provider.js';
@@ -139,7 +140,7 @@ export async function usableConnection(
   try {
     const next = { ...connection, oauth: await refreshTokens(provider.oauth.server, app, tokens.refresh_token, now) };
     await updateAccount(deps.db, account.id, {
-      connection_sealed: deps.secretBox.seal(JSON.stringify(next), connectionPurpose(account.id)),
+      connection_sealed: sealConnection(deps.secretBox, account.id, next),
     });
     return next;
   } catch (error) {

@@ -1,5 +1,5 @@
 import type { PageSurface } from '../../platform/web/page-surface.js';
-import { BROWSER_WALLET_SCRIPT } from '../../verify/pages/proof.routes.js';
+import { BROWSER_WALLET_SCRIPT } from '../../verify/claims/pages/proof.routes.js';
 import { hostedConnectRoutes } from './hosted-connect.routes.js';
 import { invalidLinkPage } from './link-pages.js';
 

@@ -15,7 +15,7 @@ import {
 import { beginOAuth, completeOAuth, oauthApp, OAUTH_CALLBACK_PATH } from '../oauth/oauth-sign-in.service.js';
 import type { Provider } from '../providers/provider.js';
 import { isSessionBrowser } from '../session.service.js';
-import { proofRoutes } from '../../verify/pages/proof.routes.js';
+import { proofRoutes } from '../../verify/claims/pages/proof.routes.js';
 import { accountsPage } from './accounts-page.js';
 import { disclaimerPage } from './disclaimer-page.js';
 import type { FlowView } from './flow-view.js';

@@ -8,7 +8,7 @@ import { createHostedSession, fetchSession } from '../../../test/support/browser
 import { PageChecks } from '../../../test/support/page-checks.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 import { testnetWallet } from '../../../test/support/verify.js';
-import { CHALLENGE_TTL_SECONDS, MAX_FAILED_ATTEMPTS } from '../../verify/proof.service.js';
+import { CHALLENGE_TTL_SECONDS, MAX_FAILED_ATTEMPTS } from '../../verify/claims/proof.service.js';
 import type { SigningWallet } from '../../bitcoin/message/sign-message.js';
 
 /** Every page of the ownership proof, each checked at both screen sizes (see hosted-connect.browser.test.ts). */

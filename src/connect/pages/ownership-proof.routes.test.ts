@@ -7,7 +7,7 @@ import { engines } from '../../../test/support/database.js';
 import { FormAgent } from '../../../test/support/form-agent.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 import { testnetWallet } from '../../../test/support/verify.js';
-import { CHALLENGE_TTL_SECONDS, MAX_FAILED_ATTEMPTS } from '../../verify/proof.service.js';
+import { CHALLENGE_TTL_SECONDS, MAX_FAILED_ATTEMPTS } from '../../verify/claims/proof.service.js';
 
 /**
  * The verify module's ownership proof inside the hosted connect flow, over `inject` as a browser

@@ -5,7 +5,7 @@ import { FormAgent } from '../../../test/support/form-agent.js';
 import { signInToPortal } from '../../../test/support/portal.js';
 import { startTestApp, type TestApp, type TestClient } from '../../../test/support/test-app.js';
 import { signWithSandboxWallet } from '../../bitcoin/sandbox/sandbox-signer.js';
-import { submitSignature } from '../../verify/proof.service.js';
+import { submitSignature } from '../../verify/claims/proof.service.js';
 import { markAccountProven } from '../hosted-flow.service.js';
 
 /**

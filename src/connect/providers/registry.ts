@@ -1,6 +1,6 @@
 import type { ChainSources } from '../../bitcoin/chain-for-mode.js';
 import type { Clock } from '../../platform/clock.js';
-import { lazyModule } from '../../platform/jobs/catalog.js';
+import { lazyModule } from '../../platform/lazy-module.js';
 import type { Mode } from '../../platform/scope.js';
 import { bitcoinWalletProvider } from './bitcoin-wallet.js';
 import type { Ccxt } from './ccxt-errors.js';

@@ -9,10 +9,10 @@ import { createTestDatabase, engines, type TestDatabase } from '../../../test/su
 import { snapshotDatabase } from '../../../test/support/db-snapshot.js';
 import { captureStream, startTestApp, TEST_MASTER_KEY_BYTES, type TestApp } from '../../../test/support/test-app.js';
 import { proveWith, testnetWallet } from '../../../test/support/verify.js';
-import { connectionPurpose } from '../../connect/account.service.js';
+import { connectionPurpose } from '../../connect/stored-connection.js';
 import { sessionSecret } from '../../connect/session.service.js';
 import { service } from '../../main/modules.js';
-import { activeSigningKey } from '../../verify/signing-key.service.js';
+import { activeSigningKey } from '../../verify/claims/signing-key.service.js';
 import { unixSeconds } from '../clock.js';
 import { loadConfig } from '../config/config.js';
 import type { AppContext } from '../context.js';

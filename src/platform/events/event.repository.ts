@@ -4,6 +4,7 @@ import { jsonColumn } from '../db/json-column.js';
 import { fetchPage, type PageRequest } from '../http/pagination.js';
 import type { Scope } from '../scope.js';
 import type { EventRow, NewEventRow } from './event.table.js';
+import { ofTenant } from '../db/of-tenant.js';
 
 /** `events.data`: the object the event is about, as the API showed it when the event happened. */
 export const EVENT_DATA = jsonColumn('events', 'data', Type.Record(Type.String(), Type.Unknown()));
@@ -20,20 +21,16 @@ export interface EventFilter {
   createdLte?: number;
 }
 
-function scoped(db: Db, scope: Scope) {
-  return db.selectFrom('events').selectAll().where('client_id', '=', scope.clientId).where('mode', '=', scope.mode);
-}
-
 export async function insertEvent(db: Db, row: NewEventRow): Promise<void> {
   await db.insertInto('events').values(row).execute();
 }
 
 export async function findEvent(db: Db, scope: Scope, id: string): Promise<EventRow | undefined> {
-  return scoped(db, scope).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('events').selectAll().$call(ofTenant(scope)).where('id', '=', id).executeTakeFirst();
 }
 
 export async function listEventRows(db: Db, scope: Scope, filter: EventFilter, page: PageRequest) {
-  let query = scoped(db, scope);
+  let query = db.selectFrom('events').selectAll().$call(ofTenant(scope));
   if (filter.type !== undefined) query = query.where('type', '=', filter.type);
   if (filter.typePrefix !== undefined) query = query.where('type', 'like', `${filter.typePrefix}%`);
   if (filter.createdGte !== undefined) query = query.where('created_at', '>=', filter.createdGte);

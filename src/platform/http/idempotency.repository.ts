@@ -1,6 +1,7 @@
 import type { Db } from '../db/database.js';
 import type { Scope } from '../scope.js';
 import type { IdempotencyKeyRow, NewIdempotencyKeyRow } from './idempotency.table.js';
+import { ofTenant } from '../db/of-tenant.js';
 
 /** The response saved for replay (the service seals `body` before it gets here). */
 export interface SavedResponse {
@@ -23,13 +24,7 @@ export async function insertIdempotencyKey(db: Db, row: NewIdempotencyKeyRow): P
 }
 
 export async function findIdempotencyKey(db: Db, scope: Scope, key: string): Promise<IdempotencyKeyRow | undefined> {
-  return db
-    .selectFrom('idempotency_keys')
-    .selectAll()
-    .where('client_id', '=', scope.clientId)
-    .where('mode', '=', scope.mode)
-    .where('key', '=', key)
-    .executeTakeFirst();
+  return db.selectFrom('idempotency_keys').selectAll().$call(ofTenant(scope)).where('key', '=', key).executeTakeFirst();
 }
 
 /**
@@ -88,8 +83,7 @@ export async function saveIdempotentResponse(
       lock_token: null,
       locked_until: null,
     })
-    .where('client_id', '=', scope.clientId)
-    .where('mode', '=', scope.mode)
+    .$call(ofTenant(scope))
     .where('key', '=', key)
     .where('lock_token', '=', lockToken)
     .executeTakeFirst();
@@ -98,13 +92,7 @@ export async function saveIdempotentResponse(
 
 /** Deletes the key's row if this request still holds its lock, so a retry runs afresh. */
 export async function deleteLockedIdempotencyKey(db: Db, scope: Scope, key: string, lockToken: string): Promise<void> {
-  await db
-    .deleteFrom('idempotency_keys')
-    .where('client_id', '=', scope.clientId)
-    .where('mode', '=', scope.mode)
-    .where('key', '=', key)
-    .where('lock_token', '=', lockToken)
-    .execute();
+  await db.deleteFrom('idempotency_keys').$call(ofTenant(scope)).where('key', '=', key).where('lock_token', '=', lockToken).execute();
 }
 
 /** Deletes up to `limit` expired keys of any client (bounded, so one purge stays a short write). */

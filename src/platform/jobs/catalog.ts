@@ -15,11 +15,12 @@ export interface JobRun {
 }
 
 /**
- * One kind of background work: its payload schema, retry policy and timeout, and the handler.
- * Handlers must be idempotent — a crash after the work but before the job is marked done runs it
- * again — and should import heavy modules inside `run`, so workers load them only when needed.
+ * One kind of background work, as the code that enqueues it sees it: its type, payload schema,
+ * retry policy and timeout. A declaration (`declareJob`, in a `<name>.job.ts` file) imports no
+ * service, so a service imports it to enqueue the job without importing the code that runs it
+ * (trigger.dev's worker catalog): jobs and services never import each other.
  */
-export interface JobDefinition<S extends TSchema = TSchema> {
+export interface JobDeclaration<S extends TSchema = TSchema> {
   type: string;
   payload: S;
   /** Runs at most this many times; after the last failure the job is dead (kept, visible). */
@@ -28,6 +29,14 @@ export interface JobDefinition<S extends TSchema = TSchema> {
   timeoutMs: number;
   /** Delay before attempt `attempt + 1` after attempt `attempt` failed. Default: exponential with jitter. */
   retryDelayMs?: (attempt: number, error: unknown) => number;
+}
+
+/**
+ * A job type with its handler, what a worker runs: the module declaration attaches the handler
+ * to the declaration (`defineJob({ ...someJob, run })`). Handlers must be idempotent — a crash
+ * after the work but before the job is marked done runs it again.
+ */
+export interface JobDefinition<S extends TSchema = TSchema> extends JobDeclaration<S> {
   run(payload: Static<S>, run: JobRun): Promise<void>;
 }
 
@@ -35,17 +44,12 @@ export interface CompiledJobDefinition extends JobDefinition {
   check: TypeCheck<TSchema>;
 }
 
-/**
- * A module imported on its first use and then kept — what a job handler or a rarely used feature
- * needs: workers that never run the job never load it, and later runs skip the loader (each `import()` call goes through its resolve
- * hooks again, which showed in profiles of busy workers).
- */
-export function lazyModule<M>(load: () => Promise<M>): () => Promise<M> {
-  let loaded: Promise<M> | undefined;
-  return () => (loaded ??= load());
+/** Declares a job type; the payload type flows from the schema into `enqueueJob` and the handler. */
+export function declareJob<S extends TSchema>(declaration: JobDeclaration<S>): JobDeclaration<S> {
+  return declaration;
 }
 
-/** Declares a job type; the payload type flows from the schema into `run` and `enqueueJob`. */
+/** A declared job type with its handler (`defineJob({ ...declaration, run })`), for a module's `jobs`. */
 export function defineJob<S extends TSchema>(definition: JobDefinition<S>): JobDefinition<S> {
   return definition;
 }

@@ -3,7 +3,7 @@ import { Value } from '@sinclair/typebox/value';
 import { newId } from '../crypto/random.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
-import type { JobDefinition } from './catalog.js';
+import type { JobDeclaration } from './catalog.js';
 import { insertJob, insertJobOnce } from './job.repository.js';
 
 export interface EnqueueOptions {
@@ -20,7 +20,7 @@ export interface EnqueueOptions {
 export async function enqueueJob<S extends TSchema>(
   db: Db,
   clock: Clock,
-  definition: JobDefinition<S>,
+  definition: JobDeclaration<S>,
   payload: Static<S>,
   options: EnqueueOptions = {},
 ): Promise<string | undefined> {

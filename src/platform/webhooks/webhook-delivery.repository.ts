@@ -3,6 +3,7 @@ import type { EventRow } from '../events/event.table.js';
 import { fetchPage, type PageRequest } from '../http/pagination.js';
 import type { Scope } from '../scope.js';
 import type { NewWebhookDeliveryAttemptRow, WebhookDeliveryAttemptRow, WebhookEndpointRow } from './webhook.table.js';
+import { ofTenant } from '../db/of-tenant.js';
 
 /*
  * Deliveries read the events table (read only): the event is what they send. Joining it here saves
@@ -109,12 +110,7 @@ export async function insertWebhookDeliveryAttempt(db: Db, row: NewWebhookDelive
 }
 
 function attemptsOf(db: Db, scope: Scope, endpointId: string) {
-  return db
-    .selectFrom('webhook_delivery_attempts')
-    .selectAll()
-    .where('endpoint_id', '=', endpointId)
-    .where('client_id', '=', scope.clientId)
-    .where('mode', '=', scope.mode);
+  return db.selectFrom('webhook_delivery_attempts').selectAll().where('endpoint_id', '=', endpointId).$call(ofTenant(scope));
 }
 
 export async function findWebhookDeliveryAttempt(

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ofTenant } from '../db/of-tenant.js';
 import type { Db } from '../db/database.js';
 import { jsonColumn } from '../db/json-column.js';
 import { fetchPage, type PageRequest } from '../http/pagination.js';
@@ -13,45 +14,30 @@ export function endpointEventTypes(row: Pick<WebhookEndpointRow, 'id' | 'enabled
   return ENABLED_EVENTS.decode(row.enabled_events, row.id);
 }
 
-function scoped(db: Db, scope: Scope) {
-  return db.selectFrom('webhook_endpoints').selectAll().where('client_id', '=', scope.clientId).where('mode', '=', scope.mode);
-}
-
 export async function insertWebhookEndpoint(db: Db, row: NewWebhookEndpointRow): Promise<void> {
   await db.insertInto('webhook_endpoints').values(row).execute();
 }
 
 export async function findWebhookEndpoint(db: Db, scope: Scope, id: string): Promise<WebhookEndpointRow | undefined> {
-  return scoped(db, scope).where('id', '=', id).executeTakeFirst();
+  return db.selectFrom('webhook_endpoints').selectAll().$call(ofTenant(scope)).where('id', '=', id).executeTakeFirst();
 }
 
 export async function listWebhookEndpointRows(db: Db, scope: Scope, page: PageRequest) {
-  return fetchPage(scoped(db, scope), page);
+  return fetchPage(db.selectFrom('webhook_endpoints').selectAll().$call(ofTenant(scope)), page);
 }
 
 /** Enabled endpoints of a client and mode, oldest first: the candidates for an event. */
 export async function listEnabledWebhookEndpoints(db: Db, scope: Scope): Promise<WebhookEndpointRow[]> {
-  return scoped(db, scope).where('status', '=', 'enabled').orderBy('seq').execute();
+  return db.selectFrom('webhook_endpoints').selectAll().$call(ofTenant(scope)).where('status', '=', 'enabled').orderBy('seq').execute();
 }
 
 export async function updateWebhookEndpointRow(db: Db, scope: Scope, id: string, changes: WebhookEndpointUpdate): Promise<void> {
-  await db
-    .updateTable('webhook_endpoints')
-    .set(changes)
-    .where('id', '=', id)
-    .where('client_id', '=', scope.clientId)
-    .where('mode', '=', scope.mode)
-    .execute();
+  await db.updateTable('webhook_endpoints').set(changes).where('id', '=', id).$call(ofTenant(scope)).execute();
 }
 
 /** Deletes the endpoint; its deliveries and their attempts go with it (ON DELETE CASCADE). True when it existed. */
 export async function deleteWebhookEndpointRow(db: Db, scope: Scope, id: string): Promise<boolean> {
-  const result = await db
-    .deleteFrom('webhook_endpoints')
-    .where('id', '=', id)
-    .where('client_id', '=', scope.clientId)
-    .where('mode', '=', scope.mode)
-    .executeTakeFirst();
+  const result = await db.deleteFrom('webhook_endpoints').where('id', '=', id).$call(ofTenant(scope)).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 

@@ -3,12 +3,12 @@ import { ApiError } from '../../platform/http/errors.js';
 import { firstString } from '../../platform/web/form-values.js';
 import { html, type SafeHtml } from '../../platform/web/html.js';
 import type { PageContent, PageKit, PageSurface } from '../../platform/web/page-surface.js';
-import { PROOF_FORMAT_WORDS, type ClaimStatement, type ReceiptCheck } from '../claim.schemas.js';
-import { checkReceipt } from '../claim.service.js';
+import { PROOF_FORMAT_WORDS, type ClaimStatement, type ReceiptCheck } from '../claims/claim.schemas.js';
+import { checkReceipt } from '../claims/claim.service.js';
 import multipart from '@fastify/multipart';
 import { SHA256_HEX } from '@ownproof/verify';
-import { MAX_STATEMENT_PDF_BYTES, MAX_STATEMENT_PDF_MIB } from '../statement-document.schemas.js';
-import { checkStatementFile, checkStatementHash, documentCheckUrl } from '../statement-document.service.js';
+import { MAX_STATEMENT_PDF_BYTES, MAX_STATEMENT_PDF_MIB } from '../statements/statement-document.schemas.js';
+import { checkStatementFile, checkStatementHash, documentCheckUrl } from '../statements/statement-document.service.js';
 import { notValidPage, statementForms, statementResultPage, type StatementFormState } from './statement-check-pages.js';
 
 /** Longest receipt the form takes (a proof-of-funds claim with many inputs is the largest). */

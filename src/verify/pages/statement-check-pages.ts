@@ -1,7 +1,7 @@
 import { html, type SafeHtml } from '../../platform/web/html.js';
 import type { PageContent } from '../../platform/web/page-surface.js';
-import { statementFacts } from '../statement-check-words.js';
-import { MAX_STATEMENT_PDF_MIB, type StatementCheck } from '../statement-document.schemas.js';
+import { statementFacts } from '../statements/statement-check-words.js';
+import { MAX_STATEMENT_PDF_MIB, type StatementCheck } from '../statements/statement-document.schemas.js';
 
 export interface StatementFormState {
   statementError?: string;

@@ -1,0 +1,73 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { Insertable, Updateable } from 'kysely';
+import type { Db } from '../../platform/db/database.js';
+import type { ChallengeOrigin, ChallengeRow, ChallengeTable } from '../verify.table.js';
+import { jsonColumn } from '../../platform/db/json-column.js';
+
+/** `verify_challenges.subject`: one address, or a wallet as an output descriptor. */
+const ChallengeSubject = Type.Union([
+  Type.Object({ type: Type.Literal('address'), address: Type.String() }),
+  Type.Object({ type: Type.Literal('wallet'), descriptor: Type.String() }),
+]);
+const CHALLENGE_SUBJECT = jsonColumn('verify_challenges', 'subject', ChallengeSubject);
+
+/** `verify_challenges.origin`: where the challenge was started (ChallengeOrigin). */
+const ChallengeOriginSchema = Type.Union([
+  Type.Object({ kind: Type.Literal('connect_session'), session_id: Type.String(), account_id: Type.Optional(Type.String()) }),
+  Type.Object({ kind: Type.Literal('portal') }),
+]);
+const CHALLENGE_ORIGIN = jsonColumn('verify_challenges', 'origin', ChallengeOriginSchema);
+
+/** What a challenge is about. */
+export function challengeSubject(row: Pick<ChallengeRow, 'id' | 'subject'>): Static<typeof ChallengeSubject> {
+  return CHALLENGE_SUBJECT.decode(row.subject, row.id);
+}
+
+/** Where a challenge was started. */
+export function challengeOrigin(row: Pick<ChallengeRow, 'id' | 'origin'>): ChallengeOrigin {
+  return CHALLENGE_ORIGIN.decode(row.origin, row.id);
+}
+
+export async function insertChallenge(db: Db, row: Insertable<ChallengeTable>): Promise<void> {
+  await db.insertInto('verify_challenges').values(row).execute();
+}
+
+export async function findChallenge(db: Db, id: string): Promise<ChallengeRow | undefined> {
+  return db.selectFrom('verify_challenges').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Changes a challenge that is still open; false when it was not (used, expired or failed
+ * meanwhile), so a challenge ends at most once however requests race.
+ */
+export async function updateOpenChallenge(db: Db, id: string, changes: Updateable<ChallengeTable>): Promise<boolean> {
+  const result = await db
+    .updateTable('verify_challenges')
+    .set(changes)
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) === 1;
+}
+
+/** Counts a failed attempt; returns the new count (undefined when the challenge is no longer open). */
+export async function countFailedAttempt(db: Db, id: string): Promise<number | undefined> {
+  const row = await db
+    .updateTable('verify_challenges')
+    .set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1) }))
+    .where('id', '=', id)
+    .where('status', '=', 'open')
+    .returning('failed_attempts')
+    .executeTakeFirst();
+  return row?.failed_attempts;
+}
+
+/** The highest deposit address index used in a mode (-1 when none). */
+export async function lastDepositIndex(db: Db, mode: ChallengeRow['mode']): Promise<number> {
+  const row = await db
+    .selectFrom('verify_challenges')
+    .select((eb) => eb.fn.max<number | null>('deposit_index').as('last'))
+    .where('mode', '=', mode)
+    .executeTakeFirst();
+  return row?.last ?? -1;
+}
