@@ -8,7 +8,7 @@ import { enqueueJob } from '../platform/jobs/enqueue.js';
 import type { Scope } from '../platform/scope.js';
 import { readableClaimIds } from '../verify/claims/claim.service.js';
 import { requireAccountHolderParam } from './account-holder.service.js';
-import { revokeSignIn } from './oauth/oauth-sign-in.service.js';
+import { revokeSignIn } from './oauth/oauth-grant.service.js';
 import {
   accountPermissions,
   addressRows,

@@ -15,7 +15,7 @@ import type { RefreshFeature, RefreshState } from './account.schemas.js';
 import { clientAccount, parseState, REFRESH_COLUMN } from './account.service.js';
 import { openConnection } from './stored-connection.js';
 import type { AccountRow } from './connect.table.js';
-import { usableConnection } from './oauth/oauth-sign-in.service.js';
+import { usableConnection } from './oauth/oauth-grant.service.js';
 import { refreshAccountJob } from './refresh-account.job.js';
 import { accountRefreshes } from './refresh.metrics.js';
 import { enqueueJob } from '../platform/jobs/enqueue.js';

@@ -12,7 +12,8 @@ import {
   walletToProve,
   type HostedSession,
 } from '../hosted-flow.service.js';
-import { beginOAuth, completeOAuth, oauthApp, OAUTH_CALLBACK_PATH } from '../oauth/oauth-sign-in.service.js';
+import { oauthApp, OAUTH_CALLBACK_PATH } from '../oauth/oauth-grant.service.js';
+import { beginOAuth, completeOAuth } from '../oauth/oauth-sign-in.service.js';
 import type { Provider } from '../providers/provider.js';
 import { isSessionBrowser } from '../session.service.js';
 import { proofRoutes } from '../../verify/claims/pages/proof.routes.js';
