@@ -25,7 +25,7 @@ export interface ClaimProof {
   signed_path?: string;
 }
 
-/** What a claim receipt states: the claim as the issuer verified it (docs/verify.md, "Receipts"). */
+/** What a claim receipt states: the claim as the issuer verified it (docs/verify.md, "Claims and receipts"). */
 export interface ClaimStatement {
   id: string;
   account_holder_id: string;
