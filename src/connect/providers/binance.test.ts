@@ -17,6 +17,14 @@ import { EXCHANGE_RATE_LIMIT_SECONDS } from './ccxt-errors.js';
 
 const DAY = 86_400_000;
 
+/**
+ * The per-account minute tests pace ccxt at this many ms a unit of cost (Binance's own is 50),
+ * which shortens Binance's minute in proportion (account-limits.ts), to `MINUTE_AT_RATE_LIMIT`:
+ * long enough to tell a wait for it from none, short enough that waiting for it costs little.
+ */
+const SHORT_MINUTE_RATE_LIMIT = 2.5;
+const MINUTE_AT_RATE_LIMIT = (60_000 * SHORT_MINUTE_RATE_LIMIT) / 50;
+
 /** A spot trade of the fake account, at `daysAgo`. */
 function trade(
   symbol: string,
@@ -1118,9 +1126,9 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
   });
 
   it('keeps an account’s minute across processes: a refresh in a second process (its own app, the same database) waits for the minute the first spent', async () => {
-    const minute = 6_000;
+    const minute = MINUTE_AT_RATE_LIMIT;
     live.fake.countUidWeight(minute);
-    const binance = { ...pointExchangeAt('binance', live.fake.url), rateLimit: 5 };
+    const binance = { ...pointExchangeAt('binance', live.fake.url), rateLimit: SHORT_MINUTE_RATE_LIMIT };
     const first = await startTestApp(engine, { seams: { exchangeOverrides: { binance } } });
     const second = await startTestApp(engine, { seams: { exchangeOverrides: { binance } }, database: first.database });
     try {
@@ -1163,13 +1171,13 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
   }, 90_000);
 
   it('paces the calls Binance weighs per account in a minute of their own, per account: a second refresh waits for it, another account does not', async () => {
-    // At 5 ms a unit of ccxt's cost (Binance's pace is 50), Binance's minute is 6 s. The fake
+    // At 2.5 ms a unit of ccxt's cost (Binance's pace is 50), Binance's minute is 3 s. The fake
     // counts each account's weight per endpoint over that minute and refuses a call past 180,000:
     // fiat deposits and withdrawals weigh 90,000 a call, two a minute.
-    const minute = 6_000;
+    const minute = MINUTE_AT_RATE_LIMIT;
     live.fake.countUidWeight(minute);
     try {
-      await withApp({ rateLimit: 5 }, async (paced, steps) => {
+      await withApp({ rateLimit: SHORT_MINUTE_RATE_LIMIT }, async (paced, steps) => {
         const fiat = (key: string) => [
           fiatOrder(0, `${key.slice(0, 8)}-in`, '10', '10', '0', 'Successful', 3),
           fiatOrder(1, `${key.slice(0, 8)}-out`, '4', '4', '0', 'Finished', 2),
@@ -1206,7 +1214,7 @@ describe.each(engines())('Binance through ccxt on %s', (engine) => {
         expect(calls(first)).toHaveLength(4);
         // The first account's second refresh waited for its minute; the other account never waited
         // for it. Within a refresh the two calls come at once: in the shared limiter they cost
-        // their IP weight, not ccxt's 600 units (3 s here).
+        // their IP weight, not ccxt's 600 units (1.5 s here).
         expect(a3 - a1).toBeGreaterThanOrEqual(minute);
         expect(a4 - a2).toBeGreaterThanOrEqual(minute);
         const [b1, b2] = calls(other) as [number, number];

@@ -225,3 +225,22 @@ describe('enum errors', () => {
     expect(validationError(text.errors ?? [], 'body').message).toBe('Invalid value for name: must not be empty.');
   });
 });
+
+describe('compiled validators', () => {
+  it('are compiled once a process for the same schema, part and shared schemas, and apart when any differs', () => {
+    const shared = { Thing: { $id: 'Thing', type: 'object', properties: { id: { type: 'string' } }, additionalProperties: false } };
+    const schema = () => Type.Object({ limit: Type.Integer({ minimum: 1 }), thing: Type.Ref('Thing') }, { additionalProperties: false });
+    // Fastify asks once per plugin context, for every app built: each a compiler of its own.
+    const [one, two, bare] = [buildValidatorCompiler(shared), buildValidatorCompiler(shared), buildValidatorCompiler()];
+    const query = one({ schema: schema(), httpPart: 'querystring' });
+    expect(two({ schema: schema(), httpPart: 'querystring' })).toBe(query);
+    const body = two({ schema: schema(), httpPart: 'body' });
+    expect(body).not.toBe(query);
+    // The query string's is coerced, the body's strict; both resolve the shared schema.
+    expect(query({ limit: '2', thing: { id: 'a' } })).toBe(true);
+    expect(body({ limit: '2', thing: { id: 'a' } })).toBe(false);
+    expect(body({ limit: 2, thing: { id: 'a', other: 1 } })).toBe(false);
+    // Without the shared schema its $ref cannot resolve: not a validator compiled with it.
+    expect(() => bare({ schema: schema(), httpPart: 'querystring' })).toThrow(/Thing/);
+  });
+});

@@ -31,16 +31,37 @@ function makeAjv(coerce: boolean): Ajv {
  * shared schemas visible there, so `$ref`s to them resolve.
  */
 export function buildValidatorCompiler(externalSchemas: Record<string, unknown> = {}) {
-  const bodyAjv = makeAjv(false);
-  const queryAjv = makeAjv(true);
-  for (const schema of Object.values(externalSchemas)) {
-    bodyAjv.addSchema(schema as object);
-    queryAjv.addSchema(schema as object);
-  }
+  let ajvs: { body: Ajv; query: Ajv } | undefined;
+  const shared = JSON.stringify(externalSchemas);
   return ({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction => {
     if (httpPart === 'body' && (schema as { format?: unknown }).format === 'binary') return acceptBytes;
-    return (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema);
+    const part = httpPart === 'body' ? 'body' : 'query';
+    const key = `${part}\n${shared}\n${JSON.stringify(schema)}`;
+    const known = compiled.get(key);
+    if (known) return known;
+    ajvs ??= ajvsWith(externalSchemas);
+    const validate = ajvs[part].compile(schema);
+    compiled.set(key, validate);
+    return validate;
   };
+}
+
+/**
+ * Validators compiled in this process, by what they were compiled from (the part, the shared
+ * schemas, the schema): Fastify asks once per route and plugin context, for every app built, and
+ * most ask for the same few schemas (every route without a query string gets NOTHING). Compiling
+ * is what made building the app take seconds; a validator is a pure function of its schemas (its
+ * `errors` are read right after each synchronous call), so one compiled serves them all.
+ */
+const compiled = new Map<string, ValidateFunction>();
+
+function ajvsWith(externalSchemas: Record<string, unknown>): { body: Ajv; query: Ajv } {
+  const ajvs = { body: makeAjv(false), query: makeAjv(true) };
+  for (const schema of Object.values(externalSchemas)) {
+    ajvs.body.addSchema(schema as object);
+    ajvs.query.addSchema(schema as object);
+  }
+  return ajvs;
 }
 
 /**
