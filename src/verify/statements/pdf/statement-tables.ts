@@ -8,7 +8,7 @@
 import type { StatementData, StatementExclusion, StatementTotals, StatementTransaction } from '../statement.schemas.js';
 import type { StatementValueTotals } from '../statement-valuation.schemas.js';
 import type { Column, DetailPart, Row } from './pdf-table.js';
-import { btc, btcOrBlank, fiat, fiatOrBlank, isUtcZone, MOVEMENT_WORDS, rowTime, signedBtc } from './statement-words.js';
+import { btc, btcOrBlank, fiat, fiatOrBlank, isUtcZone, MOVEMENT_WORDS, price, rowTime, signedBtc } from './statement-words.js';
 
 /** What a span (a month, the period) shows around its transactions: its BTC totals, and with a valuation its values. */
 export interface SpanFigures {
@@ -77,9 +77,9 @@ export function transactionColumns(data: StatementData): TransactionColumn[] {
           {
             title: `Price (${currency})`,
             align: 'right' as const,
-            cell: (tx: StatementTransaction) => (tx.price === undefined ? '' : fiat(tx.price)),
-            opening: (span: SpanFigures) => (span.values ? fiat(span.values.opening_price) : ''),
-            totals: (span: SpanFigures) => (span.values ? fiat(span.values.closing_price) : ''),
+            cell: (tx: StatementTransaction) => (tx.price === undefined ? '' : price(tx.price, currency)),
+            opening: (span: SpanFigures) => (span.values ? price(span.values.opening_price, currency) : ''),
+            totals: (span: SpanFigures) => (span.values ? price(span.values.closing_price, currency) : ''),
           },
         ]),
     amountColumn(

@@ -9,11 +9,28 @@ import {
   offsetAt,
   offsetsInWords,
   periodInWords,
+  price,
   rowTime,
   signedBtc,
 } from './statement-words.js';
 
 const at = (iso: string) => Date.parse(iso) / 1000;
+
+describe('prices', () => {
+  it.each([
+    // The sandbox series and real sources give prices with as many decimals as they carry: a
+    // column of them read 57,506 over 62,050.2 over 62,962.3 in a London statement.
+    ['57506', 'EUR', '57,506.00'],
+    ['62050.2', 'EUR', '62,050.20'],
+    ['64951.43', 'GBP', '64,951.43'],
+    // Digits beyond the minor unit are the source's, kept as the signed data holds them.
+    ['62050.125', 'USD', '62,050.125'],
+    ['9876543', 'JPY', '9,876,543'],
+    ['9876543.5', 'JPY', '9,876,543.5'],
+  ])('writes %s %s as %s', (amount, currency, text) => {
+    expect(price(amount, currency)).toBe(text);
+  });
+});
 
 describe('amounts in BTC', () => {
   it.each([

@@ -8,6 +8,7 @@ import { formatUnits } from '../../../connect/amounts.js';
 import type { StatementDocument } from '../statement-document.schemas.js';
 import { offsetSpans } from '../statement-period.js';
 import type { MovementKind, StatementPeriod } from '../statement.schemas.js';
+import { FIAT_CURRENCIES, isFiatCurrency } from '../../../prices/currencies.js';
 
 /**
  * Satoshis (decimal text, as the statement stores them) as BTC with exactly 8 decimals and
@@ -42,6 +43,17 @@ export function fiat(amount: string): string {
   const [whole = '0', fraction] = (negative ? amount.slice(1) : amount).split('.');
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${negative ? '-' : ''}${grouped}${fraction === undefined ? '' : `.${fraction}`}`;
+}
+
+/**
+ * A price in a document: as its source gave it, with at least the currency's minor-unit digits
+ * (`57506` → `57,506.00` in EUR), so a column of prices reads alike; digits the source gave beyond
+ * those are kept, as the signed data holds them.
+ */
+export function price(amount: string, currency: string): string {
+  const digits = isFiatCurrency(currency) ? FIAT_CURRENCIES[currency] : 0;
+  const [whole = '0', fraction = ''] = amount.split('.');
+  return fiat(digits === 0 && fraction === '' ? whole : `${whole}.${fraction.padEnd(digits, '0')}`);
 }
 
 /** A value column: blank for zero, like the BTC columns beside it. */
