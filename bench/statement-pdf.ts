@@ -40,10 +40,11 @@ type Variant = (typeof VARIANTS)[number];
  * a young generation of Node 20's size): every measuring process gets them, so its peak memory is
  * the service's; `ours-valued-node-defaults` runs without them, to show what they change.
  */
-function serviceNodeOptions(): string[] {
-  const { scripts } = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } };
-  return scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
-}
+const SERVICE_NODE_OPTIONS: string[] = (
+  JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: { start: string } }
+).scripts.start
+  .split(/\s+/)
+  .filter((word) => word.startsWith('--'));
 
 /** 10,000 receipts to one address, a thousand a month from February to November 2025, in Europe/Berlin months. */
 async function makeInput(transactions: number): Promise<StatementBenchInput> {
@@ -117,7 +118,7 @@ async function fillPriceCache(input: StatementBenchInput, file: string): Promise
 }
 
 function runOnce(variant: Variant, inputFile: string, pricesFile: string): Promise<StatementBenchResult> {
-  const [options, mode] = variant === 'ours-valued-node-defaults' ? [[], 'ours-valued'] : [serviceNodeOptions(), variant];
+  const [options, mode] = variant === 'ours-valued-node-defaults' ? [[], 'ours-valued'] : [SERVICE_NODE_OPTIONS, variant];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...options, RUN_SCRIPT, mode, inputFile, pricesFile], { stdio: ['ignore', 'pipe', 'inherit'] });
     const lines = createInterface({ input: child.stdout });
@@ -252,7 +253,7 @@ export function formatStatementPdfBench(bench: StatementPdfBench): string {
   const valuedMs = median(valuedRuns.map((r) => r.ms));
   const peak = Math.max(...ours.map((r) => r.peakMiB), ...valuedRuns.map((r) => r.peakMiB));
   const lines = [
-    `Statement of ${bench.transactions.toLocaleString('en')} transactions, each variant in a process of its own (node ${serviceNodeOptions().join(' ')}, as \`npm start\`), ${ours.length} rounds (order turning)`,
+    `Statement of ${bench.transactions.toLocaleString('en')} transactions, each variant in a process of its own (node ${SERVICE_NODE_OPTIONS.join(' ')}, as \`npm start\`), ${ours.length} rounds (order turning)`,
     '| variant | ms, median (rounds) | peak RSS MiB, median (rounds) | RSS before, MiB | pages | KiB |',
     '|---|---|---|---|---|---|',
     row('compute + signed PDF (ours, monthly)', 'ours'),

@@ -9,7 +9,7 @@ import type { Scope } from '../platform/scope.js';
 import type { AccountHolderRow, AccountHolderUpdate, NewAccountHolderRow } from './account-holder.table.js';
 
 /** `account_holders.metadata`: the client's key-value pairs, text both. */
-export const ACCOUNT_HOLDER_METADATA = jsonColumn('account_holders', 'metadata', Type.Record(Type.String(), Type.String()));
+const ACCOUNT_HOLDER_METADATA = jsonColumn('account_holders', 'metadata', Type.Record(Type.String(), Type.String()));
 
 /** An account holder's metadata, a fresh object each call. */
 export function accountHolderMetadata(row: Pick<AccountHolderRow, 'id' | 'metadata'>): Record<string, string> {

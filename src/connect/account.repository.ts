@@ -18,7 +18,7 @@ import type { SessionPermission } from './session.schemas.js';
 import { SessionPermissions } from './session.repository.js';
 
 /** `connect_accounts.permissions`: those of the session that connected the account. */
-export const ACCOUNT_PERMISSIONS = jsonColumn('connect_accounts', 'permissions', SessionPermissions);
+const ACCOUNT_PERMISSIONS = jsonColumn('connect_accounts', 'permissions', SessionPermissions);
 
 /** The permissions the session that connected an account granted. */
 export function accountPermissions(row: Pick<AccountRow, 'id' | 'permissions'>): SessionPermission[] {

@@ -236,8 +236,9 @@ export async function requestRefresh(deps: AccountDeps, scope: Scope, id: string
     for (const feature of features) requirePermission(row, feature);
     if (row.status === 'disconnected') throw new ApiError('account_disconnected');
     if (row.status === 'requires_reauth') throw new ApiError('account_requires_reauth');
-    for (const feature of features) {
-      const state = parseState(row, feature);
+    // Each stored state decoded once (a parse and a schema check).
+    const states = new Map(features.map((feature) => [feature, parseState(row, feature)]));
+    for (const [feature, state] of states) {
       const availableAt = state?.next_refresh_available_at;
       if (availableAt != null && availableAt > now && state?.status !== 'pending') {
         throw new ApiError('refresh_throttled', {
@@ -247,11 +248,11 @@ export async function requestRefresh(deps: AccountDeps, scope: Scope, id: string
         });
       }
     }
-    const starting = features.filter((feature) => parseState(row, feature)?.status !== 'pending');
+    const starting = features.filter((feature) => states.get(feature)?.status !== 'pending');
     if (starting.length === 0) return clientAccount({ db: trx }, scope, row);
     const changes: Partial<AccountRow> = { updated_at: now };
     for (const feature of starting) {
-      const previous = parseState(row, feature);
+      const previous = states.get(feature);
       const pending: RefreshState = {
         status: 'pending',
         last_attempted_at: now,

@@ -10,7 +10,7 @@ import { Permission, type SessionPermission } from './session.schemas.js';
 
 /** The permissions a session asks for: `connect_sessions.permissions`, and `connect_accounts.permissions` (the session's, on each account). */
 export const SessionPermissions = Type.Array(Permission);
-export const SESSION_PERMISSIONS_COLUMN = jsonColumn('connect_sessions', 'permissions', SessionPermissions);
+const SESSION_PERMISSIONS_COLUMN = jsonColumn('connect_sessions', 'permissions', SessionPermissions);
 
 /** The permissions a session asks for. */
 export function sessionPermissions(row: Pick<SessionRow, 'id' | 'permissions'>): SessionPermission[] {

@@ -43,9 +43,7 @@ export function writeOfflineProject(dir: string, packed: PackedPackage[]): void 
   const own: Record<string, unknown> = {};
   const dependencies: Record<string, string> = {};
   for (const { name, folder, tarball } of packed) {
-    const manifest = JSON.parse(readFileSync(path.join(REPO, folder, 'package.json'), 'utf8')) as LockEntry & {
-      dependencies?: Record<string, string>;
-    };
+    const manifest = JSON.parse(readFileSync(path.join(REPO, folder, 'package.json'), 'utf8')) as LockEntry;
     visit('', manifest.dependencies);
     const spec = `file:${path.basename(tarball)}`;
     const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`;

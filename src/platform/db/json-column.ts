@@ -21,11 +21,8 @@ export class StoredJsonError extends Error {
   }
 }
 
-/** One stored JSON column: its table, its name and the schema of what it holds. */
+/** One stored JSON column, read and written against the schema of what it holds. */
 export interface JsonColumn<S extends TSchema> {
-  readonly table: string;
-  readonly column: string;
-  readonly schema: S;
   /** The column's text of row `rowId`, parsed and checked against the schema. */
   decode(text: string, rowId: string): Static<S>;
   /** The text to store; a value that does not fit the schema is refused (it could not be read back). */
@@ -54,9 +51,6 @@ function misfit(check: TypeCheck<TSchema>, value: unknown): string {
 export function jsonColumn<S extends TSchema>(table: string, column: string, schema: S): JsonColumn<S> {
   const check = TypeCompiler.Compile(schema);
   return {
-    table,
-    column,
-    schema,
     decode: (text, rowId) => decodeJson(check, table, column, rowId, text),
     encode(value) {
       if (!check.Check(value)) throw new TypeError(`a value for ${table}.${column} that does not fit its schema: ${misfit(check, value)}`);

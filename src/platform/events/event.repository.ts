@@ -7,7 +7,7 @@ import type { EventRow, NewEventRow } from './event.table.js';
 import { ofTenant } from '../db/of-tenant.js';
 
 /** `events.data`: the object the event is about, as the API showed it when the event happened. */
-export const EVENT_DATA = jsonColumn('events', 'data', Type.Record(Type.String(), Type.Unknown()));
+const EVENT_DATA = jsonColumn('events', 'data', Type.Record(Type.String(), Type.Unknown()));
 
 /** The object an event row is about. */
 export function eventObject(row: Pick<EventRow, 'id' | 'data'>): Record<string, unknown> {

@@ -50,7 +50,7 @@ export interface BuildAppOptions {
  * listening, so tests can inject requests or add routes before `ready()`.
  */
 export async function buildApp(ctx: AppContext, modules: readonly AppModule[], options: BuildAppOptions = {}): Promise<FastifyInstance> {
-  const logger: Exclude<FastifyServerOptions['logger'], undefined> =
+  const logger =
     options.logger === false
       ? false
       : ({

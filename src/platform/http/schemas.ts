@@ -50,14 +50,15 @@ export function publicErrorResponses(...statuses: number[]): Record<number, TSch
   return errorResponsesOf([500, ...statuses]);
 }
 
+/** An error status's description, where the table has one. */
+function description(status: number): { description?: string } {
+  const text = ERROR_DESCRIPTIONS[status];
+  return text === undefined ? {} : { description: text };
+}
+
 function errorResponsesOf(statuses: number[]): Record<number, TSchema> {
   const all = [...new Set(statuses)].sort();
-  return Object.fromEntries(
-    all.map((status) => [
-      status,
-      Type.Ref(ErrorResponse, { ...(ERROR_DESCRIPTIONS[status] === undefined ? {} : { description: ERROR_DESCRIPTIONS[status] }) }),
-    ]),
-  );
+  return Object.fromEntries(all.map((status) => [status, Type.Ref(ErrorResponse, description(status))]));
 }
 
 /**

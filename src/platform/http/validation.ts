@@ -33,27 +33,30 @@ function makeAjv(coerce: boolean): Ajv {
 export function buildValidatorCompiler(externalSchemas: Record<string, unknown> = {}) {
   let ajvs: { body: Ajv; query: Ajv } | undefined;
   const shared = JSON.stringify(externalSchemas);
+  let withTheseShared = compiled.get(shared);
+  if (!withTheseShared) compiled.set(shared, (withTheseShared = new Map()));
+  const cache = withTheseShared;
   return ({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction => {
     if (httpPart === 'body' && (schema as { format?: unknown }).format === 'binary') return acceptBytes;
     const part = httpPart === 'body' ? 'body' : 'query';
-    const key = `${part}\n${shared}\n${JSON.stringify(schema)}`;
-    const known = compiled.get(key);
+    const key = `${part}\n${JSON.stringify(schema)}`;
+    const known = cache.get(key);
     if (known) return known;
     ajvs ??= ajvsWith(externalSchemas);
     const validate = ajvs[part].compile(schema);
-    compiled.set(key, validate);
+    cache.set(key, validate);
     return validate;
   };
 }
 
 /**
- * Validators compiled in this process, by what they were compiled from (the part, the shared
- * schemas, the schema): Fastify asks once per route and plugin context, for every app built, and
+ * Validators compiled in this process, by what they were compiled from (the shared schemas, then
+ * the part and the schema): Fastify asks once per route and plugin context, for every app built, and
  * most ask for the same few schemas (every route without a query string gets NOTHING). Compiling
  * is what made building the app take seconds; a validator is a pure function of its schemas (its
  * `errors` are read right after each synchronous call), so one compiled serves them all.
  */
-const compiled = new Map<string, ValidateFunction>();
+const compiled = new Map<string, Map<string, ValidateFunction>>();
 
 function ajvsWith(externalSchemas: Record<string, unknown>): { body: Ajv; query: Ajv } {
   const ajvs = { body: makeAjv(false), query: makeAjv(true) };

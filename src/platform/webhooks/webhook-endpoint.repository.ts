@@ -7,7 +7,7 @@ import type { Scope } from '../scope.js';
 import type { NewWebhookEndpointRow, WebhookDisabledReason, WebhookEndpointRow, WebhookEndpointUpdate } from './webhook.table.js';
 
 /** `webhook_endpoints.enabled_events`: the event types the endpoint takes, `*` for all. */
-export const ENABLED_EVENTS = jsonColumn('webhook_endpoints', 'enabled_events', Type.Array(Type.String()));
+const ENABLED_EVENTS = jsonColumn('webhook_endpoints', 'enabled_events', Type.Array(Type.String()));
 
 /** The event types an endpoint takes (`*`: every one). */
 export function endpointEventTypes(row: Pick<WebhookEndpointRow, 'id' | 'enabled_events'>): string[] {
