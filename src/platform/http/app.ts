@@ -25,7 +25,9 @@ import { acceptJsonBodiesOnly } from './json-body.js';
 import { bufferedStdout, loggerOptions } from './logging.js';
 import { registerOpenApi } from './openapi.js';
 import { lazyRequestLogger } from './request-logger.js';
+import { refuseBodiesOfClosedConnections } from './incomplete-body.js';
 import { addIpRateLimitHooks, addRateLimitHooks } from './rate-limit.js';
+import { createRateLimitStore } from './rate-limit-store.js';
 import type { Scope } from '../scope.js';
 import { ErrorResponse } from './schemas.js';
 import { API_SECURITY_HEADERS } from './security-headers.js';
@@ -101,6 +103,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[], o
     for (const method of [route.method].flat()) knownRoutes.push({ method, pattern });
   });
   app.setErrorHandler(handleError);
+  refuseBodiesOfClosedConnections(app);
   app.addSchema(ErrorResponse);
   // Every route, API, public or page: no string of a request may hold text no store can keep.
   app.addHook('preValidation', refuseUnstorableText);
@@ -132,7 +135,10 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[], o
 
   await registerOpenApi(app, { tags: modules.flatMap((m) => m.openApiTags ?? []), events: eventCatalog(modules) });
   await app.register(healthRoutes);
-  addIpRateLimitHooks(app);
+  // One store for every limit: on PostgreSQL its counters are shared by every server process.
+  const rateLimits = createRateLimitStore(ctx.config, ctx.capabilities);
+  app.addHook('onClose', async () => rateLimits.close());
+  addIpRateLimitHooks(app, rateLimits);
   for (const plugin of modules.flatMap((m) => m.publicRoutes ?? [])) await app.register(plugin);
   // Pages (HTML, forms, CSRF) outside the JSON API, each surface under its own prefix.
   const surfaces = servedSurfaces(modules, ctx.config);
@@ -148,7 +154,7 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[], o
       api.decorateRequest('scope', null as unknown as Scope);
       api.addHook('onRequest', bearerAuth(ctx));
       // Both are per API key (client and mode), so they come after authentication.
-      addRateLimitHooks(api, ctx);
+      addRateLimitHooks(api, rateLimits);
       addIdempotencyHooks(api, ctx);
       // A request carries only the body and query parameters its route declares.
       api.addHook('onRoute', acceptDeclaredInputsOnly);

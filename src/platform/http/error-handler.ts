@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { isStorageFull } from '../db/errors.js';
 import { ApiError, errorBody } from './errors.js';
+import { isIncompleteBody } from './incomplete-body.js';
 import { validationError } from './validation.js';
 
 const FASTIFY_CODES: Record<string, ConstructorParameters<typeof ApiError>[0]> = {
@@ -24,6 +25,7 @@ function toApiError(error: FastifyError | Error, request: FastifyRequest): ApiEr
     return new ApiError(mapped, { message: `The request body is larger than ${request.routeOptions.bodyLimit / MIB} MiB.` });
   if (mapped) return new ApiError(mapped);
   if (error instanceof SyntaxError && fastifyError.statusCode === 400) return new ApiError('invalid_json');
+  if (isIncompleteBody(error, request)) return new ApiError('body_incomplete');
   // The transaction was rolled back: nothing was written, and the log keeps the database's own error.
   if (isStorageFull(error)) return new ApiError('storage_full');
   return new ApiError('api_error');

@@ -48,6 +48,11 @@ export const ERROR_TABLE = {
     message: 'Request bodies must be sent with Content-Type: application/json, in UTF-8.',
   },
   body_too_large: { status: 413, type: 'invalid_request_error', message: 'The request body is larger than 1 MiB.' },
+  body_incomplete: {
+    status: 400,
+    type: 'invalid_request_error',
+    message: 'The connection closed before the whole request body arrived. Send the request again.',
+  },
   upload_malformed: {
     status: 400,
     type: 'invalid_request_error',

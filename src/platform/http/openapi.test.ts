@@ -32,6 +32,7 @@ const WHERE_CODES_HAPPEN = {
   body_invalid: 'body',
   unsupported_media_type: 'body',
   body_too_large: 'body',
+  body_incomplete: 'body',
   idempotency_key_reused: 'post',
   idempotency_request_in_progress: 'post',
   resource_missing: 'path id',

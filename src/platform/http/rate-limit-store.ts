@@ -26,11 +26,15 @@ export interface RateLimitStore {
   client: Limiter;
   /** Per polled object (routes with `config.pollLimit`, such as a session's status): 2 requests per second. */
   poll: Limiter;
+  /** Per client IP address on the public routes anyone may call (`config.ipRateLimit`): 60 requests a minute. */
+  perIp: Limiter;
   close(): Promise<void>;
 }
 
 /** The connect spec's polling rule: at most two status requests per second per session. */
 const POLLS_PER_SECOND = 2;
+/** Requests a client IP address may make to the public routes per minute (an abuse guard, not a quota). */
+const PUBLIC_REQUESTS_PER_MINUTE = 60;
 /** The window over which RATE_LIMIT_BURST extra requests may be spent. */
 const BURST_WINDOW_SECONDS = 10;
 /** The rate-limiter-flexible table, created by migration 0006 (UNLOGGED). */
@@ -63,6 +67,7 @@ export function createRateLimitStore(
   const client: Policy = { keyPrefix: 'client', points: perSecond, duration: 1 };
   const clientBurst: Policy = { keyPrefix: 'client_burst', points: burst, duration: BURST_WINDOW_SECONDS };
   const poll: Policy = { keyPrefix: 'poll', points: POLLS_PER_SECOND, duration: 1 };
+  const perIp: Policy = { keyPrefix: 'ip', points: PUBLIC_REQUESTS_PER_MINUTE, duration: 60 };
 
   const { limiter, close } = capabilities.singleWriter ? memoryLimiters() : sharedLimiters(config.database);
   return {
@@ -71,6 +76,7 @@ export function createRateLimitStore(
       burst > 0 ? new BurstyRateLimiter(limiter(client, true), limiter(clientBurst, false)) : limiter(client, true),
     ),
     poll: withLimit(poll.points, limiter(poll, false)),
+    perIp: withLimit(perIp.points, limiter(perIp, false)),
     close,
   };
 }

@@ -43,4 +43,14 @@ describe.runIf(engines().includes('postgres'))('rate limits across processes on 
     expect(remaining).toEqual(Array.from({ length: LIMIT }, (_, i) => i));
     for (const r of responses) expect(r.headers.get('ratelimit-limit')).toBe(String(LIMIT));
   });
+
+  it('holds the public routes’ per-address limit across two server processes', async () => {
+    const PER_MINUTE = 60;
+    const jwks = (server: ServingProcess) => fetch(`${server.url}/.well-known/jwks.json`);
+    const responses = await Promise.all(Array.from({ length: 2 * PER_MINUTE }, (_, i) => jwks(servers[i % 2]!)));
+    // Both processes see the same address (loopback): one allowance of 60 between them, not 60 each.
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(PER_MINUTE);
+    expect(responses.filter((r) => r.status === 429)).toHaveLength(PER_MINUTE);
+    for (const r of responses) expect(r.headers.get('ratelimit-limit')).toBe(String(PER_MINUTE));
+  });
 });

@@ -1,9 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler, RouteOptions } from 'fastify';
-import { RateLimiterMemory, RateLimiterRes } from 'rate-limiter-flexible';
-import type { AppContext } from '../context.js';
+import { RateLimiterRes } from 'rate-limiter-flexible';
 import { hashSecret } from '../crypto/random.js';
 import { ApiError } from './errors.js';
-import { createRateLimitStore, type Limiter } from './rate-limit-store.js';
+import type { Limiter, RateLimitStore } from './rate-limit-store.js';
 
 /** One limiter's verdict on one request. */
 interface Verdict {
@@ -26,7 +25,7 @@ declare module 'fastify' {
     pollLimit?: boolean;
     /**
      * A route anyone may call without an API key (a public check that costs CPU): limited per
-     * client IP address, in each process's memory (an abuse guard, not a quota).
+     * client IP address (an abuse guard, not a quota), across processes as the API's limits are.
      */
     ipRateLimit?: boolean;
   }
@@ -76,9 +75,7 @@ function apply(request: FastifyRequest, reply: FastifyReply, verdict: Verdict, d
  * attached to that route alone (so no other request pays for the check); its headers then show
  * whichever limit is closer to running out, and a refusal by either.
  */
-export function addRateLimitHooks(api: FastifyInstance, ctx: Pick<AppContext, 'config' | 'capabilities'>): void {
-  const store = createRateLimitStore(ctx.config, ctx.capabilities);
-  api.addHook('onClose', async () => store.close());
+export function addRateLimitHooks(api: FastifyInstance, store: Pick<RateLimitStore, 'client' | 'poll'>): void {
   api.decorateRequest('rateLimit', null);
 
   // Callback style: this runs on every API request and must stay cheap (see bench/http.ts).
@@ -107,19 +104,17 @@ export function addRateLimitHooks(api: FastifyInstance, ctx: Pick<AppContext, 'c
   });
 }
 
-/** Requests a client IP address may make to `ipRateLimit` routes per minute. */
-const PUBLIC_REQUESTS_PER_MINUTE = 60;
-
 /**
  * Limits routes declared with `config: { ipRateLimit: true }` per client IP address (the address
  * `TRUST_PROXY` makes `request.ip`), with the same headers and 429 as the API's limits. Add it
  * before the routes are registered: it attaches to them as they are (`onRoute`).
  */
-export function addIpRateLimitHooks(app: FastifyInstance): void {
-  const limiter: Limiter = { limit: PUBLIC_REQUESTS_PER_MINUTE, consume: (key) => perIp.consume(key) };
-  const perIp = new RateLimiterMemory({ keyPrefix: 'ip', points: PUBLIC_REQUESTS_PER_MINUTE, duration: 60 });
+export function addIpRateLimitHooks(app: FastifyInstance, store: Pick<RateLimitStore, 'perIp'>): void {
   const ipLimit: onRequestHookHandler = (request, reply, done) => {
-    check(limiter, request.ip, request).then((verdict) => (verdict === undefined ? done() : apply(request, reply, verdict, done)), done);
+    check(store.perIp, request.ip, request).then(
+      (verdict) => (verdict === undefined ? done() : apply(request, reply, verdict, done)),
+      done,
+    );
   };
   app.addHook('onRoute', (route: RouteOptions) => {
     if (route.config?.ipRateLimit) route.onRequest = [...[route.onRequest ?? []].flat(), ipLimit];

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
@@ -62,7 +63,13 @@ describe.each(engines())('the public document check refusing what it cannot take
     const body = `${PART_HEAD}%PDF-1.7 the rest never comes`;
     const head = `POST /verify/statement HTTP/1.1\r\nHost: localhost\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\nContent-Length: ${body.length + 1000}\r\n\r\n`;
     const before = log.lines.length;
+    let incoming: IncomingMessage | undefined;
+    const capture = (request: IncomingMessage) => (incoming = request);
+    t.app.server.prependListener('request', capture);
     const socket = await rawConnection(port, head + body);
+    // Hangs up while the upload is read (a hang-up before is body_incomplete: incomplete-body.test.ts).
+    await eventually(() => incoming?.readableFlowing === true);
+    t.app.server.removeListener('request', capture);
     socket.end();
     const lines = await eventually(() => {
       const written = log.lines.slice(before).map((line) => JSON.parse(line));
