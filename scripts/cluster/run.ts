@@ -2,7 +2,7 @@
  * `npm run cluster [-- --seconds 60 --serves 2 --workers 2 --lanes 6 --no-scaling --faults --restart-postgres]`: HAProxy in
  * front of `serves` × `ownproof serve` and `workers` × `ownproof worker` on one fresh PostgreSQL
  * database, a mixed load of lender journeys for `seconds`, then the checks (checks.ts), the
- * cross-process poll limit, and read throughput through 1, 2 and 4 servers. With `--faults` the
+ * cross-process poll and per-address limits, and read throughput through 1, 2 and 4 servers. With `--faults` the
  * load runs through the faults of faults.ts (`--restart-postgres` adds a restart of the machine's
  * PostgreSQL, which every other user of it feels too) and the same checks must hold. Prints a report and
  * exits 0 only if every check held. Everything it started is stopped, also on failure or Ctrl-C.
@@ -99,6 +99,7 @@ async function run(cluster: Cluster): Promise<boolean> {
       mail: cluster.mail(),
     }),
     await pollLimitCheck(front.url, clients[0]!.testKey),
+    await ipLimitCheck(front.url),
   ];
   await front.stop();
 
@@ -150,6 +151,21 @@ async function pollLimitCheck(baseUrl: string, apiKey: string): Promise<Check> {
     };
   }
   return { name: 'the per-session poll limit holds across servers', failures: ['no burst of 12 reads fitted in one second in 5 tries'] };
+}
+
+/**
+ * The public routes' limit per IP address (60 a minute) holds across servers: 120 JWKS requests
+ * from this one address sent at once through the balancer get exactly 60 answers. Each server
+ * keeping its own count would let 60 per server through. Nothing in the load calls those routes.
+ */
+async function ipLimitCheck(baseUrl: string): Promise<Check> {
+  const statuses = await Promise.all(Array.from({ length: 120 }, () => fetch(`${baseUrl}/.well-known/jwks.json`).then((r) => r.status)));
+  const allowed = statuses.filter((s) => s === 200).length;
+  const others = statuses.filter((s) => s !== 200 && s !== 429);
+  return {
+    name: 'the public routes’ per-address limit holds across servers (120 JWKS requests at once: 60 allowed)',
+    failures: [...(allowed === 60 ? [] : [`${allowed} of 120 requests were allowed`]), ...others.map((s) => `a request answered ${s}`)],
+  };
 }
 
 function printRoutes(routes: RouteSummary[], elapsed: number): void {
