@@ -15,17 +15,6 @@ export interface SigningKeyTable {
   retired_at: number | null;
 }
 
-/** What a challenge asks the person to prove. */
-export type { ChallengeSubject } from '@ownproof/verify';
-
-/**
- * Where a challenge was started: its pages find it again only there. A claim proven in a connect
- * session is shared when the session completes, with what the session asked for.
- */
-export type ChallengeOrigin =
-  /** `account_id`: the connected account the pages prove (the pages always set it; tests that call the service need not). */
-  { kind: 'connect_session'; session_id: string; account_id?: string } | { kind: 'portal' };
-
 export interface ChallengeTable {
   seq: Generated<number>;
   /** `chl_…` */
@@ -35,7 +24,7 @@ export interface ChallengeTable {
   mode: Mode;
   account_holder_id: string;
   method: 'signature' | 'deposit';
-  /** ChallengeSubject as JSON. */
+  /** ChallengeSubject as JSON (claims/challenge.schemas.ts). */
   subject: string;
   /** The address whose key signs (or, for a deposit, the address or wallet that pays). */
   signing_address: string;
@@ -49,7 +38,7 @@ export interface ChallengeTable {
   deposit_amount: string | null;
   status: 'open' | 'used' | 'expired' | 'failed';
   failed_attempts: number;
-  /** ChallengeOrigin as JSON. */
+  /** ChallengeOrigin as JSON (claims/challenge.schemas.ts). */
   origin: string;
   /** The person's label for the claim. */
   label: string | null;

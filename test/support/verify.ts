@@ -6,7 +6,8 @@ import { emailIdentity } from '../../src/platform/mail/address.js';
 import type { Scope } from '../../src/platform/scope.js';
 import { startSignatureChallenge, submitSignature, type ProofDeps } from '../../src/verify/claims/proof.service.js';
 import { shareSessionClaims } from '../../src/verify/access/sharing.service.js';
-import type { ChallengeOrigin, ChallengeRow } from '../../src/verify/verify.table.js';
+import type { ChallengeOrigin } from '../../src/verify/claims/challenge.schemas.js';
+import type { ChallengeRow } from '../../src/verify/verify.table.js';
 
 /** A testnet wallet with a fresh random key (multisig types are 2-of-3). */
 export function testnetWallet(type: WalletType): TestWallet {

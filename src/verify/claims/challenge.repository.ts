@@ -1,25 +1,14 @@
-import { Type, type Static } from '@sinclair/typebox';
 import type { Insertable, Updateable } from 'kysely';
 import type { Db } from '../../platform/db/database.js';
-import type { ChallengeOrigin, ChallengeRow, ChallengeTable } from '../verify.table.js';
+import type { ChallengeRow, ChallengeTable } from '../verify.table.js';
 import { jsonColumn } from '../../platform/db/json-column.js';
+import { ChallengeOrigin, ChallengeSubject } from './challenge.schemas.js';
 
-/** `verify_challenges.subject`: one address, or a wallet as an output descriptor. */
-const ChallengeSubject = Type.Union([
-  Type.Object({ type: Type.Literal('address'), address: Type.String() }),
-  Type.Object({ type: Type.Literal('wallet'), descriptor: Type.String() }),
-]);
 const CHALLENGE_SUBJECT = jsonColumn('verify_challenges', 'subject', ChallengeSubject);
-
-/** `verify_challenges.origin`: where the challenge was started (ChallengeOrigin). */
-const ChallengeOriginSchema = Type.Union([
-  Type.Object({ kind: Type.Literal('connect_session'), session_id: Type.String(), account_id: Type.Optional(Type.String()) }),
-  Type.Object({ kind: Type.Literal('portal') }),
-]);
-const CHALLENGE_ORIGIN = jsonColumn('verify_challenges', 'origin', ChallengeOriginSchema);
+const CHALLENGE_ORIGIN = jsonColumn('verify_challenges', 'origin', ChallengeOrigin);
 
 /** What a challenge is about. */
-export function challengeSubject(row: Pick<ChallengeRow, 'id' | 'subject'>): Static<typeof ChallengeSubject> {
+export function challengeSubject(row: Pick<ChallengeRow, 'id' | 'subject'>): ChallengeSubject {
   return CHALLENGE_SUBJECT.decode(row.subject, row.id);
 }
 

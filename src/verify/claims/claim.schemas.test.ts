@@ -2,10 +2,12 @@ import { Value } from '@sinclair/typebox/value';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import {
   isClaimStatement,
+  type ChallengeSubject as VerifiedChallengeSubject,
   type ClaimStatement as VerifiedClaimStatement,
   type StatementCheck as VerifiedStatementCheck,
   type StatementDocument as VerifiedStatementDocument,
 } from '@ownproof/verify';
+import type { ChallengeSubject } from './challenge.schemas.js';
 import { ClaimStatement } from './claim.schemas.js';
 import type { StatementCheck, StatementDocument } from '../statements/statement-document.schemas.js';
 
@@ -59,5 +61,12 @@ describe('the claim statement that @ownproof/verify checks', () => {
     expect(accepted.length).toBeGreaterThan(2);
     expect(samples.length - accepted.length).toBeGreaterThan(50);
     for (const sample of samples) expect(isClaimStatement(sample), JSON.stringify(sample)).toBe(Value.Check(ClaimStatement, sample));
+  });
+});
+
+describe('the challenge subject that @ownproof/verify words', () => {
+  it('is, as a type, the challenge subject of the schema its column is read with', () => {
+    // Checked by tsc (npm run lint): the package's type is the source, the service's schema cannot drift from it.
+    expectTypeOf<ChallengeSubject>().toEqualTypeOf<VerifiedChallengeSubject>();
   });
 });

@@ -2,7 +2,7 @@ import { deriveWalletAddress } from '../../bitcoin/keys/index.js';
 import type { NetworkName } from '../../bitcoin/network.js';
 import { readWalletInput } from '../../bitcoin/wallet-input.js';
 import type { Scope } from '../../platform/scope.js';
-import type { ChallengeSubject } from '../verify.table.js';
+import type { ChallengeSubject } from './challenge.schemas.js';
 
 export interface ProofTarget {
   ok: true;

@@ -28,7 +28,8 @@ import { proofTarget } from './proof-target.js';
 import { signReceipt } from './receipt.js';
 import { diagnoseSignature, type SignatureProblem } from './signature-diagnosis.js';
 import { activeSigningKey } from './signing-key.service.js';
-import type { ChallengeOrigin, ChallengeRow, ClaimRow } from '../verify.table.js';
+import type { ChallengeRow, ClaimRow } from '../verify.table.js';
+import type { ChallengeOrigin } from './challenge.schemas.js';
 
 export type ProofDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'chains' | 'depositWallets'>;
 

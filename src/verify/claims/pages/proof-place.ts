@@ -3,7 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Database } from '../../../platform/db/schema.js';
 import type { Scope } from '../../../platform/scope.js';
 import type { SendPageOptions } from '../../../platform/web/page-surface.js';
-import type { ChallengeOrigin, ClaimRow } from '../../verify.table.js';
+import type { ClaimRow } from '../../verify.table.js';
+import type { ChallengeOrigin } from '../challenge.schemas.js';
 
 /**
  * Where the proof pages are shown and for whom: what the surface that mounts them (the connect
