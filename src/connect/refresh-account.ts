@@ -13,7 +13,7 @@ import {
 } from './account.repository.js';
 import type { RefreshFeature, RefreshState } from './account.schemas.js';
 import { clientAccount, parseState, REFRESH_COLUMN } from './account.service.js';
-import { openConnection } from './stored-connection.js';
+import { openConnection, type StoredConnection } from './stored-connection.js';
 import type { AccountRow } from './connect.table.js';
 import { usableConnection } from './oauth/oauth-grant.service.js';
 import { refreshAccountJob } from './refresh-account.job.js';
@@ -62,7 +62,7 @@ export async function refreshAccount(
   const provider = ctx.providers.find(account.mode, account.provider_id);
   const stored = openConnection(ctx.secretBox, account);
   // Renewed once, before the first call that needs it (an OAuth sign-in's access token).
-  let connection: Promise<Record<string, unknown>> | undefined;
+  let connection: Promise<StoredConnection> | undefined;
   const granted = accountPermissions(account);
   const signal = options.signal ? { signal: options.signal } : {};
   let continueHistory = false;

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { SecretBox } from '../platform/crypto/secret-box.js';
 import { jsonColumn } from '../platform/db/json-column.js';
+import { OAuthTokens } from './oauth/oauth-client.js';
 import type { AccountRow } from './connect.table.js';
 
 /**
@@ -9,13 +10,7 @@ import type { AccountRow } from './connect.table.js';
  * OAuth sign-in's tokens and a wallet's descriptor. An erased connection is `{}`.
  */
 export const StoredConnection = Type.Object({
-  oauth: Type.Optional(
-    Type.Object({
-      access_token: Type.String(),
-      refresh_token: Type.Union([Type.String(), Type.Null()]),
-      expires_at: Type.Union([Type.Number(), Type.Null()]),
-    }),
-  ),
+  oauth: Type.Optional(OAuthTokens),
   descriptor: Type.Optional(Type.String()),
 });
 const CONNECTION = jsonColumn('connect_accounts', 'connection_sealed', StoredConnection);

@@ -18,7 +18,7 @@ import { freePort } from '../../test/support/free-port.js';
 import { injectOverHttp } from '../../test/support/http-inject.js';
 import { startTestApp, type TestApp, type TestClient } from '../../test/support/test-app.js';
 import { TestReceiver } from '../../test/support/webhooks.js';
-import { connectionPurpose } from '../connect/stored-connection.js';
+import { openConnection } from '../connect/stored-connection.js';
 import { SECRET_KINDS, type SecretKindName } from '../platform/crypto/secret-kinds.js';
 
 /**
@@ -140,12 +140,7 @@ describe.each(engines())('secrets in the logs of a server process on %s', (engin
       .select(['id', 'connection_sealed'])
       .where('session_id', '=', live.session.id as string)
       .execute();
-    const tokens = signedIn
-      .map(
-        (row) =>
-          (JSON.parse(t.ctx.secretBox.open(row.connection_sealed, connectionPurpose(row.id))) as { oauth?: Record<string, string> }).oauth,
-      )
-      .filter((o) => o !== undefined);
+    const tokens = signedIn.map((row) => openConnection(t.ctx.secretBox, row).oauth).filter((o) => o !== undefined);
     expect(tokens).toHaveLength(1);
     add(
       'oauth',

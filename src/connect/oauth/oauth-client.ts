@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { Type, type Static } from '@sinclair/typebox';
 
 /** An exchange's OAuth 2 authorization server (RFC 6749, with PKCE, RFC 7636, and revocation, RFC 7009). */
 export interface OAuthServer {
@@ -16,14 +17,15 @@ export interface OAuthApp {
   redirectUri: string;
 }
 
-/** What a sign-in gives us, kept sealed as the account's connection. */
-export interface OAuthTokens {
-  access_token: string;
+/** What a sign-in gives us, kept sealed as the account's connection (its `oauth`, stored-connection.ts). */
+export const OAuthTokens = Type.Object({
+  access_token: Type.String(),
   /** Absent when the server issues none; servers that rotate hand a new one on every refresh. */
-  refresh_token: string | null;
+  refresh_token: Type.Union([Type.String(), Type.Null()]),
   /** When the access token expires (Unix seconds); null when the server did not say. */
-  expires_at: number | null;
-}
+  expires_at: Type.Union([Type.Number(), Type.Null()]),
+});
+export type OAuthTokens = Static<typeof OAuthTokens>;
 
 /**
  * A token call that failed. `invalid_grant`: the code or refresh token is no longer good (used,

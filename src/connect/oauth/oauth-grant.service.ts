@@ -41,7 +41,7 @@ export async function usableConnection(
   account: AccountRow,
   provider: Provider,
   connection: StoredConnection,
-): Promise<Record<string, unknown>> {
+): Promise<StoredConnection> {
   const tokens = connection.oauth;
   const now = unixSeconds(deps.clock);
   if (!tokens || tokens.expires_at === null || tokens.expires_at > now + RENEW_MARGIN_SECONDS) return connection;

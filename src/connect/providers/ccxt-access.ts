@@ -1,5 +1,6 @@
 import type { Exchange } from 'ccxt';
-import type { OAuthServer, OAuthTokens } from '../oauth/oauth-client.js';
+import type { OAuthServer } from '../oauth/oauth-client.js';
+import type { StoredConnection } from '../stored-connection.js';
 import { accountLimiters } from './account-limits.js';
 import { refreshFailure, type Ccxt } from './ccxt-errors.js';
 import { openExchange, type ExchangeThrottles } from './ccxt-instance.js';
@@ -94,7 +95,7 @@ export async function withMarkets(access: ExchangeAccess, exchange: Exchange): P
  */
 export async function readWith<T>(
   access: ExchangeAccess,
-  connection: Record<string, unknown>,
+  connection: StoredConnection,
   call: (exchange: Exchange, ccxt: Ccxt) => Promise<T>,
 ): Promise<T> {
   const ccxt = await access.deps.load();
@@ -108,9 +109,8 @@ export async function readWith<T>(
 }
 
 /** The credentials an account's stored connection holds, as ccxt takes them. */
-export function credentialsOf(connection: Record<string, unknown>): Credentials {
-  const oauth = connection.oauth as OAuthTokens | undefined;
-  if (oauth) return { token: oauth.access_token };
+export function credentialsOf(connection: StoredConnection): Credentials {
+  if (connection.oauth) return { token: connection.oauth.access_token };
   const credentials: Credentials = {};
   for (const name of ['apiKey', 'secret', 'password', 'uid'] as const) {
     if (typeof connection[name] === 'string') credentials[name] = connection[name];

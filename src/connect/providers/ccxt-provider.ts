@@ -16,6 +16,7 @@ import { allBalances, presentBooks } from './ccxt-balances.js';
 import { historyPages } from './history/history-pages.js';
 import { isBooks, type CcxtCredential, type ExchangeRow } from './exchanges/row.js';
 import type { ConnectOutcome, CredentialField, Provider, TransactionPages } from './provider.js';
+import type { StoredConnection } from '../stored-connection.js';
 
 export type { ExchangeOverrides } from './ccxt-access.js';
 
@@ -126,7 +127,7 @@ async function checkAccess(access: ExchangeAccess, credentials: Credentials): Pr
 /** The account's history, page by page from the stored cursor (see history/history-pages.ts). */
 async function* transactionPages(
   access: ExchangeAccess,
-  connection: Record<string, unknown>,
+  connection: StoredConnection,
   options: Parameters<Provider['fetchTransactions']>[1],
 ): TransactionPages {
   const { row } = access;

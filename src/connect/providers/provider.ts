@@ -1,4 +1,5 @@
 import type { OAuthServer, OAuthTokens } from '../oauth/oauth-client.js';
+import type { StoredConnection } from '../stored-connection.js';
 /** A field the account holder fills in to authenticate with a provider. */
 export interface CredentialField {
   name: string;
@@ -15,7 +16,7 @@ export interface CredentialField {
 export interface ConnectedAccount {
   displayName: string;
   /** Stored sealed with the master key; handed back to every data call. */
-  connection: Record<string, unknown>;
+  connection: StoredConnection;
 }
 
 export type ConnectOutcome =
@@ -118,16 +119,16 @@ export interface Provider {
   /** "Sign in with …", when the provider has an OAuth server. Accounts connected so keep `{ oauth: OAuthTokens }` as their connection. */
   oauth?: ProviderOAuth;
   connect(input: Record<string, string>, options: { signal?: AbortSignal }): Promise<ConnectOutcome>;
-  fetchBalances(connection: Record<string, unknown>, options: { signal?: AbortSignal }): Promise<ProviderBalance[]>;
+  fetchBalances(connection: StoredConnection, options: { signal?: AbortSignal }): Promise<ProviderBalance[]>;
   /** `cursor`: what the last complete refresh returned (null the first time). */
   /** `balances`: the ones this refresh just fetched, when it did (the history may need the assets held). */
   fetchTransactions(
-    connection: Record<string, unknown>,
+    connection: StoredConnection,
     options: { signal?: AbortSignal; cursor: string | null; balances?: readonly ProviderBalance[] },
   ): TransactionPages;
   /** `balances`: the ones just fetched in the same refresh, for a provider that finds addresses per asset held. */
   fetchAddresses(
-    connection: Record<string, unknown>,
+    connection: StoredConnection,
     options: { signal?: AbortSignal; balances?: readonly ProviderBalance[] },
   ): Promise<ProviderAddress[]>;
 }
