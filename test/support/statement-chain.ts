@@ -5,7 +5,8 @@
 import { parseAddress } from '../../src/bitcoin/address.js';
 import type { ChainTx } from '../../src/bitcoin/chain/chain-source.js';
 import { sandboxWallet } from '../../src/bitcoin/sandbox/sandbox-wallet.js';
-import type { StatementChainInput, StatementClaimInput } from '../../src/verify/statements/statement-computation.js';
+import { computeStatement, type StatementChainInput, type StatementClaimInput } from '../../src/verify/statements/statement-computation.js';
+import type { StatementData, StatementPeriod } from '../../src/verify/statements/statement.schemas.js';
 
 const wallet = sandboxWallet();
 export const receive = (i: number) => wallet.address('receive', i);
@@ -76,3 +77,14 @@ export const walletClaim = (id: string, addresses: string[]): StatementClaimInpu
   network: 'testnet',
   addresses,
 });
+
+/** The statement of one address claim (`clm_a`, receive address 0) over `history` (chainOf's tip). */
+export function addressStatement(history: ChainTx[], period: StatementPeriod, timezone: string): StatementData {
+  return computeStatement({
+    period,
+    timezone,
+    claims: [addressClaim('clm_a', receive(0))],
+    transactions: history,
+    chain: chainOf(history),
+  });
+}

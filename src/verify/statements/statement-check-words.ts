@@ -1,5 +1,5 @@
 import type { StatementCheck, StatementDocument } from './statement-document.schemas.js';
-import { btc, dateTimeInWords, fiat, holderText, offsetsInWords, periodInWords } from './pdf/statement-words.js';
+import { btc, dateTimeInWords, fiat, holderText, offsetsInWords, periodInWords, price } from './pdf/statement-words.js';
 
 /** What a checked statement document states, as label and text: the check page's list and the CLI's lines. */
 export function statementFacts(document: StatementDocument): [label: string, text: string][] {
@@ -51,10 +51,10 @@ function valuationFacts(valuation: StatementDocument['data']['valuation']): [str
       `Valuation in ${currency}`,
       `prices from ${source.name} (${source.exchange}), market ${source.market}, ${source.interval} candles; ${valuation.prices.length.toLocaleString('en')} prices, in the signed data`,
     ],
-    [`Opening value`, `${fiat(v.opening_value)} ${currency} (at ${fiat(v.opening_price)} ${currency}/BTC)`],
+    [`Opening value`, `${fiat(v.opening_value)} ${currency} (at ${price(v.opening_price, currency)} ${currency}/BTC)`],
     [`Received, sent, fees`, `${fiat(v.value_in)}, ${fiat(v.value_out)}, ${fiat(v.value_fees)} ${currency}, each at the price of its time`],
     ['Revaluation', `${fiat(v.revaluation)} ${currency}`],
-    [`Closing value`, `${fiat(v.closing_value)} ${currency} (at ${fiat(v.closing_price)} ${currency}/BTC)`],
+    [`Closing value`, `${fiat(v.closing_value)} ${currency} (at ${price(v.closing_price, currency)} ${currency}/BTC)`],
   ];
 }
 
