@@ -31,6 +31,7 @@ import { createRateLimitStore } from './rate-limit-store.js';
 import type { Scope } from '../scope.js';
 import { ErrorResponse } from './schemas.js';
 import { API_SECURITY_HEADERS } from './security-headers.js';
+import { buildSerializerCompiler } from './serialization.js';
 import { refuseUnstorableText } from './storable-text.js';
 import { acceptDeclaredInputsOnly, buildValidatorCompiler } from './validation.js';
 
@@ -78,7 +79,9 @@ export async function buildApp(ctx: AppContext, modules: readonly AppModule[], o
     logController: new LogController({ requestIdLogLabel: 'request_id', disableRequestLogging: true }),
     childLoggerFactory: lazyRequestLogger,
     // Fastify's typing of validator factories is tied to its own Ajv wrapper; ours has the same runtime contract.
-    schemaController: { compilersFactory: { buildValidator: buildValidatorCompiler as unknown as ValidatorFactory } },
+    schemaController: {
+      compilersFactory: { buildValidator: buildValidatorCompiler as unknown as ValidatorFactory, buildSerializer: buildSerializerCompiler },
+    },
     // The router would answer a path segment over maxParamLength (100 by default) itself, with a
     // 414 in Fastify's shape. Node already caps the request line with the headers (431
     // headers_too_large), so the router's cap is set past it: every segment reaches its route,

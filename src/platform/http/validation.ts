@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { FastifyReply, FastifyRequest, FastifySchemaValidationError, HookHandlerDoneFunction, RouteOptions } from 'fastify';
+import { compiledOnce } from './compiled-once.js';
 import { ApiError } from './errors.js';
 
 /**
@@ -32,20 +33,14 @@ function makeAjv(coerce: boolean): Ajv {
  */
 export function buildValidatorCompiler(externalSchemas: Record<string, unknown> = {}) {
   let ajvs: { body: Ajv; query: Ajv } | undefined;
-  const shared = JSON.stringify(externalSchemas);
-  let withTheseShared = compiled.get(shared);
-  if (!withTheseShared) compiled.set(shared, (withTheseShared = new Map()));
-  const cache = withTheseShared;
+  const once = compiledOnce(compiled, externalSchemas);
   return ({ schema, httpPart }: { schema: object; httpPart?: string }): ValidateFunction => {
     if (httpPart === 'body' && (schema as { format?: unknown }).format === 'binary') return acceptBytes;
     const part = httpPart === 'body' ? 'body' : 'query';
-    const key = `${part}\n${JSON.stringify(schema)}`;
-    const known = cache.get(key);
-    if (known) return known;
-    ajvs ??= ajvsWith(externalSchemas);
-    const validate = ajvs[part].compile(schema);
-    cache.set(key, validate);
-    return validate;
+    return once(`${part}\n${JSON.stringify(schema)}`, () => {
+      ajvs ??= ajvsWith(externalSchemas);
+      return ajvs[part].compile(schema);
+    });
   };
 }
 
