@@ -16,6 +16,11 @@ export function accountHolderMetadata(row: Pick<AccountHolderRow, 'id' | 'metada
   return ACCOUNT_HOLDER_METADATA.decode(row.metadata, row.id);
 }
 
+/** The `metadata` text of an account holder with these key-value pairs. */
+export function encodeAccountHolderMetadata(metadata: Record<string, string>): string {
+  return ACCOUNT_HOLDER_METADATA.encode(metadata);
+}
+
 export async function insertAccountHolder(db: Db, row: NewAccountHolderRow): Promise<void> {
   await db.insertInto('account_holders').values(row).execute();
 }

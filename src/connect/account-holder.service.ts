@@ -8,6 +8,7 @@ import { recordEvent } from '../platform/events/event.service.js';
 import type { Scope } from '../platform/scope.js';
 import {
   accountHolderMetadata,
+  encodeAccountHolderMetadata,
   findAccountHolder,
   findAccountHolderForUpdate,
   findAccountHoldersByEmail,
@@ -46,7 +47,7 @@ export async function createAccountHolder(deps: AccountHolderDeps, scope: Scope,
     email: input.email,
     name: input.name ?? null,
     external_ref: input.external_ref ?? null,
-    metadata: JSON.stringify(input.metadata ?? {}),
+    metadata: encodeAccountHolderMetadata(input.metadata ?? {}),
     created_at: now,
     updated_at: now,
   };
@@ -134,7 +135,7 @@ export async function updateAccountHolder(
         email: input.email ?? row.email,
         name: input.name === undefined ? row.name : input.name,
         external_ref: input.external_ref === undefined ? row.external_ref : input.external_ref,
-        metadata: JSON.stringify(metadata),
+        metadata: encodeAccountHolderMetadata(metadata),
         updated_at: unixSeconds(deps.clock),
       };
       await updateAccountHolderRow(trx, scope, id, {

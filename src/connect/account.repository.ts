@@ -40,6 +40,11 @@ export function refreshState(
   return text === null ? null : REFRESH_STATE[column].decode(text, row.id);
 }
 
+/** The text of a refresh feature's state, for its column. */
+export function encodeRefreshState(column: keyof typeof REFRESH_STATE, state: RefreshState): string {
+  return REFRESH_STATE[column].encode(state);
+}
+
 /**
  * The client's accounts: those of its completed sessions. Accounts of a session still in progress
  * (or abandoned) were never handed over, so the API does not show them.

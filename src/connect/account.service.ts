@@ -15,6 +15,7 @@ import {
   balanceRows,
   findAccount,
   findAccountForUpdate,
+  encodeRefreshState,
   findTransaction,
   insertAccount,
   listAccountRows,
@@ -96,6 +97,7 @@ export async function saveConnectedAccounts(
       provider_id: provider.id,
       provider_name: provider.name,
       display_name: account.displayName,
+      // The session's text as it is: written by its column's encode, against the same schema.
       permissions: session.permissions,
       status: 'active',
       connection_sealed: sealConnection(deps.secretBox, id, account.connection),
@@ -259,7 +261,7 @@ export async function requestRefresh(deps: AccountDeps, scope: Scope, id: string
         next_refresh_available_at: previous?.next_refresh_available_at ?? null,
         error: null,
       };
-      changes[REFRESH_COLUMN[feature]] = JSON.stringify(pending);
+      changes[REFRESH_COLUMN[feature]] = encodeRefreshState(REFRESH_COLUMN[feature], pending);
     }
     await updateAccount(trx, id, changes);
     await enqueueJob(trx, deps.clock, refreshAccountJob, { account_id: id, features: starting });

@@ -5,6 +5,7 @@ import { recordEvent } from '../platform/events/event.service.js';
 import type { Scope } from '../platform/scope.js';
 import {
   accountPermissions,
+  encodeRefreshState,
   findAccountById,
   replaceAddresses,
   replaceBalances,
@@ -175,7 +176,7 @@ export async function refreshAccount(
       ...(fetched.history ? { transaction_cursor: fetched.history.cursor } : {}),
     };
     for (const [feature, state] of Object.entries(states) as [RefreshFeature, RefreshState][])
-      changes[REFRESH_COLUMN[feature]] = JSON.stringify(state);
+      changes[REFRESH_COLUMN[feature]] = encodeRefreshState(REFRESH_COLUMN[feature], state);
     await updateAccount(trx, account.id, changes);
     await recordEvent(
       { db: trx, clock: ctx.clock },

@@ -17,6 +17,11 @@ export function sessionPermissions(row: Pick<SessionRow, 'id' | 'permissions'>):
   return SESSION_PERMISSIONS_COLUMN.decode(row.permissions, row.id);
 }
 
+/** The `permissions` text of a session asking for these permissions. */
+export function encodeSessionPermissions(permissions: SessionPermission[]): string {
+  return SESSION_PERMISSIONS_COLUMN.encode(permissions);
+}
+
 export async function insertSession(db: Db, row: NewSessionRow): Promise<void> {
   await db.insertInto('connect_sessions').values(row).execute();
 }

@@ -13,6 +13,7 @@ import type { SessionRow } from './connect.table.js';
 import { returnUrlProblem, returnUrlWith } from './return-url.js';
 import {
   consentOpenSession,
+  encodeSessionPermissions,
   findSession,
   findSessionById,
   insertSession,
@@ -83,7 +84,7 @@ export async function createSession(deps: ConnectDeps, scope: Scope, input: Crea
     client_secret_hash: hashSecret(secret),
     client_secret_sealed: deps.secretBox.seal(secret, `${SECRET_PURPOSE}:${id}`),
     status: 'open',
-    permissions: JSON.stringify(input.permissions),
+    permissions: encodeSessionPermissions(input.permissions),
     return_url: input.return_url ?? null,
     consented_at: null,
     browser_hash: null,

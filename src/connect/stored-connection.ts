@@ -26,7 +26,7 @@ export function connectionPurpose(accountId: string): string {
 
 /** The `connection_sealed` column of an account for this connection. */
 export function sealConnection(box: SecretBox, accountId: string, connection: StoredConnection): string {
-  return box.seal(JSON.stringify(connection), connectionPurpose(accountId));
+  return box.seal(CONNECTION.encode(connection), connectionPurpose(accountId));
 }
 
 /** An account's provider connection, unsealed and checked against its schema. */

@@ -2,6 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { describe, expect, it } from 'vitest';
 import { engines } from '../../../test/support/database.js';
 import { captureStream, startTestApp } from '../../../test/support/test-app.js';
+import { createAccountHolder } from '../../connect/account-holder.service.js';
+import { createSession } from '../../connect/session.service.js';
 import { jsonColumn, StoredJsonError } from './json-column.js';
 
 const tags = jsonColumn('things', 'tags', Type.Array(Type.String()));
@@ -53,6 +55,21 @@ describe.each(engines())('a stored row that does not fit its schema, on %s', (en
       expect(res.json().error).toMatchObject({ type: 'api_error' });
       expect(res.body).not.toContain('account_holders.metadata');
       expect(log.lines.join('')).toContain(`account_holders.metadata of row ${id} does not hold what it should: /plan`);
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('is refused where it is written, and nothing is stored', async () => {
+    const t = await startTestApp(engine);
+    try {
+      const client = await t.newClient();
+      const scope = { clientId: client.clientId, mode: 'test' } as const;
+      const holder = await createAccountHolder(t.ctx, scope, { email: 'ada@example.com' });
+      const write = createSession(t.ctx, scope, { account_holder: holder.id, permissions: ['balances', 'everything'] as never });
+      await expect(write).rejects.toThrow(TypeError);
+      await expect(write).rejects.toThrow('a value for connect_sessions.permissions that does not fit its schema: /1 ');
+      expect(await t.ctx.db.selectFrom('connect_sessions').select('id').execute()).toEqual([]);
     } finally {
       await t.close();
     }

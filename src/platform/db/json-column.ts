@@ -2,7 +2,9 @@ import type { Static, TSchema } from '@sinclair/typebox';
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler';
 
 /**
- * Stored JSON (a text column on both engines) is read back here, against the schema of its column:
+ * Stored JSON (a text column on both engines) is written and read back here, against the schema of
+ * its column: a value that does not fit is refused at its writer (a TypeError, a bug in the code
+ * that made it), so the text of every stored row was checked once on its way in. On the way back:
  * a row that does not fit is a StoredJsonError naming the table, the column and the row — thrown,
  * never cast. It reaches a log with that name through the caller's own handler: the HTTP error
  * handler logs it as a failed request (and answers 500 `api_error`), the worker as a failed job.
@@ -41,6 +43,16 @@ export function decodeJson<S extends TSchema>(check: TypeCheck<S>, table: string
   return value;
 }
 
+/**
+ * The text to store for `value` in `target` (`table.column`, named in the error), checked against
+ * `check`: a value that does not fit is refused here, at its writer, rather than stored and found
+ * by a reader later.
+ */
+export function encodeJson<S extends TSchema>(check: TypeCheck<S>, target: string, value: Static<S>): string {
+  if (!check.Check(value)) throw new TypeError(`a value for ${target} that does not fit its schema: ${misfit(check, value)}`);
+  return JSON.stringify(value);
+}
+
 /** Why `value` does not fit: the first field that does not, and how. */
 function misfit(check: TypeCheck<TSchema>, value: unknown): string {
   const first = check.Errors(value).First();
@@ -52,9 +64,6 @@ export function jsonColumn<S extends TSchema>(table: string, column: string, sch
   const check = TypeCompiler.Compile(schema);
   return {
     decode: (text, rowId) => decodeJson(check, table, column, rowId, text),
-    encode(value) {
-      if (!check.Check(value)) throw new TypeError(`a value for ${table}.${column} that does not fit its schema: ${misfit(check, value)}`);
-      return JSON.stringify(value);
-    },
+    encode: (value) => encodeJson(check, `${table}.${column}`, value),
   };
 }

@@ -6,7 +6,7 @@ import { resolvePage } from '../http/pagination.js';
 import { enqueueJob } from '../jobs/enqueue.js';
 import type { Scope } from '../scope.js';
 import { webhookDispatchJob } from '../webhooks/dispatch.job.js';
-import { eventObject, findEvent, insertEvent, listEventRows } from './event.repository.js';
+import { encodeEventObject, eventObject, findEvent, insertEvent, listEventRows } from './event.repository.js';
 import type { Event, EventListQuery, EventType } from './event.schemas.js';
 import type { EventRow } from './event.table.js';
 
@@ -41,7 +41,7 @@ export async function recordEvent(
     client_id: scope.clientId,
     mode: scope.mode,
     type,
-    data: JSON.stringify(object),
+    data: encodeEventObject(object),
     created_at: unixSeconds(deps.clock),
   };
   const { seq: _seq, ...values } = row;

@@ -63,6 +63,19 @@ export function exponentialBackoff(attempt: number, random: () => number = Math.
   return Math.round(delay * (0.5 + random()));
 }
 
+/** Each payload schema compiled once, for the enqueues and the worker that share it. */
+const payloadChecks = new WeakMap<TSchema, TypeCheck<TSchema>>();
+
+/** The compiled check of a job type's payload schema. */
+export function payloadCheck<S extends TSchema>(declaration: JobDeclaration<S>): TypeCheck<S> {
+  let check = payloadChecks.get(declaration.payload);
+  if (!check) {
+    check = TypeCompiler.Compile(declaration.payload);
+    payloadChecks.set(declaration.payload, check);
+  }
+  return check as TypeCheck<S>;
+}
+
 /** The job types a worker can run, by type name. */
 export class JobCatalog {
   private readonly definitions = new Map<string, CompiledJobDefinition>();
@@ -70,7 +83,7 @@ export class JobCatalog {
   constructor(definitions: readonly JobDefinition<TSchema>[]) {
     for (const definition of definitions) {
       if (this.definitions.has(definition.type)) throw new Error(`job type ${definition.type} defined twice`);
-      this.definitions.set(definition.type, { ...definition, check: TypeCompiler.Compile(definition.payload) });
+      this.definitions.set(definition.type, { ...definition, check: payloadCheck(definition) });
     }
   }
 

@@ -1,9 +1,9 @@
 import type { Static, TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
 import { newId } from '../crypto/random.js';
 import type { Clock } from '../clock.js';
 import type { Db } from '../db/database.js';
-import type { JobDeclaration } from './catalog.js';
+import { encodeJson } from '../db/json-column.js';
+import { payloadCheck, type JobDeclaration } from './catalog.js';
 import { insertJob, insertJobOnce } from './job.repository.js';
 
 export interface EnqueueOptions {
@@ -24,15 +24,13 @@ export async function enqueueJob<S extends TSchema>(
   payload: Static<S>,
   options: EnqueueOptions = {},
 ): Promise<string | undefined> {
-  if (!Value.Check(definition.payload, payload)) {
-    const first = [...Value.Errors(definition.payload, payload)][0];
-    throw new TypeError(`invalid payload for job ${definition.type}: ${first?.path ?? ''} ${first?.message ?? ''}`);
-  }
+  // Checked before anything is written: a payload its handler could not read is refused here.
+  const text = encodeJson(payloadCheck(definition), `jobs.payload of job ${definition.type}`, payload);
   const now = clock.now();
   const row = {
     id: newId('job'),
     type: definition.type,
-    payload: JSON.stringify(payload),
+    payload: text,
     status: 'pending' as const,
     run_at: options.runAt ?? now,
     attempts: 0,

@@ -14,6 +14,11 @@ export function endpointEventTypes(row: Pick<WebhookEndpointRow, 'id' | 'enabled
   return ENABLED_EVENTS.decode(row.enabled_events, row.id);
 }
 
+/** The `enabled_events` text of an endpoint taking these event types. */
+export function encodeEndpointEventTypes(types: string[]): string {
+  return ENABLED_EVENTS.encode(types);
+}
+
 export async function insertWebhookEndpoint(db: Db, row: NewWebhookEndpointRow): Promise<void> {
   await db.insertInto('webhook_endpoints').values(row).execute();
 }

@@ -9,6 +9,7 @@ import { newWebhookSecret } from './signature.js';
 import { checkWebhookUrl, targetRules, UrlRefused } from './url-policy.js';
 import {
   deleteWebhookEndpointRow,
+  encodeEndpointEventTypes,
   endpointEventTypes,
   findWebhookEndpoint,
   insertWebhookEndpoint,
@@ -67,7 +68,7 @@ export async function createWebhookEndpoint(
     mode: scope.mode,
     url,
     description: input.description ?? null,
-    enabled_events: JSON.stringify(enabledEvents),
+    enabled_events: encodeEndpointEventTypes(enabledEvents),
     secret: deps.secretBox.seal(secret, secretPurpose('secret', id)),
     previous_secret: null,
     previous_secret_expires_at: null,
@@ -106,7 +107,8 @@ export async function updateWebhookEndpoint(
 ): Promise<WebhookEndpoint> {
   const row = await requireEndpoint(deps, scope, id);
   const url = input.url === undefined ? row.url : await checkedUrl(deps, scope, input.url);
-  const enabledEvents = input.enabled_events === undefined ? row.enabled_events : JSON.stringify(checkedEvents(input.enabled_events));
+  const enabledEvents =
+    input.enabled_events === undefined ? row.enabled_events : encodeEndpointEventTypes(checkedEvents(input.enabled_events));
   const updated: WebhookEndpointRow = {
     ...row,
     url,

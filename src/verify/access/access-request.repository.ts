@@ -23,6 +23,16 @@ export function requestClaimIds(row: Pick<AccessRequestRow, 'id' | 'claim_ids'>)
   return REQUEST_CLAIM_IDS.decode(row.claim_ids, row.id);
 }
 
+/** The `permissions` text of a request asking for these permissions. */
+export function encodeRequestPermissions(permissions: AccessPermission[]): string {
+  return REQUEST_PERMISSIONS.encode(permissions);
+}
+
+/** The `claim_ids` text of a request sharing these claims. */
+export function encodeRequestClaimIds(claimIds: string[]): string {
+  return REQUEST_CLAIM_IDS.encode(claimIds);
+}
+
 export async function insertAccessRequest(db: Db, row: Insertable<AccessRequestTable>): Promise<void> {
   await db.insertInto('verify_access_requests').values(row).execute();
 }

@@ -10,6 +10,8 @@ import { enqueueJob } from '../../platform/jobs/enqueue.js';
 import type { Scope } from '../../platform/scope.js';
 import { expireAccessRequestJob, notifyAccessRequestJob } from './access-request.job.js';
 import {
+  encodeRequestClaimIds,
+  encodeRequestPermissions,
   findAccessRequest,
   findAccessRequestById,
   insertAccessRequest,
@@ -77,10 +79,10 @@ export async function createAccessRequest(deps: AccessRequestDeps, scope: Scope,
     mode: scope.mode,
     account_holder_id: input.account_holder_id,
     type: 'sharing',
-    permissions: JSON.stringify(input.permissions),
+    permissions: encodeRequestPermissions(input.permissions),
     message: input.message ?? null,
     status: 'pending',
-    claim_ids: '[]',
+    claim_ids: encodeRequestClaimIds([]),
     notification_status: 'pending',
     notification_error: null,
     notification_sent_at: null,
@@ -225,7 +227,7 @@ export async function grantAccessRequest(
     const granted = await deps.db.transaction().execute(async (trx) => {
       const ended = await updatePendingRequest(trx, row.id, {
         status: 'granted',
-        claim_ids: JSON.stringify(picked),
+        claim_ids: encodeRequestClaimIds(picked),
         responded_at: now,
         updated_at: now,
       });

@@ -6,6 +6,7 @@ import { recordEvent } from '../../platform/events/event.service.js';
 import type { Mode, Scope } from '../../platform/scope.js';
 import { ACCESS_PERMISSIONS, type AccessPermission } from './access-request.schemas.js';
 import {
+  encodeGrantPermissions,
   findClaimById,
   findClaimForUpdate,
   findGrantForUpdate,
@@ -51,7 +52,7 @@ export async function shareClaim(
     client_id: share.scope.clientId,
     mode: share.scope.mode,
     claim_id: share.claimId,
-    permissions: JSON.stringify(permissions),
+    permissions: encodeGrantPermissions(permissions),
     source: share.source,
     created_at: unixSeconds(deps.clock),
     revoked_at: null,

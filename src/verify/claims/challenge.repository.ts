@@ -7,6 +7,14 @@ import { ChallengeOrigin, ChallengeSubject } from './challenge.schemas.js';
 const CHALLENGE_SUBJECT = jsonColumn('verify_challenges', 'subject', ChallengeSubject);
 const CHALLENGE_ORIGIN = jsonColumn('verify_challenges', 'origin', ChallengeOrigin);
 
+/** The `subject` and `origin` texts of a challenge. */
+export function encodeChallenge(challenge: {
+  subject: ChallengeSubject;
+  origin: ChallengeOrigin;
+}): Pick<ChallengeRow, 'subject' | 'origin'> {
+  return { subject: CHALLENGE_SUBJECT.encode(challenge.subject), origin: CHALLENGE_ORIGIN.encode(challenge.origin) };
+}
+
 /** What a challenge is about. */
 export function challengeSubject(row: Pick<ChallengeRow, 'id' | 'subject'>): ChallengeSubject {
   return CHALLENGE_SUBJECT.decode(row.subject, row.id);

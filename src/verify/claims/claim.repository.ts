@@ -16,6 +16,11 @@ const CLAIM_ADDRESSES = jsonColumn('verify_claims', 'addresses', Type.Array(Type
 /** `verify_claim_grants.permissions`: what the client may see of the claim. */
 const GRANT_PERMISSIONS = jsonColumn('verify_claim_grants', 'permissions', Type.Array(AccessPermissionSchema));
 
+/** The `statement` and `addresses` texts of a claim. */
+export function encodeClaim(claim: { statement: ClaimStatement; addresses: string[] }): Pick<ClaimRow, 'statement' | 'addresses'> {
+  return { statement: CLAIM_STATEMENT.encode(claim.statement), addresses: CLAIM_ADDRESSES.encode(claim.addresses) };
+}
+
 /** The claim's statement, as its receipt signs it. */
 export function claimStatement(row: Pick<ClaimRow, 'id' | 'statement'>): ClaimStatement {
   return CLAIM_STATEMENT.decode(row.statement, row.id);
@@ -29,6 +34,11 @@ export function claimAddresses(row: Pick<ClaimRow, 'id' | 'addresses'>): string[
 /** What a grant lets its client see of the claim. */
 export function grantPermissions(grant: Pick<ClaimGrantRow, 'seq' | 'permissions'>): AccessPermission[] {
   return GRANT_PERMISSIONS.decode(grant.permissions, `seq ${grant.seq}`);
+}
+
+/** The `permissions` text of a grant letting its client see these. */
+export function encodeGrantPermissions(permissions: AccessPermission[]): string {
+  return GRANT_PERMISSIONS.encode(permissions);
 }
 
 /** What the client's grant lets it see of a claim read through {@link findGrantedClaim} and its kin. */

@@ -13,6 +13,7 @@ import { isUniqueViolation } from '../../platform/db/errors.js';
 import type { Database } from '../../platform/db/schema.js';
 import type { Scope } from '../../platform/scope.js';
 import {
+  encodeChallenge,
   countFailedAttempt,
   findChallenge,
   insertChallenge,
@@ -22,7 +23,7 @@ import {
   challengeSubject,
 } from './challenge.repository.js';
 import type { ClaimStatement, ClaimSubject } from './claim.schemas.js';
-import { insertClaim } from './claim.repository.js';
+import { encodeClaim, insertClaim } from './claim.repository.js';
 import { challengeMessage } from '@ownproof/verify';
 import { proofTarget } from './proof-target.js';
 import { signReceipt } from './receipt.js';
@@ -124,7 +125,6 @@ async function startChallenge(
       mode,
       account_holder_id: request.accountHolderId,
       method,
-      subject: JSON.stringify(target.subject),
       signing_address: target.signingAddress,
       signing_path: deposit ? null : target.signingPath,
       message,
@@ -133,7 +133,7 @@ async function startChallenge(
       deposit_amount: deposit ? deposit.amount.toString() : null,
       status: 'open',
       failed_attempts: 0,
-      origin: JSON.stringify(request.origin),
+      ...encodeChallenge({ subject: target.subject, origin: request.origin }),
       label: request.label ?? null,
       controller: request.controller,
       claim_id: null,
@@ -349,8 +349,7 @@ async function issueClaim(
     mode: challenge.mode,
     account_holder_id: challenge.account_holder_id,
     controller: challenge.controller,
-    statement: JSON.stringify(statement),
-    addresses: JSON.stringify(addresses),
+    ...encodeClaim({ statement, addresses }),
     status: 'active',
     receipt,
     signing_key_id: key.kid,

@@ -13,7 +13,7 @@ const PUBLIC_JWK = jsonColumn('verify_signing_keys', 'public_jwk', Jwk);
 const PRIVATE_JWK = jsonColumn('verify_signing_keys', 'private_jwk_sealed', Jwk);
 
 /** The secret-box purpose of a private key: bound to its row. */
-export const privateKeyPurpose = (kid: string) => `verify_signing_keys.private_jwk:${kid}`;
+const privateKeyPurpose = (kid: string) => `verify_signing_keys.private_jwk:${kid}`;
 
 /** A key's public JWK, as `/.well-known/jwks.json` publishes it. */
 export function publicJwk(row: Pick<SigningKeyRow, 'id' | 'public_jwk'>): JWK {
@@ -23,6 +23,18 @@ export function publicJwk(row: Pick<SigningKeyRow, 'id' | 'public_jwk'>): JWK {
 /** A key's private JWK, unsealed. */
 export function privateJwk(box: SecretBox, row: Pick<SigningKeyRow, 'id' | 'private_jwk_sealed'>): JWK {
   return PRIVATE_JWK.decode(box.open(row.private_jwk_sealed, privateKeyPurpose(row.id)), row.id);
+}
+
+/** The `public_jwk` and `private_jwk_sealed` columns of key `kid`. */
+export function encodeKeyPair(
+  box: SecretBox,
+  kid: string,
+  keys: { publicJwk: JWK; privateJwk: JWK },
+): Pick<SigningKeyRow, 'public_jwk' | 'private_jwk_sealed'> {
+  return {
+    public_jwk: PUBLIC_JWK.encode(keys.publicJwk),
+    private_jwk_sealed: box.seal(PRIVATE_JWK.encode(keys.privateJwk), privateKeyPurpose(kid)),
+  };
 }
 
 export async function findActiveSigningKey(db: Db): Promise<SigningKeyRow | undefined> {

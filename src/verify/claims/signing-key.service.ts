@@ -8,7 +8,7 @@ import { verificationKeys, type VerificationKeys } from '@ownproof/verify';
 import { RECEIPT_ALGORITHM, type ReceiptSigningKey } from './receipt.js';
 import { findActiveSigningKey, insertSigningKey, listSigningKeys, retireSigningKeys } from './signing-key.repository.js';
 import type { SigningKeyRow } from '../verify.table.js';
-import { privateJwk, privateKeyPurpose as purpose, publicJwk } from './signing-key.repository.js';
+import { encodeKeyPair, privateJwk, publicJwk } from './signing-key.repository.js';
 
 export type SigningKeyDeps = Pick<AppContext, 'db' | 'clock' | 'secretBox'>;
 
@@ -18,8 +18,7 @@ function newKeyRow(deps: SigningKeyDeps, now: number) {
   const publicJwk: JWK = { ...(publicKey.export({ format: 'jwk' }) as JWK), kid, alg: RECEIPT_ALGORITHM, use: 'sig' };
   return {
     id: kid,
-    public_jwk: JSON.stringify(publicJwk),
-    private_jwk_sealed: deps.secretBox.seal(JSON.stringify(privateKey.export({ format: 'jwk' })), purpose(kid)),
+    ...encodeKeyPair(deps.secretBox, kid, { publicJwk, privateJwk: privateKey.export({ format: 'jwk' }) as JWK }),
     status: 'active' as const,
     created_at: now,
     retired_at: null,

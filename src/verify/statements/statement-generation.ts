@@ -14,7 +14,13 @@ import { walletOf } from '../claims/proof.service.js';
 import { valuationMoments, valuationSummary, valuationUnavailable, valueStatement } from './statement-valuation.js';
 import { computeStatement, type StatementClaimInput } from './statement-computation.js';
 import { periodBoundaries } from './statement-period.js';
-import { findStatementById, finishPendingStatement, statementClaimIds, type StatementApiRow } from './statement.repository.js';
+import {
+  encodeCompletedStatement,
+  findStatementById,
+  finishPendingStatement,
+  statementClaimIds,
+  type StatementApiRow,
+} from './statement.repository.js';
 import type { StatementData, StatementPeriod } from './statement.schemas.js';
 import { toStatement } from './statement.service.js';
 import { statementGeneration } from './statement.metrics.js';
@@ -173,10 +179,7 @@ async function finish(
     'data' in outcome
       ? {
           status: 'completed' as const,
-          summary: JSON.stringify(outcome.data.summary),
-          chain: JSON.stringify(outcome.data.chain),
-          valuation: outcome.data.valuation ? JSON.stringify(valuationSummary(outcome.data.valuation)) : null,
-          data: JSON.stringify(outcome.data),
+          ...encodeCompletedStatement(outcome.data, outcome.data.valuation ? valuationSummary(outcome.data.valuation) : null),
           completed_at: now,
           updated_at: now,
         }

@@ -21,6 +21,21 @@ export function statementClaimIds(row: { id: string; claim_ids: string }): strin
   return STATEMENT_CLAIM_IDS.decode(row.claim_ids, row.id);
 }
 
+/** The `claim_ids` text of a statement of these claims. */
+export function encodeStatementClaimIds(claimIds: string[]): string {
+  return STATEMENT_CLAIM_IDS.encode(claimIds);
+}
+
+/** The texts a completed statement stores: its data, and the figures the API shows (the valuation summed up). */
+export function encodeCompletedStatement(data: StatementData, valuation: StatementValuationSummary | null) {
+  return {
+    summary: STATEMENT_SUMMARY.encode(data.summary),
+    chain: STATEMENT_CHAIN.encode(data.chain),
+    valuation: valuation === null ? null : STATEMENT_VALUATION.encode(valuation),
+    data: STATEMENT_DATA.encode(data),
+  };
+}
+
 /** A statement's summary, chain and valuation as the API shows them (each null until it completed). */
 export function statementFigures(row: { id: string; summary: string | null; chain: string | null; valuation: string | null }): {
   summary: StatementSummary | null;

@@ -9,6 +9,7 @@ import type { Scope } from '../../platform/scope.js';
 import { findGrantedClaims, grantedPermissions } from '../claims/claim.repository.js';
 import { isTimeZoneName, latestClose } from './statement-period.js';
 import {
+  encodeStatementClaimIds,
   findStatement,
   insertStatement,
   listStatementRows,
@@ -132,7 +133,7 @@ export async function generateStatement(deps: StatementDeps, scope: Scope, input
     client_id: scope.clientId,
     mode: scope.mode,
     account_holder_id: input.account_holder_id,
-    claim_ids: JSON.stringify(input.claim_ids),
+    claim_ids: encodeStatementClaimIds(input.claim_ids),
     period_open: period.open,
     period_close: period.close,
     timezone: input.timezone,

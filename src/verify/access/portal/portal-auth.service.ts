@@ -39,6 +39,14 @@ export function reachableModes(mailer: AppContext['mailer']): readonly Mode[] {
 const MAIL_REACH: Record<AppContext['mailer']['transport'], readonly Mode[]> = { smtp: ['test', 'live'], outbox: ['test'], none: [] };
 
 /**
+ * `verify_portal_links.modes` and `verify_portal_sessions.modes` (this file holds the portal tables'
+ * SQL): the modes whose account holders a sign-in, and the session it starts, may see.
+ */
+const Modes = Type.Array(Type.Union([Type.Literal('test'), Type.Literal('live')]));
+const LINK_MODES = jsonColumn('verify_portal_links', 'modes', Modes);
+const SESSION_MODES = jsonColumn('verify_portal_sessions', 'modes', Modes);
+
+/**
  * Makes a single-use sign-in link for an address (stored as a hash: the token lives only in the
  * e-mail), optionally opening an access request once used.
  */
@@ -53,7 +61,7 @@ export async function createSignInLink(
     .values({
       token_hash: hashSecret(token),
       email: emailIdentity(input.email),
-      modes: JSON.stringify(reachableModes(deps.mailer)),
+      modes: LINK_MODES.encode([...reachableModes(deps.mailer)]),
       access_request_id: input.accessRequestId ?? null,
       created_at: now,
       expires_at: now + input.ttlSeconds,
@@ -128,6 +136,7 @@ export async function signInWithLink(deps: PortalDeps, token: string, previousSe
       .values({
         token_hash: hashSecret(sessionToken),
         email: link.email,
+        // The link's text as it is: written by LINK_MODES.encode, it holds what SESSION_MODES reads.
         modes: link.modes,
         created_at: now,
         expires_at: now + SESSION_TTL_SECONDS,
@@ -147,12 +156,6 @@ export async function linkIsUsable(deps: Pick<PortalDeps, 'db' | 'clock'>, token
     .executeTakeFirst();
   return row !== undefined && row.used_at === null && row.expires_at > unixSeconds(deps.clock);
 }
-
-/**
- * `verify_portal_sessions.modes` (this file holds the portal tables' SQL): the modes whose account
- * holders the session may see.
- */
-const SESSION_MODES = jsonColumn('verify_portal_sessions', 'modes', Type.Array(Type.Union([Type.Literal('test'), Type.Literal('live')])));
 
 /** The live session of a cookie's token. */
 export async function findPortalSession(deps: Pick<PortalDeps, 'db' | 'clock'>, token: string): Promise<PortalSessionRow | undefined> {
