@@ -145,13 +145,7 @@ export async function runStatementPdfBench(
   const transactions = options.transactions ?? 10_000;
   const rounds = options.rounds ?? 3;
   const dir = mkdtempSync(path.join(tmpdir(), 'ownproof-bench-statement-'));
-  const runs: Record<Variant, StatementBenchResult[]> = {
-    ours: [],
-    'ours-valued': [],
-    'ours-valued-node-defaults': [],
-    bare: [],
-    'bare-plain': [],
-  };
+  const runs = Object.fromEntries(VARIANTS.map((variant) => [variant, []])) as unknown as Record<Variant, StatementBenchResult[]>;
   try {
     const inputFile = path.join(dir, 'input.json');
     const pricesFile = path.join(dir, 'prices.sqlite');

@@ -13,7 +13,7 @@ import type {
   NewAccountRow,
   NewAccountTransactionRow,
 } from './connect.table.js';
-import { RefreshState } from './account.schemas.js';
+import { RefreshState, type RefreshFeature } from './account.schemas.js';
 import type { SessionPermission } from './session.schemas.js';
 import { SessionPermissions } from './session.repository.js';
 
@@ -25,24 +25,27 @@ export function accountPermissions(row: Pick<AccountRow, 'id' | 'permissions'>):
   return ACCOUNT_PERMISSIONS.decode(row.permissions, row.id);
 }
 
+/** The account column holding each refresh feature's state. */
+export const REFRESH_COLUMN = { balances: 'balance_refresh', transactions: 'transaction_refresh' } as const;
+
 /** `connect_accounts.balance_refresh` and `.transaction_refresh`: each feature's refresh state, as the API shows it. */
 const REFRESH_STATE = {
-  balance_refresh: jsonColumn('connect_accounts', 'balance_refresh', RefreshState),
-  transaction_refresh: jsonColumn('connect_accounts', 'transaction_refresh', RefreshState),
+  balances: jsonColumn('connect_accounts', REFRESH_COLUMN.balances, RefreshState),
+  transactions: jsonColumn('connect_accounts', REFRESH_COLUMN.transactions, RefreshState),
 };
 
 /** A refresh feature's state on an account; none before its first refresh. */
 export function refreshState(
   row: Pick<AccountRow, 'id' | 'balance_refresh' | 'transaction_refresh'>,
-  column: keyof typeof REFRESH_STATE,
+  feature: RefreshFeature,
 ): RefreshState {
-  const text = row[column];
-  return text === null ? null : REFRESH_STATE[column].decode(text, row.id);
+  const text = row[REFRESH_COLUMN[feature]];
+  return text === null ? null : REFRESH_STATE[feature].decode(text, row.id);
 }
 
-/** The text of a refresh feature's state, for its column. */
-export function encodeRefreshState(column: keyof typeof REFRESH_STATE, state: RefreshState): string {
-  return REFRESH_STATE[column].encode(state);
+/** The text of a refresh feature's state, for its column (`REFRESH_COLUMN`). */
+export function encodeRefreshState(feature: RefreshFeature, state: RefreshState): string {
+  return REFRESH_STATE[feature].encode(state);
 }
 
 /**

@@ -19,6 +19,7 @@ import {
   findTransaction,
   insertAccount,
   listAccountRows,
+  REFRESH_COLUMN,
   refreshState,
   transactionPage,
   updateAccount,
@@ -32,9 +33,6 @@ import type { SessionPermission } from './session.schemas.js';
 import { erasedConnection, sealConnection } from './stored-connection.js';
 
 export type AccountDeps = Pick<AppContext, 'db' | 'clock' | 'config' | 'secretBox' | 'capabilities' | 'providers'>;
-
-/** The account column holding each refresh feature's state. */
-export const REFRESH_COLUMN = { balances: 'balance_refresh', transactions: 'transaction_refresh' } as const;
 
 /**
  * An account as shown: to the client through the API, `ownership` names the claim proving the
@@ -54,8 +52,8 @@ export function toAccount(row: AccountRow, claims: ReadonlySet<string> | 'record
     permissions: accountPermissions(row),
     status: row.status,
     ownership: { status: claim === null ? 'unverified' : 'verified', claim },
-    balance_refresh: parseState(row, 'balances'),
-    transaction_refresh: parseState(row, 'transactions'),
+    balance_refresh: refreshState(row, 'balances'),
+    transaction_refresh: refreshState(row, 'transactions'),
     created_at: row.created_at,
     livemode: row.mode === 'live',
   };
@@ -239,7 +237,7 @@ export async function requestRefresh(deps: AccountDeps, scope: Scope, id: string
     if (row.status === 'disconnected') throw new ApiError('account_disconnected');
     if (row.status === 'requires_reauth') throw new ApiError('account_requires_reauth');
     // Each stored state decoded once (a parse and a schema check).
-    const states = new Map(features.map((feature) => [feature, parseState(row, feature)]));
+    const states = new Map(features.map((feature) => [feature, refreshState(row, feature)]));
     for (const [feature, state] of states) {
       const availableAt = state?.next_refresh_available_at;
       if (availableAt != null && availableAt > now && state?.status !== 'pending') {
@@ -261,15 +259,10 @@ export async function requestRefresh(deps: AccountDeps, scope: Scope, id: string
         next_refresh_available_at: previous?.next_refresh_available_at ?? null,
         error: null,
       };
-      changes[REFRESH_COLUMN[feature]] = encodeRefreshState(REFRESH_COLUMN[feature], pending);
+      changes[REFRESH_COLUMN[feature]] = encodeRefreshState(feature, pending);
     }
     await updateAccount(trx, id, changes);
     await enqueueJob(trx, deps.clock, refreshAccountJob, { account_id: id, features: starting });
     return clientAccount({ db: trx }, scope, { ...row, ...changes });
   });
-}
-
-/** A refresh feature's state on an account (null before its first refresh). */
-export function parseState(row: Pick<AccountRow, 'id' | 'balance_refresh' | 'transaction_refresh'>, feature: RefreshFeature): RefreshState {
-  return refreshState(row, REFRESH_COLUMN[feature]);
 }

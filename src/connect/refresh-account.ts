@@ -7,13 +7,15 @@ import {
   accountPermissions,
   encodeRefreshState,
   findAccountById,
+  REFRESH_COLUMN,
+  refreshState,
   replaceAddresses,
   replaceBalances,
   updateAccount,
   upsertTransactions,
 } from './account.repository.js';
 import type { RefreshFeature, RefreshState } from './account.schemas.js';
-import { clientAccount, parseState, REFRESH_COLUMN } from './account.service.js';
+import { clientAccount } from './account.service.js';
 import { openConnection, type StoredConnection } from './stored-connection.js';
 import type { AccountRow } from './connect.table.js';
 import { usableConnection } from './oauth/oauth-grant.service.js';
@@ -53,7 +55,7 @@ export async function refreshAccount(
   if (!account) return;
   const retry = options.retry ?? 0;
   // An automatic retry redoes only what still stands failed (a refresh the client asked for may have run since).
-  const wanted = retry === 0 ? requested : requested.filter((feature) => parseState(account, feature)?.status === 'failed');
+  const wanted = retry === 0 ? requested : requested.filter((feature) => refreshState(account, feature)?.status === 'failed');
   if (wanted.length === 0) return;
   const now = unixSeconds(ctx.clock);
   const states: Partial<Record<RefreshFeature, RefreshState>> = {};
@@ -176,7 +178,7 @@ export async function refreshAccount(
       ...(fetched.history ? { transaction_cursor: fetched.history.cursor } : {}),
     };
     for (const [feature, state] of Object.entries(states) as [RefreshFeature, RefreshState][])
-      changes[REFRESH_COLUMN[feature]] = encodeRefreshState(REFRESH_COLUMN[feature], state);
+      changes[REFRESH_COLUMN[feature]] = encodeRefreshState(feature, state);
     await updateAccount(trx, account.id, changes);
     await recordEvent(
       { db: trx, clock: ctx.clock },
@@ -188,7 +190,7 @@ export async function refreshAccount(
 }
 
 function lastAttempted(account: AccountRow, feature: RefreshFeature, now: number): number {
-  return parseState(account, feature)?.last_attempted_at ?? now;
+  return refreshState(account, feature)?.last_attempted_at ?? now;
 }
 
 /**

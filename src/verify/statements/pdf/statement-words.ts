@@ -52,9 +52,9 @@ export function fiat(amount: string): string {
  */
 export function price(amount: string, currency: string): string {
   const digits = isFiatCurrency(currency) ? FIAT_CURRENCIES[currency] : 0;
-  const [whole, fraction = ''] = amount.split('.');
+  const [whole = '', fraction = ''] = amount.split('.');
   const digitsShown = fraction.padEnd(digits, '0');
-  return fiat(digitsShown === '' ? `${whole}` : `${whole}.${digitsShown}`);
+  return fiat(digitsShown === '' ? whole : `${whole}.${digitsShown}`);
 }
 
 /** A value column: blank for zero, like the BTC columns beside it. */
