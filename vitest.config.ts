@@ -3,10 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { defineConfig, type TestProjectInlineConfiguration } from 'vitest/config';
 
 /**
- * Test files that replace a module of ours with `vi.mock` (to make a page fail to build): they need
- * a module graph of their own. Every other file shares its worker's (below).
+ * Test files that run in a process of their own; every other file shares its worker's module graph
+ * (below). The initialization-failure tests replace a module of ours with `vi.mock` (to make a page
+ * fail to build). binance.test.ts measures the spacing of calls as its in-process fake receives
+ * them (≥ 90 ms apart); in a worker that had run other files it once saw two 8 ms apart (a full
+ * run, 2026-11-28), likely a pause of the shared process (a larger heap, longer GC) recording two
+ * arrivals together. A fresh process keeps that measurement as it was before workers were shared.
  */
-const OWN_MODULE_GRAPH = ['src/connect/pages/initialization-failure*.test.ts'];
+const OWN_MODULE_GRAPH = ['src/connect/pages/initialization-failure*.test.ts', 'src/connect/providers/binance.test.ts'];
 
 /** What both projects share; the global set-up is the root's, so it runs once for both. */
 const project = (test: TestProjectInlineConfiguration['test']): TestProjectInlineConfiguration => ({
